@@ -1,0 +1,609 @@
+"""Dice notation, rolls that keep every die, luck dice, and faces typed by hand.
+
+Parsing, rolling and showing are separate steps: ``parse`` turns text into an
+``Expression`` (cached), ``Expression.roll`` draws faces into a ``Roll`` that keeps
+every die (kept and dropped), and a ``Roll`` renders itself as text or HTML.
+
+Notation (case-insensitive, spaces allowed): ``d20``, ``2d6``, ``3d6+1``,
+``d20+d6-2``, ``2d20kh1`` / ``2d20kl1`` (keep highest / lowest), ``d66`` (the
+game's table roll: a tens D6 then a ones D6, 11..66), flat numbers, any number of
+terms joined by ``+`` and ``-``.
+
+Standard library only: this module is part of the pure core.
+"""
+
+from __future__ import annotations
+
+import html
+import random as _random
+from typing import Iterable, Sequence
+
+__all__ = [
+    "DiceError",
+    "Term",
+    "Expression",
+    "Die",
+    "LuckDie",
+    "Roll",
+    "parse",
+    "roll",
+    "MAX_DICE",
+    "MAX_SIDES",
+    "MAX_CONSTANT",
+]
+
+MAX_DICE = 1000        # dice in one roll, all terms together
+MAX_SIDES = 1000       # sides of one die
+MAX_CONSTANT = 1_000_000
+_MAX_TEXT = 2000       # characters of notation read at all
+
+
+class DiceError(ValueError):
+    """A dice string or a typed face that cannot be read; says where and what was expected."""
+
+    def __init__(self, message: str, expr: str = "", position: int | None = None):
+        self.expr = expr
+        self.position = position
+        self.reason = message
+        if position is not None and expr:
+            shown = expr if len(expr) <= 80 else expr[:77] + "..."
+            caret = " " * min(position, len(shown)) + "^"
+            message = f"{message} (at position {position} of {shown!r})\n  {shown}\n  {caret}"
+        super().__init__(message)
+
+
+class Term:
+    """One term of an expression: ``count`` dice of ``sides`` (or a d66, or a constant), with a sign."""
+
+    __slots__ = ("sign", "count", "sides", "keep", "keep_n", "constant", "d66")
+
+    def __init__(self, sign: int, count: int = 0, sides: int = 0, keep: str | None = None,
+                 keep_n: int = 0, constant: int = 0, d66: bool = False):
+        self.sign = sign
+        self.count = count
+        self.sides = sides
+        self.keep = keep          # "h", "l" or None
+        self.keep_n = keep_n
+        self.constant = constant
+        self.d66 = d66
+
+    @property
+    def is_constant(self) -> bool:
+        return self.count == 0
+
+    def text(self) -> str:
+        """The term in canonical notation, without its sign."""
+        if self.is_constant:
+            return str(self.constant)
+        if self.d66:
+            return "d66"
+        body = f"{self.count if self.count != 1 else ''}d{self.sides}"
+        if self.keep:
+            body += f"k{self.keep}{self.keep_n}"
+        return body
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Term) and all(
+            getattr(self, s) == getattr(other, s) for s in self.__slots__)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, s) for s in self.__slots__))
+
+    def __repr__(self) -> str:
+        return f"Term({'-' if self.sign < 0 else '+'}{self.text()})"
+
+
+class Die:
+    """One die drawn: its number of sides, the face it shows, whether it counts."""
+
+    __slots__ = ("sides", "face", "kept")
+
+    def __init__(self, sides: int, face: int, kept: bool = True):
+        self.sides = sides
+        self.face = face
+        self.kept = kept
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Die) and self.sides == other.sides
+                and self.face == other.face and self.kept == other.kept)
+
+    def __hash__(self) -> int:
+        return hash((self.sides, self.face, self.kept))
+
+    def __repr__(self) -> str:
+        return f"Die(d{self.sides}={self.face}{'' if self.kept else ', dropped'})"
+
+
+class LuckDie:
+    """A luck die spent on a roll: its face, added (+1) or subtracted (-1), and who spent it."""
+
+    __slots__ = ("sides", "face", "sign", "who")
+
+    def __init__(self, sides: int, face: int, sign: int, who: str | None = None):
+        self.sides = sides
+        self.face = face
+        self.sign = sign
+        self.who = who
+
+    @property
+    def value(self) -> int:
+        return self.sign * self.face
+
+    def to_dict(self) -> dict:
+        return {"sides": self.sides, "face": self.face, "sign": self.sign, "who": self.who}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LuckDie) and self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        return f"LuckDie({'+' if self.sign > 0 else '-'}d{self.sides}={self.face}, who={self.who!r})"
+
+
+class Expression:
+    """Parsed notation: a tuple of terms. Immutable; obtain with ``parse``."""
+
+    __slots__ = ("terms", "text", "dice_count", "_plan")
+
+    def __init__(self, terms: tuple[Term, ...]):
+        self.terms = terms
+        parts = []
+        for i, t in enumerate(terms):
+            if i == 0:
+                parts.append(("-" if t.sign < 0 else "") + t.text())
+            else:
+                parts.append(("-" if t.sign < 0 else "+") + t.text())
+        self.text = "".join(parts)
+        self.dice_count = sum(2 if t.d66 else t.count for t in terms)
+        # (sides, count, keep, keep_n, sign, d66, constant) per term, for the hot path
+        self._plan = tuple((t.sides, t.count, t.keep, t.keep_n, t.sign, t.d66, t.constant)
+                           for t in terms)
+
+    @property
+    def min(self) -> int:
+        return sum(_term_bounds(t)[0] for t in self.terms)
+
+    @property
+    def max(self) -> int:
+        return sum(_term_bounds(t)[1] for t in self.terms)
+
+    def roll(self, rng: _random.Random | None = None, *, faces: Sequence[int] | None = None,
+             who: str | None = None, why: str | None = None) -> "Roll":
+        if faces is not None:
+            return self._from_faces(faces, who, why)
+        if rng is None:
+            rng = _random.Random()
+        below = getattr(rng, "_randbelow", None)
+        if below is None:  # a Random-like object without CPython's private helper
+            def below(n, _r=rng.randrange):
+                return _r(n)
+        groups = []
+        total = 0
+        for sides, count, keep, keep_n, sign, d66, constant in self._plan:
+            if count == 0:
+                groups.append(None)
+                total += sign * constant
+                continue
+            if d66:
+                tens = below(6) + 1
+                ones = below(6) + 1
+                groups.append((Die(6, tens), Die(6, ones)))
+                total += sign * (tens * 10 + ones)
+                continue
+            if keep is None:
+                dice = tuple([Die(sides, below(sides) + 1) for _ in range(count)])
+                s = 0
+                for d in dice:
+                    s += d.face
+            else:
+                dice = tuple([Die(sides, below(sides) + 1) for _ in range(count)])
+                s = _apply_keep(dice, keep, keep_n)
+            groups.append(dice)
+            total += sign * s
+        return Roll(self, tuple(groups), total, who, why)
+
+    def _from_faces(self, faces: Sequence[int], who, why) -> "Roll":
+        faces = list(faces)
+        need = self.dice_count
+        groups = []
+        total = 0
+        i = 0
+        for t in self.terms:
+            if t.is_constant:
+                groups.append(None)
+                total += t.sign * t.constant
+                continue
+            if t.d66:
+                if i < len(faces) and _is_int(faces[i]) and 11 <= faces[i] <= 66:
+                    # the keeper typed the table value, e.g. 34
+                    tens, ones = divmod(faces[i], 10)
+                    if not (1 <= tens <= 6 and 1 <= ones <= 6):
+                        raise DiceError(f"d66 face {faces[i]} is not a d66 result: both digits must be 1..6")
+                    i += 1
+                    need -= 1
+                else:
+                    tens = _face(faces, i, 6, "d66 tens die")
+                    ones = _face(faces, i + 1, 6, "d66 ones die")
+                    i += 2
+                groups.append((Die(6, tens), Die(6, ones)))
+                total += t.sign * (tens * 10 + ones)
+                continue
+            dice = tuple(Die(t.sides, _face(faces, i + k, t.sides, f"d{t.sides}"))
+                         for k in range(t.count))
+            i += t.count
+            s = _apply_keep(dice, t.keep, t.keep_n) if t.keep else sum(d.face for d in dice)
+            groups.append(dice)
+            total += t.sign * s
+        if i != len(faces):
+            raise DiceError(f"{self.text} takes {need} faces, got {len(faces)}")
+        return Roll(self, tuple(groups), total, who, why)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Expression) and self.terms == other.terms
+
+    def __hash__(self) -> int:
+        return hash(self.terms)
+
+    def __repr__(self) -> str:
+        return f"Expression({self.text!r})"
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _face(faces: list, i: int, sides: int, what: str) -> int:
+    if i >= len(faces):
+        raise DiceError(f"not enough faces typed: the {what} (die {i + 1}) has none")
+    f = faces[i]
+    if not _is_int(f):
+        raise DiceError(f"face {f!r} for the {what} is not a whole number")
+    if not 1 <= f <= sides:
+        raise DiceError(f"face {f} is impossible on the {what}: expected 1..{sides}")
+    return f
+
+
+def _apply_keep(dice: tuple[Die, ...], keep: str, keep_n: int) -> int:
+    """Mark dropped dice in place (before the roll is published) and return the kept sum."""
+    order = sorted(range(len(dice)), key=lambda k: dice[k].face, reverse=(keep == "h"))
+    for k in order[keep_n:]:
+        dice[k].kept = False
+    return sum(dice[k].face for k in order[:keep_n])
+
+
+def _term_bounds(t: Term) -> tuple[int, int]:
+    if t.is_constant:
+        lo = hi = t.constant
+    elif t.d66:
+        lo, hi = 11, 66
+    else:
+        n = t.keep_n if t.keep else t.count
+        lo, hi = n, n * t.sides
+    return (lo, hi) if t.sign > 0 else (-hi, -lo)
+
+
+# ---------------------------------------------------------------- parsing
+
+_cache: dict[str, Expression] = {}
+
+
+def parse(expr: str) -> Expression:
+    """Read dice notation into an ``Expression``; raises ``DiceError`` saying where and what was expected."""
+    if isinstance(expr, Expression):
+        return expr
+    cached = _cache.get(expr)
+    if cached is not None:
+        return cached
+    if not isinstance(expr, str):
+        raise DiceError(f"dice notation must be text like '2d6+1', got {type(expr).__name__}")
+    result = _Parser(expr).parse()
+    if len(_cache) > 4096:
+        _cache.clear()
+    _cache[expr] = result
+    return result
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text = text
+        self.s = text.lower()
+        self.i = 0
+
+    def fail(self, message: str, at: int | None = None):
+        raise DiceError(message, self.text, self.i if at is None else at)
+
+    def skip(self):
+        s, i = self.s, self.i
+        while i < len(s) and s[i] in " \t":
+            i += 1
+        self.i = i
+
+    def peek(self) -> str:
+        return self.s[self.i] if self.i < len(self.s) else ""
+
+    def number(self, what: str) -> int:
+        start = self.i
+        s = self.s
+        while self.i < len(s) and s[self.i].isdigit() and s[self.i].isascii():
+            self.i += 1
+        digits = s[start:self.i]
+        if not digits:
+            found = repr(s[start]) if start < len(s) else "the end"
+            self.fail(f"expected {what}, found {found}", start)
+        if len(digits) > 7:
+            self.fail(f"{what} {digits[:12]}{'...' if len(digits) > 12 else ''} is too large", start)
+        return int(digits)
+
+    def parse(self) -> Expression:
+        if len(self.text) > _MAX_TEXT:
+            raise DiceError(f"dice notation is {len(self.text)} characters long; at most {_MAX_TEXT} are read",
+                            self.text, _MAX_TEXT)
+        terms: list[Term] = []
+        self.skip()
+        if not self.peek():
+            self.fail("empty dice notation: expected a die like d20 or a number", 0)
+        sign = 1
+        if self.peek() in "+-":
+            sign = -1 if self.peek() == "-" else 1
+            self.i += 1
+            self.skip()
+        dice = 0
+        while True:
+            term = self.term(sign)
+            dice += 2 if term.d66 else term.count
+            if dice > MAX_DICE:
+                self.fail(f"too many dice: at most {MAX_DICE} in one roll")
+            terms.append(term)
+            self.skip()
+            c = self.peek()
+            if not c:
+                break
+            if c not in "+-":
+                self.fail(f"expected '+', '-' or the end, found {self.text[self.i]!r}")
+            sign = -1 if c == "-" else 1
+            self.i += 1
+            self.skip()
+            if len(terms) >= 100:
+                self.fail("too many terms: at most 100 in one roll")
+        return Expression(tuple(terms))
+
+    def term(self, sign: int) -> Term:
+        start = self.i
+        c = self.peek()
+        if c == "d":
+            count = 1
+        elif c.isdigit() and c.isascii():
+            count = self.number("a number")
+            if self.peek() != "d":
+                if count > MAX_CONSTANT:
+                    self.fail(f"the number {count} is too large: at most {MAX_CONSTANT}", start)
+                return Term(sign, constant=count)
+            if count == 0:
+                self.fail("a roll needs at least one die: 0d is not a roll", start)
+            if count > MAX_DICE:
+                self.fail(f"too many dice: at most {MAX_DICE} in one roll", start)
+        elif not c:
+            self.fail("expected a die like d6 or a number after the sign")
+        else:
+            self.fail(f"expected a die like d6 or a number, found {self.text[self.i]!r}")
+        self.i += 1  # the 'd'
+        sides_at = self.i
+        sides = self.number("the number of sides after 'd' (as in d6)")
+        if sides == 0:
+            self.fail("a die needs at least one side: d0 is not a die", sides_at)
+        if sides > MAX_SIDES:
+            self.fail(f"a die with {sides} sides is refused: at most {MAX_SIDES}", sides_at)
+        keep = None
+        keep_n = 0
+        if self.peek() == "k":
+            k_at = self.i
+            self.i += 1
+            mode = self.peek()
+            if mode not in ("h", "l"):
+                self.fail("expected 'h' (keep highest) or 'l' (keep lowest) after 'k', as in 2d20kh1")
+            self.i += 1
+            keep = mode
+            keep_n = self.number("how many dice to keep (as in 2d20kh1)")
+            if not 1 <= keep_n <= count:
+                self.fail(f"cannot keep {keep_n} of {count} dice: expected 1..{count}", k_at)
+        if sides == 66 and count == 1 and keep is None:
+            return Term(sign, count=1, sides=66, d66=True)
+        if sides == 66:
+            self.fail("expected d66 alone: it is the table roll of two D6 (tens, ones), one at a time, without keep", start)
+        return Term(sign, count=count, sides=sides, keep=keep, keep_n=keep_n)
+
+
+# ---------------------------------------------------------------- rolls
+
+_PIPS = "\u2680\u2681\u2682\u2683\u2684\u2685"  # ⚀..⚅
+
+
+class Roll:
+    """The result of a roll with every die kept: expression, dice per term, modifier, total,
+    who rolled and why, and the luck dice spent on it (with the roll as it was before them)."""
+
+    __slots__ = ("expression", "groups", "base_total", "who", "why", "luck")
+
+    def __init__(self, expression: Expression, groups: tuple, total: int, who: str | None = None,
+                 why: str | None = None, luck: tuple[LuckDie, ...] = ()):
+        self.expression = expression
+        self.groups = groups          # per term: tuple of Die, or None for a constant
+        self.base_total = total       # before luck
+        self.who = who
+        self.why = why
+        self.luck = luck
+
+    @property
+    def expr(self) -> str:
+        return self.expression.text
+
+    @property
+    def total(self) -> int:
+        t = self.base_total
+        for l in self.luck:
+            t += l.sign * l.face
+        return t
+
+    @property
+    def dice(self) -> tuple[Die, ...]:
+        """Every die drawn, kept or dropped, in notation order (luck dice are in ``luck``)."""
+        out: list[Die] = []
+        for g in self.groups:
+            if g:
+                out.extend(g)
+        return tuple(out)
+
+    @property
+    def faces(self) -> list[int]:
+        return [d.face for d in self.dice]
+
+    @property
+    def modifier(self) -> int:
+        return sum(t.sign * t.constant for t in self.expression.terms if t.is_constant)
+
+    @property
+    def original(self) -> "Roll | None":
+        """The roll before any luck die, or None when no luck was spent."""
+        if not self.luck:
+            return None
+        return Roll(self.expression, self.groups, self.base_total, self.who, self.why)
+
+    def term_values(self) -> list[int]:
+        """The signed value each term contributed."""
+        out = []
+        for t, g in zip(self.expression.terms, self.groups):
+            if g is None:
+                out.append(t.sign * t.constant)
+            elif t.d66:
+                out.append(t.sign * (g[0].face * 10 + g[1].face))
+            else:
+                out.append(t.sign * sum(d.face for d in g if d.kept))
+        return out
+
+    def with_luck(self, sign: int, rng: _random.Random | None = None, *, face: int | None = None,
+                  who: str | None = None, sides: int = 6) -> "Roll":
+        """A new roll with one more luck die added (sign +1) or subtracted (sign -1).
+
+        The die is rolled with ``rng``, or ``face`` is what a real die showed."""
+        if sign not in (1, -1):
+            raise DiceError(f"a luck die is added (+1) or subtracted (-1), not {sign!r}")
+        if face is None:
+            if rng is None:
+                rng = _random.Random()
+            face = rng.randrange(sides) + 1
+        elif not _is_int(face) or not 1 <= face <= sides:
+            raise DiceError(f"face {face!r} is impossible on a d{sides} luck die: expected 1..{sides}")
+        return Roll(self.expression, self.groups, self.base_total, self.who, self.why,
+                    self.luck + (LuckDie(sides, face, sign, who),))
+
+    # ---- records
+    def to_dict(self) -> dict:
+        d = {"expr": self.expr, "faces": self.faces, "total": self.total}
+        if self.luck:
+            d["base_total"] = self.base_total
+            d["luck"] = [l.to_dict() for l in self.luck]
+        if self.who is not None:
+            d["who"] = self.who
+        if self.why is not None:
+            d["why"] = self.why
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Roll":
+        """Rebuild a roll from its record; faces are re-validated, never re-rolled."""
+        r = parse(data["expr"]).roll(faces=data["faces"], who=data.get("who"), why=data.get("why"))
+        for l in data.get("luck", ()):
+            r = r.with_luck(l["sign"], face=l["face"], who=l.get("who"), sides=l.get("sides", 6))
+        if "total" in data and data["total"] != r.total:
+            raise DiceError(f"recorded total {data['total']} does not match the faces of {r.expr} ({r.total})")
+        return r
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Roll) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # ---- display
+    def __str__(self) -> str:
+        parts = []
+        for i, (t, g) in enumerate(zip(self.expression.terms, self.groups)):
+            sign = ("-" if t.sign < 0 else "") if i == 0 else (" - " if t.sign < 0 else " + ")
+            if g is None:
+                parts.append(f"{sign}{t.constant}")
+            elif t.d66:
+                parts.append(f"{sign}d66[{g[0].face}{g[1].face}]")
+            else:
+                shown = ", ".join(str(d.face) if d.kept else f"~{d.face}~" for d in g)
+                parts.append(f"{sign}{t.text()}[{shown}]")
+        for l in self.luck:
+            parts.append(f" {'+' if l.sign > 0 else '-'} luck[{l.face}]")
+        head = ""
+        if self.who or self.why:
+            head = " ".join(x for x in (self.who, self.why and f"({self.why})") if x) + ": "
+        return f"{head}{''.join(parts)} = {self.total}"
+
+    def __repr__(self) -> str:
+        return f"<Roll {self}>"
+
+    def _repr_html_(self) -> str:
+        return roll_html(self)
+
+
+def _die_html(d: Die, extra_class: str = "", title: str = "") -> str:
+    dropped = "" if d.kept else " delvebook-dropped"
+    style = ("display:inline-flex;align-items:center;justify-content:center;min-width:1.9em;"
+             "height:1.9em;margin:0 .12em;border-radius:.3em;font-weight:600;")
+    if d.sides == 6:
+        face = _PIPS[d.face - 1]
+        style += "font-size:1.6em;line-height:1;min-width:1.1em;border:none;"
+    else:
+        face = str(d.face)
+        style += "border:2px solid #555;padding:0 .25em;"
+    if not d.kept:
+        style += "opacity:.4;text-decoration:line-through;"
+    label = title or f"d{d.sides}: {d.face}{'' if d.kept else ' (dropped)'}"
+    return (f'<span class="delvebook-die d{d.sides}{dropped}{extra_class}" data-face="{d.face}" '
+            f'title="{html.escape(label)}" style="{style}">{face}</span>')
+
+
+def roll_html(r: Roll, outcome: str | None = None) -> str:
+    """HTML for a roll: dice drawn as dice (D6 pips, other dice as numbers), total, luck; all text escaped."""
+    esc = html.escape
+    bits = []
+    for i, (t, g) in enumerate(zip(r.expression.terms, r.groups)):
+        sign = ("\u2212" if t.sign < 0 else "") if i == 0 else (" \u2212 " if t.sign < 0 else " + ")
+        if g is None:
+            bits.append(f'{sign}<span class="delvebook-mod">{t.constant}</span>')
+        elif t.d66:
+            bits.append(sign + _die_html(g[0], title=f"d66 tens: {g[0].face}")
+                        + _die_html(g[1], title=f"d66 ones: {g[1].face}")
+                        + f'<span class="delvebook-d66">({g[0].face}{g[1].face})</span>')
+        else:
+            bits.append(sign + "".join(_die_html(d) for d in g))
+    for l in r.luck:
+        who = f" by {l.who}" if l.who else ""
+        bits.append(f' {"+" if l.sign > 0 else "&minus;"} '
+                    + _die_html(Die(l.sides, l.face), " delvebook-luck",
+                                title=f"luck die{who}: {'+' if l.sign > 0 else '-'}{l.face}")
+                    .replace("font-weight:600;", "font-weight:600;color:#b8860b;"))
+    head = ""
+    if r.who or r.why:
+        head = (f'<span class="delvebook-who" style="color:#555">{esc(r.who or "")}'
+                f'{" · " if r.who and r.why else ""}{esc(r.why or "")}</span> ')
+    tail = f' = <b class="delvebook-total">{r.total}</b>'
+    if r.luck:
+        tail += f' <span style="color:#777">(was {r.base_total})</span>'
+    if outcome:
+        tail += f' <span class="delvebook-outcome">{esc(outcome)}</span>'
+    return (f'<div class="delvebook-roll" data-total="{r.total}" style="font-family:system-ui,sans-serif;'
+            f'display:flex;align-items:center;flex-wrap:wrap;gap:.1em;">{head}'
+            f'<code style="margin-right:.5em;color:#333">{esc(r.expr)}</code>{"".join(bits)}{tail}</div>')
+
+
+def roll(expr: str | Expression, rng: _random.Random | None = None, *, faces: Sequence[int] | None = None,
+         who: str | None = None, why: str | None = None) -> Roll:
+    """Roll ``expr`` with ``rng`` (a ``random.Random``; a fresh one if omitted), or read ``faces`` typed by hand.
+
+    ``faces`` lists each physical die in notation order; a d66 takes its tens then its ones die, or the
+    two-digit table value (e.g. 34)."""
+    return parse(expr).roll(rng, faces=faces, who=who, why=why)
+
