@@ -10,9 +10,9 @@ from __future__ import annotations
 import importlib
 
 from .dice import DiceError, Roll, parse, roll
-from .distribution import Distribution, Opposed, distribution, odds
+from .distribution import Distribution, Opposed, odds
 
-__all__ = ["DiceError", "Roll", "parse", "roll", "Distribution", "Opposed", "distribution", "odds"]
+__all__ = ["DiceError", "Roll", "parse", "roll", "Distribution", "Opposed", "odds"]
 __version__ = "0.1.0"
 
 _LAZY = ("analysis", "charts", "widgets", "report")

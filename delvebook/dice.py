@@ -155,8 +155,8 @@ class Expression:
         self.text = "".join(parts)
         self.dice_count = sum(2 if t.d66 else t.count for t in terms)
         # (sides, count, keep, keep_n, sign, d66, constant) per term, for the hot path
-        self._plan = tuple((t.sides, t.count, t.keep, t.keep_n, t.sign, t.d66, t.constant)
-                           for t in terms)
+        self._plan = tuple((6 if t.d66 else t.sides, 2 if t.d66 else t.count, t.keep, t.keep_n,
+                            t.sign, t.d66, t.constant) for t in terms)
 
     @property
     def min(self) -> int:
@@ -172,44 +172,40 @@ class Expression:
             return self._from_faces(faces, who, why)
         if rng is None:
             rng = _random.Random()
-        below = getattr(rng, "_randbelow", None)
-        if below is None:  # a Random-like object without CPython's private helper
-            def below(n, _r=rng.randrange):
-                return _r(n)
-        groups = []
+        draw = _drawer(rng)
+        faces_by_term = []
+        dropped = None
         total = 0
-        for sides, count, keep, keep_n, sign, d66, constant in self._plan:
+        for i, (sides, count, keep, keep_n, sign, d66, constant) in enumerate(self._plan):
             if count == 0:
-                groups.append(None)
+                faces_by_term.append(None)
                 total += sign * constant
                 continue
+            fs = draw(sides, count)
+            faces_by_term.append(fs)
             if d66:
-                tens = below(6) + 1
-                ones = below(6) + 1
-                groups.append((Die(6, tens), Die(6, ones)))
-                total += sign * (tens * 10 + ones)
-                continue
-            if keep is None:
-                dice = tuple([Die(sides, below(sides) + 1) for _ in range(count)])
-                s = 0
-                for d in dice:
-                    s += d.face
+                total += sign * (fs[0] * 10 + fs[1])
+            elif keep is None:
+                total += sign * sum(fs)
             else:
-                dice = tuple([Die(sides, below(sides) + 1) for _ in range(count)])
-                s = _apply_keep(dice, keep, keep_n)
-            groups.append(dice)
-            total += sign * s
-        return Roll(self, tuple(groups), total, who, why)
+                kept_sum, drop = _keep_faces(fs, keep, keep_n)
+                if dropped is None:
+                    dropped = [()] * len(self._plan)
+                dropped[i] = drop
+                total += sign * kept_sum
+        return Roll(self, tuple(faces_by_term), total, who, why,
+                    dropped=tuple(dropped) if dropped else None)
 
     def _from_faces(self, faces: Sequence[int], who, why) -> "Roll":
         faces = list(faces)
         need = self.dice_count
-        groups = []
+        faces_by_term = []
+        dropped = [()] * len(self.terms)
         total = 0
         i = 0
-        for t in self.terms:
+        for n, t in enumerate(self.terms):
             if t.is_constant:
-                groups.append(None)
+                faces_by_term.append(None)
                 total += t.sign * t.constant
                 continue
             if t.d66:
@@ -224,18 +220,21 @@ class Expression:
                     tens = _face(faces, i, 6, "d66 tens die")
                     ones = _face(faces, i + 1, 6, "d66 ones die")
                     i += 2
-                groups.append((Die(6, tens), Die(6, ones)))
+                faces_by_term.append((tens, ones))
                 total += t.sign * (tens * 10 + ones)
                 continue
-            dice = tuple(Die(t.sides, _face(faces, i + k, t.sides, f"d{t.sides}"))
-                         for k in range(t.count))
+            fs = tuple(_face(faces, i + k, t.sides, f"d{t.sides}") for k in range(t.count))
             i += t.count
-            s = _apply_keep(dice, t.keep, t.keep_n) if t.keep else sum(d.face for d in dice)
-            groups.append(dice)
-            total += t.sign * s
+            if t.keep:
+                kept_sum, dropped[n] = _keep_faces(fs, t.keep, t.keep_n)
+            else:
+                kept_sum = sum(fs)
+            faces_by_term.append(fs)
+            total += t.sign * kept_sum
         if i != len(faces):
             raise DiceError(f"{self.text} takes {need} faces, got {len(faces)}")
-        return Roll(self, tuple(groups), total, who, why)
+        return Roll(self, tuple(faces_by_term), total, who, why,
+                    dropped=tuple(dropped) if any(dropped) else None)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Expression) and self.terms == other.terms
@@ -245,6 +244,36 @@ class Expression:
 
     def __repr__(self) -> str:
         return f"Expression({self.text!r})"
+
+
+def _drawer(rng):
+    """A function (sides, count) -> tuple of faces, drawing from ``rng``.
+
+    For a plain ``random.Random`` this inlines CPython's own rejection sampling over
+    ``getrandbits`` (the same faces ``rng.randrange`` would give, one call fewer per die)."""
+    if type(rng) is _random.Random:
+        bits = rng.getrandbits
+
+        def draw(sides: int, count: int) -> tuple[int, ...]:
+            k = sides.bit_length()
+            if count == 1:
+                r = bits(k)
+                while r >= sides:
+                    r = bits(k)
+                return (r + 1,)
+            out = []
+            for _ in range(count):
+                r = bits(k)
+                while r >= sides:
+                    r = bits(k)
+                out.append(r + 1)
+            return tuple(out)
+        return draw
+    randrange = rng.randrange
+
+    def draw(sides: int, count: int) -> tuple[int, ...]:
+        return tuple([randrange(sides) + 1 for _ in range(count)])
+    return draw
 
 
 def _is_int(x) -> bool:
@@ -262,12 +291,10 @@ def _face(faces: list, i: int, sides: int, what: str) -> int:
     return f
 
 
-def _apply_keep(dice: tuple[Die, ...], keep: str, keep_n: int) -> int:
-    """Mark dropped dice in place (before the roll is published) and return the kept sum."""
-    order = sorted(range(len(dice)), key=lambda k: dice[k].face, reverse=(keep == "h"))
-    for k in order[keep_n:]:
-        dice[k].kept = False
-    return sum(dice[k].face for k in order[:keep_n])
+def _keep_faces(faces: tuple[int, ...], keep: str, keep_n: int) -> tuple[int, tuple[int, ...]]:
+    """The kept sum and the indices of the dropped dice (ties drop the later die)."""
+    order = sorted(range(len(faces)), key=faces.__getitem__, reverse=(keep == "h"))
+    return sum(faces[k] for k in order[:keep_n]), tuple(sorted(order[keep_n:]))
 
 
 def _term_bounds(t: Term) -> tuple[int, int]:
@@ -421,16 +448,37 @@ class Roll:
     """The result of a roll with every die kept: expression, dice per term, modifier, total,
     who rolled and why, and the luck dice spent on it (with the roll as it was before them)."""
 
-    __slots__ = ("expression", "groups", "base_total", "who", "why", "luck")
+    __slots__ = ("expression", "faces_by_term", "dropped", "base_total", "who", "why", "luck", "_groups")
 
-    def __init__(self, expression: Expression, groups: tuple, total: int, who: str | None = None,
-                 why: str | None = None, luck: tuple[LuckDie, ...] = ()):
+    def __init__(self, expression: Expression, faces_by_term: tuple, total: int, who: str | None = None,
+                 why: str | None = None, luck: tuple[LuckDie, ...] = (), dropped: tuple | None = None):
         self.expression = expression
-        self.groups = groups          # per term: tuple of Die, or None for a constant
-        self.base_total = total       # before luck
+        self.faces_by_term = faces_by_term  # per term: tuple of faces, or None for a constant
+        self.dropped = dropped              # per term: indices of dropped dice; None when nothing dropped
+        self.base_total = total             # before luck
         self.who = who
         self.why = why
         self.luck = luck
+        self._groups = None
+
+    def _derive(self, luck: tuple[LuckDie, ...]) -> "Roll":
+        return Roll(self.expression, self.faces_by_term, self.base_total, self.who, self.why, luck,
+                    self.dropped)
+
+    @property
+    def groups(self) -> tuple:
+        """Per term: a tuple of ``Die`` (kept and dropped), or None for a constant."""
+        if self._groups is None:
+            out = []
+            for i, (t, fs) in enumerate(zip(self.expression.terms, self.faces_by_term)):
+                if fs is None:
+                    out.append(None)
+                    continue
+                drop = self.dropped[i] if self.dropped else ()
+                sides = 6 if t.d66 else t.sides
+                out.append(tuple(Die(sides, f, k not in drop) for k, f in enumerate(fs)))
+            self._groups = tuple(out)
+        return self._groups
 
     @property
     def expr(self) -> str:
@@ -454,7 +502,7 @@ class Roll:
 
     @property
     def faces(self) -> list[int]:
-        return [d.face for d in self.dice]
+        return [f for fs in self.faces_by_term if fs for f in fs]
 
     @property
     def modifier(self) -> int:
@@ -465,7 +513,7 @@ class Roll:
         """The roll before any luck die, or None when no luck was spent."""
         if not self.luck:
             return None
-        return Roll(self.expression, self.groups, self.base_total, self.who, self.why)
+        return self._derive(())
 
     def term_values(self) -> list[int]:
         """The signed value each term contributed."""
@@ -492,8 +540,7 @@ class Roll:
             face = rng.randrange(sides) + 1
         elif not _is_int(face) or not 1 <= face <= sides:
             raise DiceError(f"face {face!r} is impossible on a d{sides} luck die: expected 1..{sides}")
-        return Roll(self.expression, self.groups, self.base_total, self.who, self.why,
-                    self.luck + (LuckDie(sides, face, sign, who),))
+        return self._derive(self.luck + (LuckDie(sides, face, sign, who),))
 
     # ---- records
     def to_dict(self) -> dict:
