@@ -1,0 +1,178 @@
+"""The `delvebook` command: roll dice, show exact odds, open JupyterLab on a campaign.
+
+Heavy imports (JupyterLab, rules data) happen inside the subcommand that needs them, so
+`delvebook roll` starts as fast as the dice engine imports.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Sequence
+
+__all__ = ["main"]
+
+SESSION_NOTEBOOK = Path("examples") / "run-a-session.ipynb"
+DEFAULT_CAMPAIGN = Path("campaigns") / "the-sunken-keep"
+
+
+def _percent(p: Fraction) -> str:
+    return f"{float(p) * 100:6.2f}%  ({p.numerator}/{p.denominator})"
+
+
+def _cmd_roll(args: argparse.Namespace) -> int:
+    import random
+
+    from delvebook.dice import DiceError, roll
+
+    rng = random.Random(args.seed)
+    try:
+        result = roll(args.expr, rng=rng)
+    except DiceError as err:
+        print(f"delvebook roll: {err}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        print(result)
+    return 0
+
+
+def _cmd_odds(args: argparse.Namespace) -> int:
+    from delvebook import odds
+    from delvebook.dice import DiceError
+
+    try:
+        if args.vs is not None:
+            result = odds(args.expr, vs=args.vs)
+            print(f"{args.expr} vs {args.vs}")
+            print(f"  win   {_percent(result.win)}")
+            print(f"  tie   {_percent(result.tie)}")
+            print(f"  lose  {_percent(result.lose)}")
+        elif args.target is not None:
+            p = odds(args.expr, target=args.target)
+            print(f"{args.expr} meets or beats {args.target}: {_percent(p)}")
+        else:
+            dist = odds(args.expr)
+            print(f"{args.expr}: min {dist.min}, max {dist.max}, mean {float(dist.mean):.3f}")
+            for outcome, p in sorted(dist.probabilities().items()):
+                print(f"  {outcome:>5}  {_percent(p)}")
+    except DiceError as err:
+        print(f"delvebook odds: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _find_notebook() -> Path | None:
+    """The session notebook, from the current directory or beside the installed package."""
+    for base in (Path.cwd(), Path(__file__).resolve().parent.parent):
+        candidate = base / SESSION_NOTEBOOK
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _cmd_lab(args: argparse.Namespace, extra: list[str]) -> int:
+    notebook = _find_notebook()
+    if notebook is None:
+        print(
+            f"delvebook lab: cannot find {SESSION_NOTEBOOK} in {Path.cwd()} or beside the "
+            "delvebook package; run it from the repository root.",
+            file=sys.stderr,
+        )
+        return 2
+    root = notebook.parent.parent
+    env = dict(os.environ)
+    if args.campaign:
+        campaign = Path(args.campaign).resolve()
+        if not campaign.exists():
+            print(f"delvebook lab: note: campaign folder {campaign} does not exist yet.", file=sys.stderr)
+        env["DELVEBOOK_CAMPAIGN"] = str(campaign)
+        print(f"delvebook lab: campaign {campaign} (DELVEBOOK_CAMPAIGN)")
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
+        # Jupyter refuses to run as root without it; root is the norm in containers and CI.
+        extra = [*extra, "--allow-root"]
+    cmd = [
+        sys.executable, "-m", "jupyterlab",
+        f"--ServerApp.root_dir={root}",
+        str(notebook.relative_to(root)),
+        *extra,
+    ]
+    print(f"delvebook lab: opening {notebook.relative_to(root)} in JupyterLab at {root}")
+    print("  " + " ".join(cmd), flush=True)
+    try:
+        return subprocess.call(cmd, env=env, cwd=root)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    try:
+        from delvebook.rules.load import load_rules
+    except ImportError as err:
+        print(f"delvebook rules: the rules module is not available ({err}).", file=sys.stderr)
+        return 1
+    rules = load_rules()
+    if args.assumptions:
+        for assumption in rules.assumptions():
+            path, reason = getattr(assumption, "path", None), getattr(assumption, "reason", None)
+            print(f"- {path}: {reason}" if path and reason else f"- {assumption}")
+    else:
+        print("delvebook rules: try --assumptions to list where the rules text left us a choice.")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="delvebook",
+        description="Dice with exact odds, and JupyterLab sessions for delvebook campaigns.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("roll", help="roll dice: delvebook roll 2d20kh1+d6")
+    p.add_argument("expr", metavar="EXPR", help="dice notation, e.g. 3d6+1, d20+d6-2, 2d20kh1, d66")
+    p.add_argument("--seed", type=int, default=None, help="seed the dice for a reproducible roll")
+    p.add_argument("--json", action="store_true", help="print the roll as JSON, every die included")
+
+    p = sub.add_parser("odds", help="exact odds: delvebook odds d20+d6 --vs d20")
+    p.add_argument("expr", metavar="EXPR")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--vs", metavar="EXPR", help="opposed roll: chance to win, tie, lose")
+    group.add_argument("--target", type=int, metavar="N", help="chance to meet or beat N")
+
+    p = sub.add_parser(
+        "lab",
+        help="open JupyterLab on the session notebook",
+        description="Open JupyterLab on examples/run-a-session.ipynb. Options after the campaign "
+        "(--no-browser, --port 8899, ...) are passed to jupyter lab.",
+    )
+    p.add_argument("campaign", nargs="?", metavar="CAMPAIGN", help="campaign folder to run")
+
+    p = sub.add_parser("rules", help="show facts about the bundled rules")
+    p.add_argument("--assumptions", action="store_true", help="list the assumptions made reading RULES.md")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["lab"] and not {"-h", "--help"} & set(argv[1:]):
+        # Everything after the optional campaign goes to jupyter lab untouched
+        # (argparse would take the value of `--port 8899` for the campaign).
+        rest = argv[1:]
+        campaign = rest.pop(0) if rest and not rest[0].startswith("-") else None
+        return _cmd_lab(argparse.Namespace(campaign=campaign), rest)
+    args = _parser().parse_args(argv)
+    if args.command == "roll":
+        return _cmd_roll(args)
+    if args.command == "odds":
+        return _cmd_odds(args)
+    return _cmd_rules(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""Shared test helpers: where the repository is, and a real Chromium and JupyterLab for browser tests.
+
+A browser test that cannot run skips on a laptop but FAILS in CI (CI=true), so CI never goes green by
+quietly testing less.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+CAMPAIGNS = REPO / "campaigns"
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+DEBIAN_CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def cannot_run(reason: str) -> None:
+    """Skip locally; fail in CI, where a test that cannot run is a broken machine."""
+    if in_ci():
+        pytest.fail(f"cannot run in CI: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """tests/artifacts/ (git-ignored): screenshots and logs a person can look at after a run."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium: Debian's /usr/bin/chromium when present, else Playwright's own."""
+    try:
+        from playwright.sync_api import Error, sync_playwright
+    except ImportError as err:
+        cannot_run(f"playwright is not installed ({err}); run `make test`")
+    with sync_playwright() as p:
+        options = {"args": CHROMIUM_ARGS}
+        if DEBIAN_CHROMIUM.exists():
+            options["executable_path"] = str(DEBIAN_CHROMIUM)
+        try:
+            b = p.chromium.launch(**options)
+        except Error as err:
+            cannot_run(
+                "no Chromium to drive: install Debian's `chromium` (apt-get install chromium) "
+                f"or run `playwright install chromium` ({str(err).splitlines()[0]})"
+            )
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LabServer:
+    """A JupyterLab server on 127.0.0.1 with no token, serving a throwaway copy of the examples."""
+
+    def __init__(self, home: Path):
+        self.home = home
+        self.root = home / "root"
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = home / "jupyter.log"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 90) -> None:
+        # A copy, so a notebook saved or a campaign changed in the browser never touches the repository.
+        for folder in (EXAMPLES, CAMPAIGNS):
+            if folder.is_dir():
+                shutil.copytree(folder, self.root / folder.name,
+                                ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        config = self.home / "config"
+        # The news toast ("Would you like to receive official Jupyter news?") would cover the page.
+        (config / "labconfig").mkdir(parents=True)
+        (config / "labconfig" / "page_config.json").write_text(json.dumps(
+            {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+        env = dict(
+            os.environ,
+            JUPYTER_CONFIG_DIR=str(config),
+            JUPYTER_DATA_DIR=str(self.home / "data"),
+            JUPYTER_RUNTIME_DIR=str(self.home / "runtime"),
+            IPYTHONDIR=str(self.home / "ipython"),
+            JUPYTER_PLATFORM_DIRS="1",
+        )
+        cmd = [
+            sys.executable, "-m", "jupyterlab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={self.port}",
+            "--ServerApp.port_retries=0",
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            f"--ServerApp.root_dir={self.root}",
+            f"--LabApp.workspaces_dir={self.home / 'workspaces'}",
+            f"--LabApp.user_settings_dir={self.home / 'settings'}",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd.append("--allow-root")
+        self._log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(cmd, cwd=self.root, env=env, stdout=self._log,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"jupyter lab exited with {self.proc.returncode}:\n{self.log()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.25)
+        raise RuntimeError(f"jupyter lab did not answer within {timeout} s:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def stop(self) -> None:
+        # The shutdown API wants a token; signalling the whole group also ends the kernels.
+        if self.proc is not None and self.proc.poll() is None:
+            pgid = os.getpgid(self.proc.pid)
+            os.killpg(pgid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(pgid, signal.SIGKILL)
+                self.proc.wait(timeout=5)
+            try:  # kernels are in the same group; make sure none outlive the server
+                os.killpg(pgid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if hasattr(self, "_log"):
+            self._log.close()
+
+
+@pytest.fixture(scope="session")
+def lab_server(tmp_path_factory):
+    """A running JupyterLab; its config, runtime files and workspaces live in a temporary folder."""
+    try:
+        import jupyterlab  # noqa: F401
+    except ImportError as err:
+        cannot_run(f"jupyterlab is not installed ({err}); run `make test`")
+    server = LabServer(tmp_path_factory.mktemp("jupyterlab"))
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()

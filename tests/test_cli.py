@@ -1,0 +1,92 @@
+"""The `delvebook` command line: reproducible rolls, clean errors, exact odds."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from itertools import product
+
+from delvebook import cli
+
+
+def delvebook(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "delvebook", *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+def _die(sides: int) -> range:
+    return range(1, sides + 1)
+
+
+def test_a_seeded_roll_is_the_same_every_time():
+    first, second = delvebook("roll", "2d20kh1+d6", "--seed", "7"), delvebook("roll", "2d20kh1+d6", "--seed", "7")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    assert "2d20kh1" in first.stdout.lower()
+
+
+def test_roll_as_json_keeps_every_die():
+    out = delvebook("roll", "3d6+1", "--seed", "3", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert isinstance(data, dict)
+    assert data["total"] == json.loads(delvebook("roll", "3d6+1", "--seed", "3", "--json").stdout)["total"]
+    assert 4 <= data["total"] <= 19
+
+
+def test_bad_notation_exits_2_with_a_message():
+    out = delvebook("roll", "2d")
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert "delvebook roll:" in out.stderr and len(out.stderr.strip()) > len("delvebook roll:")
+    assert "Traceback" not in out.stderr
+
+
+def test_odds_vs_prints_the_exact_win_tie_lose():
+    rolls = list(product(_die(20), _die(6), _die(20)))
+    win = Fraction(sum(a + b > c for a, b, c in rolls), len(rolls))
+    tie = Fraction(sum(a + b == c for a, b, c in rolls), len(rolls))
+    lose = 1 - win - tie
+    out = delvebook("odds", "d20+d6", "--vs", "d20")
+    assert out.returncode == 0, out.stderr
+    for word, p in [("win", win), ("tie", tie), ("lose", lose)]:
+        line = next(l for l in out.stdout.splitlines() if l.split()[:1] == [word])
+        assert f"({p.numerator}/{p.denominator})" in line
+
+
+def test_odds_target_prints_the_exact_chance_to_meet_or_beat():
+    rolls = list(product(_die(20), _die(6), _die(6)))
+    p = Fraction(sum(sum(r) >= 15 for r in rolls), len(rolls))
+    out = delvebook("odds", "d20+2d6", "--target", "15")
+    assert out.returncode == 0, out.stderr
+    assert f"({p.numerator}/{p.denominator})" in out.stdout
+
+
+def test_odds_alone_prints_the_distribution():
+    out = delvebook("odds", "2d6")
+    assert out.returncode == 0, out.stderr
+    assert "(1/6)" in out.stdout  # a 7 on 2d6
+    assert "(1/36)" in out.stdout  # a 2 or a 12
+
+
+def test_rules_assumptions_lists_them_or_says_rules_are_missing():
+    out = delvebook("rules", "--assumptions")
+    if importlib.util.find_spec("delvebook.rules.load") is None:
+        assert out.returncode == 1 and "rules module is not available" in out.stderr
+    else:
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip().startswith("- ")
+
+
+def test_lab_opens_the_session_notebook_for_the_campaign(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd, env, cwd: calls.append((cmd, env, cwd)) or 0)
+    monkeypatch.chdir(tmp_path)  # the notebook is still found beside the package
+    assert cli.main(["lab", "campaigns/keep", "--port", "8899", "--no-browser"]) == 0
+    (cmd, env, cwd), = calls
+    assert cmd[:3] == [sys.executable, "-m", "jupyterlab"]
+    assert cmd[cmd.index("--port"):][:3] == ["--port", "8899", "--no-browser"]
+    assert any(a.endswith("run-a-session.ipynb") for a in cmd)
+    assert env["DELVEBOOK_CAMPAIGN"] == str(tmp_path / "campaigns" / "keep")

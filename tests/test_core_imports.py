@@ -1,0 +1,56 @@
+"""The pure core imports only the standard library, and `import delvebook` stays light.
+
+Each check runs in a fresh interpreter, so modules other tests loaded cannot hide a slip.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+# The pure core, as named in DESIGN.md; a module is checked as soon as it exists.
+CORE = ["dice", "distribution", "rules", "model", "events", "engine"]
+HEAVY = ["yaml", "ipywidgets", "plotly", "pandas"]
+
+
+def _run(code: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_pure_core_loads_no_yaml_widgets_charts_or_frames():
+    result = _run(f"""
+        import importlib, importlib.util, json, sys
+        present = [m for m in {CORE!r} if importlib.util.find_spec("delvebook." + m) is not None]
+        for m in present:
+            importlib.import_module("delvebook." + m)
+        heavy = [m for m in {HEAVY!r} if m in sys.modules]
+        print(json.dumps({{"present": present, "heavy": heavy}}))
+    """)
+    assert {"dice", "distribution"} <= set(result["present"])
+    assert result["heavy"] == [], f"the core ({', '.join(result['present'])}) loaded {result['heavy']}"
+
+
+def test_import_delvebook_loads_neither_pandas_nor_plotly_nor_ipywidgets():
+    result = _run("""
+        import json, sys
+        import delvebook
+        print(json.dumps({"heavy": [m for m in ("pandas", "plotly", "ipywidgets") if m in sys.modules]}))
+    """)
+    assert result["heavy"] == []
+
+
+def test_dice_and_odds_load_only_the_standard_library():
+    result = _run("""
+        import json, sys
+        before = set(sys.modules)
+        import delvebook.dice, delvebook.distribution
+        new = {name.partition(".")[0] for name in set(sys.modules) - before}
+        outside = sorted(n for n in new if n not in sys.stdlib_module_names
+                         and n != "delvebook" and not n.startswith("_"))
+        print(json.dumps({"outside": outside}))
+    """)
+    assert result["outside"] == []
