@@ -1,0 +1,169 @@
+"""Rule resolution: (state, intent, rng) -> event. No I/O.
+
+``Engine.decide`` runs a command on the live state, records its rolls and changes, puts the state
+back, and returns the event; ``Engine.apply`` folds an event in (the same path replay takes, so the
+live state and a replayed log cannot drift apart). Luck dice and faces typed after the fact re-run
+the latest action with the same faces plus the new ones, as an action that replaces it.
+
+Standard library only: part of the pure core.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Mapping
+
+from ..dice import LuckDie, parse
+from ..events import apply_changes
+from ..events import EVENT_VERSION, History, REDO, UNDO, clone, replay
+from ..rules import Rules
+from .base import COMMANDS, Ctx, Refused, command
+from . import creation, checks, combat, progress, abilities  # noqa: F401  (register the commands)
+
+__all__ = ["Engine", "Refused", "COMMANDS", "command"]
+
+
+_RESERVED = {"seq", "kind", "v", "at", "session", "encounter", "args", "rolls", "changes", "replaces",
+             "luck", "amended", "ts", "undoes", "redoes"}
+
+
+class Engine:
+    """The rules engine over one campaign's state."""
+
+    def __init__(self, rules: Rules, setup: dict, events: list[dict] = ()):
+        self.rules = rules
+        self.setup = setup
+        self.history: History = replay(setup, events)
+
+    @property
+    def state(self) -> dict:
+        return self.history.state
+
+    def apply(self, event: dict) -> None:
+        self.history.apply(event)
+
+    # ---- deciding
+    def _meta(self) -> dict:
+        s = self.state
+        enc = s["encounter"]
+        meta = {"v": EVENT_VERSION, "at": s["clock"], "session": s["session"]["number"]}
+        if enc is not None:
+            meta["encounter"] = enc["number"]
+            meta["round"] = enc["round"]
+        return meta
+
+    def _run(self, kind: str, args: dict, rng: random.Random, *, faces=None, recorded=None,
+             extra_luck=None) -> Ctx:
+        fn = COMMANDS.get(kind)
+        if fn is None:
+            raise Refused(f"there is no action {kind!r}")
+        ctx = Ctx(self.state, self.rules, rng, kind, args, faces=faces, recorded=recorded, extra_luck=extra_luck)
+        try:
+            fn(ctx, **args)
+            ctx.check_faces_used()
+            self._charge_luck(ctx)
+        except TypeError as err:
+            ctx.rollback()
+            if "argument" in str(err):
+                raise Refused(f"{kind}: {err}") from None
+            raise
+        except BaseException:
+            ctx.rollback()
+            raise
+        ctx.rollback()
+        return ctx
+
+    def _charge_luck(self, ctx: Ctx) -> None:
+        """Every luck die on this action's rolls costs its player one luck die."""
+        spent: dict[str, int] = {}
+        for r in ctx.rolls.values():
+            for l in r.get("luck", ()):
+                spent[l["who"]] = spent.get(l["who"], 0) + 1
+        for player, n in spent.items():
+            have = self.state["luck"].get(player)
+            if have is None:
+                ctx.refuse(f"{player!r} is not a player at this table")
+            if have < n:
+                ctx.refuse(f"{player} has no luck dice left this session")
+            ctx.set(["luck", player], have - n)
+
+    def _event(self, seq: int, kind: str, args: dict, ctx: Ctx, meta: dict, **extra: Any) -> dict:
+        clash = _RESERVED & set(ctx.fields)
+        if clash:  # a command's own words must not overwrite the event's frame
+            raise ValueError(f"{kind} wrote reserved event fields: {sorted(clash)}")
+        event = {"seq": seq, "kind": kind, **meta, "args": clone(args)}
+        if ctx.rolls:
+            event["rolls"] = ctx.rolls
+        event.update(ctx.fields)
+        event.update(extra)
+        event["changes"] = ctx.changes
+        return event
+
+    def decide(self, kind: str, args: Mapping[str, Any], rng: random.Random, seq: int,
+               faces: Mapping[str, Any] | None = None) -> dict:
+        """The event that ``kind`` with ``args`` makes now (not yet applied)."""
+        args = dict(args)
+        meta = self._meta()
+        ctx = self._run(kind, args, rng, faces=faces)
+        return self._event(seq, kind, args, ctx, meta)
+
+    def _rerun_latest(self, rng: random.Random, seq: int, recorded: dict, *, faces=None, extra_luck=None,
+                      **extra) -> dict:
+        target = self.history.latest_action()
+        entry = self.history.done[-1]
+        redo = apply_changes(self.state, entry.inverse)  # back to just before it
+        try:
+            meta = {k: target[k] for k in ("v", "at", "session", "encounter", "round") if k in target}
+            ctx = self._run(target["kind"], dict(target["args"]), rng, faces=faces,
+                            recorded=recorded, extra_luck=extra_luck)
+            return self._event(seq, target["kind"], target["args"], ctx, meta, replaces=target["seq"], **extra)
+        finally:
+            apply_changes(self.state, redo)
+
+    def decide_luck(self, player: str, sign: int, rng: random.Random, seq: int, roll: str | None = None,
+                    face: int | None = None) -> dict:
+        """Spend one of ``player``'s luck dice on a roll of the latest action (+1 adds it, -1 subtracts it)."""
+        target = self.history.latest_action()
+        if target is None or not target.get("rolls"):
+            raise Refused("there is no roll to spend a luck die on: the latest action rolled no dice")
+        if player not in self.state["luck"]:
+            raise Refused(f"{player!r} is not a player at this table "
+                          f"(players: {', '.join(self.state['luck']) or 'none'})")
+        if self.state["luck"][player] < 1:
+            raise Refused(f"{player} has no luck dice left this session")
+        name = roll or next(iter(target["rolls"]))
+        if name not in target["rolls"]:
+            raise Refused(f"the latest action has no roll {name!r} (its rolls: {', '.join(target['rolls'])})")
+        if sign not in (1, -1):
+            raise Refused("a luck die is added (+1) or subtracted (-1)")
+        sides = parse(self.rules.core["luck_dice"]["die"]).terms[0].sides
+        if face is None:
+            face = rng.randrange(sides) + 1
+        elif not (isinstance(face, int) and 1 <= face <= sides):
+            raise Refused(f"a luck die shows 1..{sides}, not {face!r}")
+        luck = LuckDie(sides, face, sign, player)
+        return self._rerun_latest(rng, seq, target["rolls"], extra_luck={name: [luck]},
+                                  luck={"player": player, "roll": name, "sign": sign, "face": face})
+
+    def decide_amend(self, faces: Mapping[str, Any], rng: random.Random, seq: int) -> dict:
+        """Replace the latest action's rolls with the faces real dice showed (by roll name)."""
+        target = self.history.latest_action()
+        if target is None or not target.get("rolls"):
+            raise Refused("there is no roll to correct: the latest action rolled no dice")
+        unknown = [n for n in faces if n not in target["rolls"]]
+        if unknown:
+            raise Refused(f"the latest action has no roll {unknown[0]!r} (its rolls: {', '.join(target['rolls'])})")
+        recorded = {k: v for k, v in target["rolls"].items() if k not in faces}
+        return self._rerun_latest(rng, seq, recorded, faces=dict(faces), amended=sorted(faces))
+
+    def decide_undo(self, seq: int) -> dict:
+        target = self.history.latest_action()
+        if target is None:
+            raise Refused("there is nothing to undo")
+        return {"seq": seq, "kind": UNDO, **self._meta(), "undoes": target["seq"], "what": target["kind"]}
+
+    def decide_redo(self, seq: int) -> dict:
+        target = self.history.latest_undone()
+        if target is None:
+            raise Refused("there is nothing to redo")
+        return {"seq": seq, "kind": REDO, **self._meta(), "redoes": target["seq"], "what": target["kind"]}

@@ -1,0 +1,226 @@
+"""What every command shares: the context it runs in, refusals, rolls, and lookups.
+
+A command is a function ``(ctx, **args)`` registered with ``@command("kind")``. It reads the state,
+rolls through ``ctx.roll`` (so every face is recorded, and a re-run can reuse them), changes the
+state only through ``ctx.set`` (so every change is recorded as ``[path, value]``), and writes what
+happened in the game's words with ``ctx.out``. A command that cannot be done calls ``ctx.refuse``:
+nothing is changed.
+
+Standard library only: part of the pure core.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Mapping
+
+from ..dice import DiceError, LuckDie, Roll, parse
+from ..events import apply_changes, clone
+from ..model import STATUS_ALIVE, STATUS_DEAD, STATUS_DYING
+from ..rules import PROVENANCE_KEYS, Rules
+
+__all__ = ["Refused", "Ctx", "command", "COMMANDS", "data_items", "is_alive"]
+
+COMMANDS: dict[str, Callable] = {}
+
+
+class Refused(ValueError):
+    """A command the rules do not allow, with a message a keeper understands. Nothing was changed."""
+
+
+def command(kind: str):
+    def register(fn: Callable) -> Callable:
+        COMMANDS[kind] = fn
+        fn.kind = kind  # type: ignore[attr-defined]
+        return fn
+    return register
+
+
+def data_items(mapping: Mapping):
+    """(key, value) pairs of a rules mapping, without its provenance keys."""
+    for k, v in mapping.items():
+        if k not in PROVENANCE_KEYS:
+            yield k, v
+
+
+class Ctx:
+    """One command being decided on the live state; changes are undone if it is refused."""
+
+    def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict,
+                 faces: Mapping[str, Any] | None = None, recorded: Mapping[str, dict] | None = None,
+                 extra_luck: Mapping[str, list] | None = None):
+        self.state = state
+        self.rules = rules
+        self.rng = rng
+        self.kind = kind
+        self.args = args
+        self.faces = dict(faces or {})
+        self.recorded = recorded or {}
+        self.extra_luck = extra_luck or {}
+        self.changes: list = []
+        self._inverse: list = []
+        self.rolls: dict[str, dict] = {}
+        self.roll_objects: dict[str, Roll] = {}
+        self.fields: dict[str, Any] = {}
+
+    # ---- state
+    def set(self, path: list, value: Any) -> None:
+        path = list(path)
+        value = clone(value)
+        self._inverse.extend(apply_changes(self.state, [(path, value)]))
+        self.changes.append([path, value])
+
+    def rollback(self) -> None:
+        apply_changes(self.state, list(reversed(self._inverse)))
+        self._inverse.clear()
+
+    def out(self, **fields: Any) -> None:
+        """Record what happened, in the game's words (shown in the log and read by analysis)."""
+        for k, v in fields.items():
+            self.fields[k] = clone(v)
+
+    def refuse(self, message: str):
+        raise Refused(message)
+
+    # ---- dice
+    def roll(self, name: str, expr: str, who: str | None = None, why: str | None = None) -> Roll:
+        """Roll ``expr`` and record it under ``name`` (made unique: name, name#2, ...).
+
+        Faces typed by the keeper for this name win; a re-run reuses the recorded faces; otherwise
+        the campaign's seeded RNG rolls."""
+        key = name
+        n = 2
+        while key in self.rolls:
+            key = f"{name}#{n}"
+            n += 1
+        try:
+            e = parse(expr)
+        except DiceError as err:
+            self.refuse(f"{why or name}: {err}")
+        if key in self.faces:
+            typed = self.faces.pop(key)
+            typed = typed if isinstance(typed, (list, tuple)) else [typed]
+            try:
+                r = e.roll(faces=list(typed), who=who, why=why)
+            except DiceError as err:
+                self.refuse(f"faces typed for {key}: {err}")
+        elif key in self.recorded:
+            rec = self.recorded[key]
+            if rec.get("expr") != e.text:
+                r = e.roll(self.rng, who=who, why=why)  # the situation changed: roll afresh
+            else:
+                r = e.roll(faces=rec["faces"], who=who, why=why)
+                for l in rec.get("luck", ()):
+                    r = r.with_luck(l["sign"], face=l["face"], who=l.get("who"), sides=l.get("sides", 6))
+        else:
+            r = e.roll(self.rng, who=who, why=why)
+        for l in self.extra_luck.get(key, ()):
+            r = r.with_luck(l.sign, face=l.face, who=l.who, sides=l.sides)
+        self.rolls[key] = r.to_dict()
+        self.roll_objects[key] = r
+        return r
+
+    def check_faces_used(self) -> None:
+        if self.faces:
+            names = ", ".join(sorted(self.faces))
+            self.refuse(f"faces were typed for rolls this action does not make: {names} "
+                        f"(it rolls: {', '.join(self.rolls) or 'nothing'})")
+
+    # ---- lookups
+    @property
+    def core(self) -> Mapping:
+        return self.rules.core
+
+    def delver(self, name: str) -> dict:
+        d = self.state["delvers"].get(name)
+        if d is None:
+            known = ", ".join(self.state["delvers"]) or "none yet"
+            self.refuse(f"there is no delver named {name!r} (the party: {known})")
+        return d
+
+    def foe(self, name: str) -> dict:
+        enc = self.state["encounter"]
+        if enc is None or name not in enc["foes"]:
+            known = ", ".join(enc["foes"]) if enc else "no encounter is running"
+            self.refuse(f"there is no foe named {name!r} ({known})")
+        return enc["foes"][name]
+
+    def combatant(self, name: str) -> tuple[str, dict]:
+        """("delver" | "foe", data) for a name in the party or the current encounter."""
+        if name in self.state["delvers"]:
+            return "delver", self.state["delvers"][name]
+        enc = self.state["encounter"]
+        if enc is not None and name in enc["foes"]:
+            return "foe", enc["foes"][name]
+        party = ", ".join(self.state["delvers"]) or "none"
+        foes = ", ".join(enc["foes"]) if enc else "no encounter"
+        self.refuse(f"no one named {name!r} is here (party: {party}; foes: {foes})")
+
+    def path_of(self, name: str) -> list:
+        side, _ = self.combatant(name)
+        return ["delvers", name] if side == "delver" else ["encounter", "foes", name]
+
+    def require_able(self, name: str, doing: str) -> dict:
+        """The combatant, refusing if it is dead or dying."""
+        side, c = self.combatant(name)
+        if c["status"] == STATUS_DEAD:
+            self.refuse(f"{name} is dead and cannot {doing}")
+        if c["status"] == STATUS_DYING:
+            self.refuse(f"{name} is dying and must make a death save before anything else")
+        return c
+
+    # ---- conditions
+    def conditions(self, who: str | None = None, kind: str | None = None) -> list[dict]:
+        return [c for c in self.state["conditions"]
+                if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
+
+    def add_condition(self, kind: str, who: str, source: str | None = None, *, duration: str | None = None,
+                      ends_on: str | None = None, ends_when: list[str] | None = None, **data: Any) -> dict:
+        """A condition: who has it, from whom, when it started and when it ends.
+
+        ``duration`` (minute, hour, day, round) sets an end time on the game clock; ``ends_on`` is
+        ``"rest"`` or ``"turn:NAME"`` (the start of NAME's next turn); ``ends_when`` lists actions that end
+        it early (``attack``, ``cast``)."""
+        cid = self.state["next_condition"]
+        cond = {"id": cid, "kind": kind, "who": who, "source": source, "start": self.state["clock"],
+                "ends_at": (self.state["clock"] + self.rules.duration_seconds(duration)) if duration else None,
+                "ends_on": ends_on, "ends_when": list(ends_when or []), "data": data}
+        self.set(["next_condition"], cid + 1)
+        self.set(["conditions"], self.state["conditions"] + [cond])
+        return cond
+
+    def end_conditions(self, keep: Callable[[dict], bool], why: str) -> list[dict]:
+        """Remove every condition for which ``keep`` is false; record which ended and why."""
+        ended = [c for c in self.state["conditions"] if not keep(c)]
+        if ended:
+            self.set(["conditions"], [c for c in self.state["conditions"] if keep(c)])
+            prior = self.fields.get("conditions_ended", [])
+            self.out(conditions_ended=prior + [{"id": c["id"], "kind": c["kind"], "who": c["who"], "why": why}
+                                               for c in ended])
+        return ended
+
+    def end_on_action(self, who: str, action: str) -> None:
+        """End conditions on ``who`` that this action ends early (Invisibility ends on an attack or a cast)."""
+        self.end_conditions(lambda c: not (c["who"] == who and action in c["ends_when"]), f"{who} {action}s")
+
+    def advance_clock(self, seconds: int) -> None:
+        now = self.state["clock"] + seconds
+        self.set(["clock"], now)
+        self.end_conditions(lambda c: c["ends_at"] is None or c["ends_at"] > now, "time ran out")
+
+    def has_condition(self, who: str, kind: str) -> bool:
+        return any(c["who"] == who and c["kind"] == kind for c in self.state["conditions"])
+
+    # ---- resources
+    def spend(self, who: str, resource: str, amount: int, what: str) -> None:
+        d = self.delver(who)
+        have = d["resources"].get(resource)
+        if have is None:
+            self.refuse(f"{who} has no {resource.replace('_', ' ')} to spend on {what}")
+        if have < amount:
+            self.refuse(f"{who} has {have} {resource.replace('_', ' ')}; {what} needs {amount}")
+        self.set(["delvers", who, "resources", resource], have - amount)
+
+
+def is_alive(c: Mapping) -> bool:
+    return c["status"] == STATUS_ALIVE

@@ -1,0 +1,280 @@
+"""Character creation, level-ups and the choices they ask of the player."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..events import clone
+from ..model import STATUS_ALIVE
+from .base import Ctx, command, data_items
+
+
+def _items_to_gear(ctx: Ctx, items) -> tuple[list, list, list]:
+    """Starting items as (weapons, armor, other items)."""
+    weapons, armor, other = [], [], []
+    tables = ctx.rules.gear_tables
+    for entry in items:
+        item_id, count = entry["item"], entry.get("count", 1)
+        item = ctx.rules.item(item_id)
+        if "armor" in tables and item_id in tables["armor"]:
+            for _ in range(count):
+                armor.append({"item": item_id, "name": item["name"], "av": item["av"], "dv": item["dv"],
+                              "dv_max": item["dv"], "shield": item.get("kind") == "shield", "bonus_av": 0})
+        elif "damage" in item:
+            for _ in range(count):
+                weapons.append({"item": item_id, "name": item["name"], "damage": str(item["damage"]),
+                                "skill": item.get("skill"), "ranged": bool(item.get("ranged")), "bonus": 0})
+        else:
+            other.append({"item": item_id, "name": item["name"], "count": count})
+    return weapons, armor, other
+
+
+def _pick_option(ctx: Ctx, who: str, choice_id: str, choice: Mapping, picked: Any) -> tuple[str, Mapping]:
+    options = dict(data_items(choice["options"]))
+    if picked is None:
+        ctx.refuse(f"{who}: choose {choice.get('prompt', choice_id).lower()}: one of {', '.join(options)}")
+    if picked not in options:
+        ctx.refuse(f"{who}: {picked!r} is not an option for {choice_id} (options: {', '.join(options)})")
+    return picked, options[picked]
+
+
+@command("add_delver")
+def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
+               choices: Mapping[str, str] | None = None, seat: int | None = None) -> None:
+    """A new delver: the class's level-1 block applied, everything random rolled and recorded."""
+    if not isinstance(name, str) or not name.strip():
+        ctx.refuse("a delver needs a name")
+    if name in ctx.state["delvers"]:
+        ctx.refuse(f"there is already a delver named {name!r}")
+    if class_id not in ctx.rules.classes:
+        ctx.refuse(f"there is no class {class_id!r} (classes: {', '.join(ctx.rules.classes)})")
+    enc = ctx.state["encounter"]
+    if enc is not None and name in enc["foes"]:
+        ctx.refuse(f"{name!r} is the name of a foe in this encounter")
+    cls = ctx.rules.class_(class_id)
+    player = player or name
+    choices = dict(choices or {})
+    made: dict[str, str] = {}
+    defaulted: list[str] = []
+
+    # hearts
+    rule = ctx.rules.hearts(class_id, 1)
+    if "set" in rule:
+        hearts = int(rule["set"])
+    elif "roll" in rule:
+        hearts = ctx.roll("hearts", str(rule["roll"]), who=name, why="starting hearts").total
+    else:
+        ctx.refuse(f"class {class_id}: level 1 must set or roll hearts")
+
+    # gear and the starting choices (fighter's weapon option, a dagger or a staff)
+    gear = cls.get("starting_gear", {})
+    items = list(gear.get("items", ()))
+    for cid, choice in data_items(gear.get("choices", {})):
+        picked = choices.pop(cid, None)
+        if picked is None:  # a table that has not decided yet gets the first option, said so in the log
+            picked = next(k for k, _ in data_items(choice["options"]))
+            defaulted.append(cid)
+        opt_id, opt = _pick_option(ctx, name, cid, choice, picked)
+        made[cid] = opt_id
+        items += list(opt.get("items", ()))
+    weapons, armor, other = _items_to_gear(ctx, items)
+    purse = ctx.rules.talons(gear.get("purse", {}))
+
+    level1 = ctx.rules.level(class_id, 1)
+    skills = {k: v for k, v in data_items(level1.get("skills", {}))}
+    resources, resource_max = {}, {}
+    for rid, res in data_items(cls.get("resources", {})):
+        resource_max[rid] = res["max"][1]
+        resources[rid] = res["max"][1]
+
+    delver = {
+        "name": name, "player": player, "class_id": class_id, "class_name": cls["name"],
+        "level": 1, "xp": 0, "hearts": hearts, "max_hearts": hearts, "status": STATUS_ALIVE,
+        "died_at": None, "skills": skills, "resources": resources, "resource_max": resource_max,
+        "weapons": weapons, "armor": armor, "items": other, "purse": purse,
+        "choices": made, "abilities": [], "spells": [], "spellbook_used": [], "true_names": [],
+        "pending_choices": [],
+    }
+
+    # the mage's random spells: D6 on the numbered list, a known spell re-rolled
+    abilities = cls.get("abilities", {})
+    for aid, ability in data_items(abilities):
+        mech = ability.get("mechanics", {})
+        if ability.get("level", 1) == 1 and "spells_known" in mech and "grimoire" in mech.get("spells_from", ()):
+            delver["spells"] = _random_spells(ctx, name, "grimoire", mech["spells_known"], [])
+    # the namer's random true names: D66, a known name re-rolled
+    if "true_names_known" in cls:
+        count = cls["true_names_known"]["max"][1]
+        delver["true_names"] = _random_true_names(ctx, name, count, [])
+    # a level-1 choice (none in the text, but a campaign's class may have one)
+    for cid, choice in data_items(level1.get("choices", {})):
+        picked = choices.pop(cid, None)
+        if picked is None:
+            delver["pending_choices"].append({"level": 1, "choice": cid})
+        else:
+            opt_id, opt = _pick_option(ctx, name, cid, choice, picked)
+            _apply_option(ctx, delver, cid, opt_id, opt)
+    if choices:
+        ctx.refuse(f"{name}: {', '.join(choices)} is not a choice a new {cls['name']} makes")
+
+    seats = list(ctx.state["seats"])
+    if seat is None:
+        seats.append(name)
+    else:
+        seats.insert(seat, name)
+    ctx.set(["delvers", name], delver)
+    ctx.set(["seats"], seats)
+    if player not in ctx.state["luck"]:
+        ctx.set(["luck", player], ctx.core["luck_dice"]["per_session"])
+    ctx.out(who=name, class_id=class_id, player=player, hearts=hearts, choices=made,
+            defaulted=defaulted, spells=delver["spells"], true_names=delver["true_names"])
+
+
+def _random_spells(ctx: Ctx, who: str, list_id: str, count: int, known: list[str]) -> list[str]:
+    by_number = ctx.rules.spell_by_number(list_id)
+    die = ctx.rules.spell_lists[list_id].get("random_pick") or f"d{len(by_number)}"
+    spells = list(known)
+    target = min(count, len(by_number))
+    while len(spells) < target:
+        n = ctx.roll("spell", die, who=who, why="random spell").total
+        sid = by_number.get(n)
+        if sid is not None and sid not in spells:
+            spells.append(sid)
+    return spells
+
+
+def _random_true_names(ctx: Ctx, who: str, count: int, known: list[str]) -> list[str]:
+    table = ctx.rules.true_names
+    names = list(known)
+    target = min(count, len(table))
+    while len(names) < target:
+        n = ctx.roll("true_name", "d66", who=who, why="random true name").total
+        if n not in table:  # a luck die can push a table roll off the table
+            ctx.refuse(f"{n} is not on the true names table (11..66): a luck die cannot move a table roll off it")
+        name = table[n]
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _apply_option(ctx: Ctx, delver: dict, choice_id: str, opt_id: str, opt: Mapping) -> None:
+    """Apply a chosen option to a delver dict that is being built or changed (caller sets it)."""
+    delver["choices"][choice_id] = opt_id
+    effects = opt.get("effects", {})
+    for skill, bonus in data_items(effects.get("skills", {})):
+        delver["skills"][skill] = bonus
+    armor_bonus = effects.get("armor_bonus")
+    if armor_bonus:
+        for a in delver["armor"]:
+            if a.get("shield") and armor_bonus.get("excludes") == "shields":
+                continue
+            a["bonus_av"] = a.get("bonus_av", 0) + armor_bonus.get("av", 0)
+            a["dv_max"] += armor_bonus.get("dv", 0)
+            a["dv"] += armor_bonus.get("dv", 0)
+        delver["armor_bonus"] = {"av": armor_bonus.get("av", 0), "dv": armor_bonus.get("dv", 0)}
+    if effects.get("free_reload"):
+        delver["free_reload"] = effects["free_reload"]
+    for ability in opt.get("grants", ()):
+        if ability not in delver["abilities"]:
+            delver["abilities"].append(ability)
+    for item in opt.get("items", ()):
+        w, a, o = _items_to_gear(ctx, [item])
+        delver["weapons"] += w
+        delver["armor"] += a
+        delver["items"] += o
+    for nested_id, _ in data_items(opt.get("choices", {})):
+        delver["pending_choices"].append({"level": delver["level"], "choice": nested_id, "within": choice_id})
+
+
+def _find_choice(ctx: Ctx, delver: dict, pending: Mapping) -> Mapping:
+    cls = ctx.rules.class_(delver["class_id"])
+    choices = ctx.rules.level(delver["class_id"], pending["level"]).get("choices", {})
+    if "within" in pending:
+        outer = choices[pending["within"]]
+        opt = outer["options"][delver["choices"][pending["within"]]]
+        return opt["choices"][pending["choice"]]
+    return choices[pending["choice"]]
+
+
+def level_up_in(ctx: Ctx, delver: dict) -> dict:
+    """Apply the next level's features to ``delver`` (a copy being changed); returns what happened."""
+    class_id = delver["class_id"]
+    new = delver["level"] + 1
+    cls = ctx.rules.class_(class_id)
+    block = ctx.rules.level(class_id, new)
+    rule = ctx.rules.hearts(class_id, new)
+    before = delver["max_hearts"]
+    if "set" in rule:
+        delver["max_hearts"] = int(rule["set"])
+    elif "gain" in rule:
+        gain = rule["gain"]
+        delver["max_hearts"] += gain if isinstance(gain, int) else \
+            ctx.roll("hearts", str(gain), who=delver["name"], why=f"level {new} hearts").total
+    elif "roll" in rule:
+        delver["max_hearts"] = ctx.roll("hearts", str(rule["roll"]), who=delver["name"],
+                                        why=f"level {new} hearts").total
+    gained = delver["max_hearts"] - before
+    if delver["status"] == STATUS_ALIVE:
+        delver["hearts"] = max(0, delver["hearts"] + gained)
+    delver["level"] = new
+    for skill, bonus in data_items(block.get("skills", {})):
+        delver["skills"][skill] = bonus
+    for rid, res in data_items(cls.get("resources", {})):
+        old_max = delver["resource_max"].get(rid, 0)
+        new_max = res["max"][new]
+        delver["resource_max"][rid] = new_max
+        delver["resources"][rid] = delver["resources"].get(rid, 0) + max(0, new_max - old_max)
+    for aid, ability in data_items(cls.get("abilities", {})):
+        mech = ability.get("mechanics", {})
+        if ability.get("level") == new and mech.get("spells_known"):
+            # the mage's level 2: learns the rest of the list
+            rest = [sid for sid in ctx.rules.spell_by_number("grimoire").values() if sid not in delver["spells"]]
+            delver["spells"] = delver["spells"] + rest[: max(0, mech["spells_known"] - len(delver["spells"]))]
+    if "true_names_known" in cls:
+        count = cls["true_names_known"]["max"][new]
+        delver["true_names"] = _random_true_names(ctx, delver["name"], count, delver["true_names"])
+    for cid, _ in data_items(block.get("choices", {})):
+        delver["pending_choices"].append({"level": new, "choice": cid})
+    return {"who": delver["name"], "level": new, "max_hearts": delver["max_hearts"], "hearts_gained": gained,
+            "choices": [p["choice"] for p in delver["pending_choices"] if p["level"] == new]}
+
+
+@command("choose")
+def choose(ctx: Ctx, who: str, choice: str, option: str) -> None:
+    """Record a player's choice from a level (a specialty, a technique, an oath, an expertise)."""
+    d = ctx.delver(who)
+    pending = next((p for p in d["pending_choices"] if p["choice"] == choice), None)
+    if pending is None:
+        waiting = ", ".join(p["choice"] for p in d["pending_choices"]) or "nothing"
+        ctx.refuse(f"{who} has no {choice!r} choice to make (waiting: {waiting})")
+    spec = _find_choice(ctx, d, pending)
+    delver = clone(d)
+    del delver["pending_choices"][d["pending_choices"].index(pending)]
+    if "from_skills" in spec:
+        wanted = spec["from_skills"]
+        class_skills = ctx.rules.class_(d["class_id"])["skills"]
+        skills = [s for s, bonus in d["skills"].items()
+                  if bonus == wanted.get("bonus", "proficient")
+                  and bool(class_skills.get(s, {}).get("weapon")) == bool(wanted.get("weapon", False))]
+        if option not in skills:
+            ctx.refuse(f"{who}: {option!r} is not a skill {who} can raise here (one of: {', '.join(skills)})")
+        delver["skills"][option] = spec.get("raise_to", "expert")
+        delver["choices"][choice] = option
+    else:
+        opt_id, opt = _pick_option(ctx, who, choice, spec, option)
+        _apply_option(ctx, delver, choice, opt_id, opt)
+    ctx.set(["delvers", who], delver)
+    ctx.out(who=who, choice=choice, option=option)
+
+
+@command("level_up")
+def level_up(ctx: Ctx, who: str) -> None:
+    """Grant the next level now (the keeper's call, e.g. a milestone); the cap still holds."""
+    d = ctx.delver(who)
+    cap = ctx.rules.level_cap
+    if d["level"] >= cap:
+        ctx.refuse(f"{who} is level {d['level']}: the highest level is {cap}")
+    delver = clone(d)
+    result = level_up_in(ctx, delver)
+    ctx.set(["delvers", who], delver)
+    ctx.out(who=who, level_ups=[result])

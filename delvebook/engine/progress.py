@@ -1,0 +1,223 @@
+"""Sessions, time and rests, XP and levels, quests, rooms, and money."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from ..events import clone
+from ..model import STATUS_DEAD
+from .base import Ctx, command, data_items
+from .creation import level_up_in
+
+
+# ---------------------------------------------------------------- sessions, time, rests
+
+@command("start_session")
+def start_session(ctx: Ctx) -> None:
+    """A session begins: every player's luck dice reset to 3 (they do not stack)."""
+    s = ctx.state["session"]
+    if s["active"]:
+        ctx.refuse(f"session {s['number']} is still running: end it first")
+    per = ctx.core["luck_dice"]["per_session"]
+    ctx.set(["session"], {"number": s["number"] + 1, "active": True})
+    players = sorted({d["player"] for d in ctx.state["delvers"].values()} | set(ctx.state["luck"]))
+    ctx.set(["luck"], {p: per for p in players})
+    ctx.out(number=s["number"] + 1, luck_dice=per)
+
+
+@command("end_session")
+def end_session(ctx: Ctx) -> None:
+    s = ctx.state["session"]
+    if not s["active"]:
+        ctx.refuse("no session is running")
+    ctx.set(["session", "active"], False)
+    ctx.out(number=s["number"])
+
+
+@command("advance_time")
+def advance_time(ctx: Ctx, minutes: int = 0, hours: int = 0, seconds: int = 0) -> None:
+    """The keeper moves the clock on (exploring, travelling); conditions past their time end."""
+    total = seconds + 60 * minutes + 3600 * hours
+    if total <= 0:
+        ctx.refuse("time only moves forward")
+    if ctx.state["encounter"] is not None:
+        ctx.refuse("in a fight, time moves a round at a time (next turn)")
+    ctx.advance_clock(total)
+    ctx.out(seconds=total)
+
+
+@command("rest")
+def rest(ctx: Ctx) -> None:
+    """A night's rest: grit, soul points, healing points, blessings, spellbook and wand come back;
+    blood-magic bans and charges end; the clock moves on by the rest's hours."""
+    if ctx.state["encounter"] is not None:
+        ctx.refuse("no resting in the middle of a fight")
+    restores = set(ctx.core["rest"]["restores"])
+    restored = {}
+    for name, d in ctx.state["delvers"].items():
+        if d["status"] == STATUS_DEAD:
+            continue
+        for rid, have in d["resources"].items():
+            top = d["resource_max"].get(rid, have)
+            if rid in restores and have != top:
+                ctx.set(["delvers", name, "resources", rid], top)
+                restored.setdefault(name, {})[rid] = top - have
+        if d.get("spellbook_used"):
+            ctx.set(["delvers", name, "spellbook_used"], [])
+            restored.setdefault(name, {})["spellbook"] = "charged"
+    ends = set(ctx.core["rest"]["ends"])
+    ctx.end_conditions(lambda c: c["kind"] not in ends and c["ends_on"] != "rest", "a rest")
+    ctx.advance_clock(3600 * ctx.core["time"]["rest_hours"])
+    ctx.out(restored=restored, hours=ctx.core["time"]["rest_hours"])
+
+
+# ---------------------------------------------------------------- XP and levels
+
+def award(ctx: Ctx, amount: int, reason: str, source: str) -> None:
+    """Split ``amount`` XP equally across the party present; the remainder waits in the party pool."""
+    present = [n for n in ctx.state["seats"] if ctx.state["delvers"][n]["status"] != STATUS_DEAD]
+    pool = ctx.state["xp_pool"]
+    total = amount + pool
+    shares, level_ups = {}, []
+    if present:
+        share, left = divmod(total, len(present))
+        for name in present:
+            d = ctx.state["delvers"][name]
+            if share == 0:
+                continue
+            delver = clone(d)
+            delver["xp"] += share
+            while delver["level"] < ctx.rules.level_cap and ctx.rules.level_for_xp(delver["xp"]) > delver["level"]:
+                level_ups.append(level_up_in(ctx, delver))
+            ctx.set(["delvers", name], delver)
+            shares[name] = share
+    else:
+        left = total
+    ctx.set(["xp_pool"], left)
+    ctx.set(["xp_awarded"], ctx.state["xp_awarded"] + amount)
+    prior = ctx.fields.get("xp_awards", [])
+    ctx.out(xp_awards=prior + [{"amount": amount, "reason": reason, "source": source, "shares": shares,
+                                "pool_before": pool, "pool_after": left}])
+    if level_ups:
+        ctx.out(level_ups=ctx.fields.get("level_ups", []) + level_ups)
+
+
+@command("award_xp")
+def award_xp(ctx: Ctx, amount: int, reason: str = "keeper's award") -> None:
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
+        ctx.refuse(f"XP is a whole number of 0 or more, not {amount!r}")
+    award(ctx, amount, reason, "keeper")
+
+
+@command("complete_quest")
+def complete_quest(ctx: Ctx, name: str) -> None:
+    """100 XP per completed quest, split across the party."""
+    if not isinstance(name, str) or not name.strip():
+        ctx.refuse("a quest needs a name")
+    if name in ctx.state["quests"]:
+        ctx.refuse(f"the quest {name!r} is already complete")
+    ctx.set(["quests"], ctx.state["quests"] + [name])
+    ctx.out(quest=name)
+    award(ctx, ctx.core["xp"]["per_quest"], f"quest: {name}", "quest")
+
+
+@command("explore_room")
+def explore_room(ctx: Ctx, name: str) -> None:
+    """15 XP per new room explored in a megadungeon; a room already explored gives nothing."""
+    if not isinstance(name, str) or not name.strip():
+        ctx.refuse("a room needs a name")
+    if name in ctx.state["rooms"]:
+        ctx.refuse(f"the room {name!r} was already explored: only new rooms give XP")
+    ctx.set(["rooms"], ctx.state["rooms"] + [name])
+    ctx.out(room=name)
+    award(ctx, ctx.core["xp"]["per_room"], f"room: {name}", "room")
+
+
+# ---------------------------------------------------------------- money
+
+def talons_of(ctx: Ctx, amount) -> int:
+    """An amount of money in talons: an int of talons, {"crown": 3, "talon": 4}, or text like '2C 5T'."""
+    if isinstance(amount, bool):
+        ctx.refuse(f"{amount!r} is not an amount of money")
+    if isinstance(amount, int):
+        return amount
+    units = {u: spec for u, spec in data_items(ctx.core["currency"]["units"])}
+    if isinstance(amount, Mapping):
+        try:
+            return ctx.rules.talons(amount)
+        except ValueError as err:
+            ctx.refuse(str(err))
+    if isinstance(amount, str):
+        by_symbol = {spec["symbol"].upper(): spec["talons"] for spec in units.values()}
+        total = 0
+        for part in amount.replace(",", " ").split():
+            num, sym = part[:-1], part[-1:].upper()
+            if not num.isdigit() or sym not in by_symbol:
+                ctx.refuse(f"{amount!r}: write money like '2B 3C 4T' (bars, crowns, talons)")
+            total += int(num) * by_symbol[sym]
+        return total
+    ctx.refuse(f"{amount!r} is not an amount of money")
+
+
+@command("earn")
+def earn(ctx: Ctx, amount, who: str | None = None, reason: str | None = None) -> None:
+    """Coins earned: into one delver's purse (or shared out by seat), and 1 XP per crown to the party."""
+    talons = talons_of(ctx, amount)
+    if talons <= 0:
+        ctx.refuse("earnings must be more than nothing")
+    present = [n for n in ctx.state["seats"] if ctx.state["delvers"][n]["status"] != STATUS_DEAD]
+    if who is not None:
+        ctx.delver(who)
+        split = {who: talons}
+    elif present:
+        share, left = divmod(talons, len(present))
+        split = {n: share + (1 if i < left else 0) for i, n in enumerate(present)}
+    else:
+        ctx.refuse("there is no one to hold the money")
+    for name, t in split.items():
+        if t:
+            ctx.set(["delvers", name, "purse"], ctx.state["delvers"][name]["purse"] + t)
+    crown = ctx.core["currency"]["units"]["crown"]["talons"]
+    coins, rest = divmod(ctx.state["coin_pool"] + talons, crown)
+    ctx.set(["coin_pool"], rest)
+    ctx.out(talons=talons, purses=split, reason=reason)
+    if coins:
+        award(ctx, coins * ctx.core["xp"]["per_crown"], f"coins: {reason or 'earned'}", "coins")
+
+
+@command("spend")
+def spend(ctx: Ctx, who: str, amount, reason: str | None = None) -> None:
+    talons = talons_of(ctx, amount)
+    d = ctx.delver(who)
+    if talons <= 0:
+        ctx.refuse("spending must be more than nothing")
+    if d["purse"] < talons:
+        from ..model import format_purse
+        ctx.refuse(f"{who} has {format_purse(d['purse'])}, not enough for {format_purse(talons)}")
+    ctx.set(["delvers", who, "purse"], d["purse"] - talons)
+    ctx.out(who=who, talons=talons, reason=reason)
+
+
+@command("buy")
+def buy(ctx: Ctx, who: str, item: str, count: int = 1) -> None:
+    """Buy gear at the price the rules give (a bundle counts once: 20 arrows for 1 crown)."""
+    from .creation import _items_to_gear
+    if item not in ctx.rules.gear:
+        ctx.refuse(f"there is no {item!r} in the gear list")
+    price = ctx.rules.price_talons(item)
+    if price is None:
+        ctx.refuse(f"the rules give no price for {ctx.rules.item(item)['name']}: the keeper sets it (spend, then give)")
+    bundle = ctx.rules.item(item).get("bundle", 1)
+    cost = price * count
+    d = ctx.delver(who)
+    if d["purse"] < cost:
+        from ..model import format_purse
+        ctx.refuse(f"{who} has {format_purse(d['purse'])}, not enough for {format_purse(cost)}")
+    delver = clone(d)
+    delver["purse"] -= cost
+    w, a, o = _items_to_gear(ctx, [{"item": item, "count": count * bundle if bundle > 1 else count}])
+    delver["weapons"] += w
+    delver["armor"] += a
+    delver["items"] += o
+    ctx.set(["delvers", who], delver)
+    ctx.out(who=who, item=item, count=count * bundle, talons=cost)

@@ -1,0 +1,100 @@
+"""Events told as one plain sentence each, in the game's words (for the log view, the CLI and reports).
+
+Standard library only. Text only: callers escape it before putting it in HTML.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+__all__ = ["describe"]
+
+
+def _pct(fraction: str | None) -> str:
+    if not fraction:
+        return ""
+    from .distribution import percent
+    return percent(Fraction(fraction), 0)
+
+
+def _damage(d: dict) -> str:
+    bits = [f"{d['target']} takes {d['dealt']}"]
+    if d.get("absorbed"):
+        bits.append(f"(armor absorbed {d['absorbed']})")
+    bits.append(f"-> {d['hearts_after']} hearts")
+    if d.get("vanquished"):
+        bits.append("- vanquished")
+    if d.get("death_save_due"):
+        bits.append("- below 1 heart: death save!")
+    return " ".join(bits)
+
+
+def describe(e: dict) -> str:
+    k = e.get("kind")
+    luck = e.get("luck")
+    prefix = ""
+    if luck:
+        prefix = f"[{luck['player']} spends a luck die: {'+' if luck['sign'] > 0 else '-'}{luck['face']}] "
+    elif e.get("amended"):
+        prefix = f"[real dice for {', '.join(e['amended'])}] "
+    if k == "check":
+        if "target" in e:
+            res = "succeeds" if e["success"] else "fails"
+            what = "save" if e.get("save") else "check"
+            skill = f" ({e['skill']})" if e.get("skill") else ""
+            return f"{prefix}{e['who']} {what}{skill}: {e['total']} vs {e['target']}, {res} ({_pct(e.get('chance'))} chance)"
+        return f"{prefix}{e['who']} {e['total']} vs {e['vs']} {e['vs_total']}: {e['result']}"
+    if k == "attack":
+        res = ", ".join(e.get("results", []))
+        parts = [f"{prefix}{e['attacker']} attacks {e['target']} with {e['weapon']}: "
+                 f"{'/'.join(map(str, e['attack_totals']))} vs {e['resist_total']} ({res})"]
+        parts += [_damage(d) for d in e.get("damage", [])]
+        c = e.get("counter")
+        if c and c.get("possible"):
+            parts.append(f"counter by {c['by']}: " + _damage(c["damage"]))
+        return "; ".join(parts)
+    if k == "death_save":
+        return f"{prefix}{e['who']} death save: {e['total']} ({'defies death' if e['success'] else 'dies'})"
+    if k == "add_delver":
+        return f"{e['who']} joins the party ({e['class_id']}, {e['hearts']} hearts, player {e['player']})"
+    if k == "encounter":
+        return f"A fight begins: {', '.join(f['name'] for f in e.get('foes', []))}"
+    if k == "initiative":
+        return f"{prefix}Initiative: {e['first']} go first" + (f" (rolls {e['initiative_rolls']})" if e.get("initiative_rolls") else "")
+    if k == "next_turn":
+        return f"Round {e['round']}: {e.get('actor') or e['side']}'s turn"
+    if k == "end_encounter":
+        return f"The fight ends after {e['rounds']} rounds; vanquished: {', '.join(e['vanquished']) or 'none'} ({e['xp']} XP)"
+    if k in ("award_xp", "complete_quest", "explore_room", "earn"):
+        awards = e.get("xp_awards", [])
+        xp = "; ".join(f"{a['amount']} XP ({a['reason']})" for a in awards)
+        head = {"complete_quest": f"Quest complete: {e.get('quest')}", "explore_room": f"Room explored: {e.get('room')}",
+                "earn": f"Coins earned: {e.get('talons')} talons", "award_xp": "XP awarded"}[k]
+        ups = "; ".join(f"{u['who']} reaches level {u['level']}" for u in e.get("level_ups", []))
+        return f"{head}: {xp}" + (f"; {ups}" if ups else "")
+    if k == "start_session":
+        return f"Session {e['number']} begins: luck dice reset to {e['luck_dice']}"
+    if k == "end_session":
+        return f"Session {e['number']} ends"
+    if k == "rest":
+        return "The party rests"
+    if k == "undo":
+        return f"Undo: {e.get('what')} (event {e.get('undoes')})"
+    if k == "redo":
+        return f"Redo: {e.get('what')} (event {e.get('redoes')})"
+    if k in ("use", "cast"):
+        what = e.get("ability") or e.get("spell")
+        return f"{prefix}{e.get('who')} {'casts' if k == 'cast' else 'uses'} {what}" + \
+            (f": {e['summary']}" if e.get("summary") else "")
+    if k == "roll":
+        return f"{prefix}{e.get('who')} rolls {e.get('expr')}: {e.get('total')}" + (f" ({e['why']})" if e.get("why") else "")
+    if k == "choose":
+        return f"{e['who']} chooses {e['option']} ({e['choice']})"
+    if k == "level_up":
+        return "; ".join(f"{u['who']} reaches level {u['level']}" for u in e.get("level_ups", []))
+    if k in ("damage", "heal"):
+        items = e.get("damage") or e.get("healing") or []
+        if k == "damage":
+            return "; ".join(_damage(d) for d in items)
+        return "; ".join(f"{h['who']} heals {h['amount']} -> {h['hearts_after']} hearts" for h in items)
+    return f"{prefix}{k}"
