@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import importlib
 
+from .campaign import Campaign, Fight, Outcome
 from .dice import DiceError, Roll, parse, roll
 from .distribution import Distribution, Opposed, odds
+from .engine import Refused
 
-__all__ = ["DiceError", "Roll", "parse", "roll", "Distribution", "Opposed", "odds"]
+__all__ = ["Campaign", "Fight", "Outcome", "Refused", "DiceError", "Roll", "parse", "roll", "Distribution",
+           "Opposed", "odds"]
 __version__ = "0.1.0"
 
 _LAZY = ("analysis", "charts", "widgets", "report")

@@ -126,6 +126,41 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_new(args: argparse.Namespace) -> int:
+    from delvebook.campaign import Campaign
+    from delvebook.store import StoreError
+    name = args.name or Path(args.path).name.replace("-", " ").title()
+    try:
+        camp = Campaign.create(args.path, name=name, seed=args.seed)
+    except (StoreError, ValueError) as err:
+        print(f"delvebook new: {err}", file=sys.stderr)
+        return 1
+    camp.close()
+    print(f"{args.path}: new campaign {name!r} (campaign.yaml and an empty log.yaml)")
+    print("  add delvers in a notebook: camp.add_delver('Wren', 'rogue', player='Ana'), "
+          "or list them under delvers: in campaign.yaml")
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from delvebook.store import validate
+    problems = validate(args.path)
+    if not problems:
+        from delvebook.campaign import Campaign
+        try:  # the files are well formed: replaying the log checks every event against the rules
+            with Campaign.open(args.path, read_only=True) as camp:
+                n = len(camp.events)
+        except ValueError as err:
+            print(f"{args.path}: {err}")
+            return 1
+        print(f"{args.path}: valid ({n} events)")
+        return 0
+    for problem in problems:
+        print(problem)
+    print(f"{args.path}: {len(problems)} problem{'s' if len(problems) != 1 else ''}", file=sys.stderr)
+    return 1
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="delvebook",
@@ -152,6 +187,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("campaign", nargs="?", metavar="CAMPAIGN", help="campaign folder to run")
 
+    p = sub.add_parser("new", help="make a new campaign folder: delvebook new campaigns/my-campaign")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--name", help="the campaign's name (default: from the folder)")
+    p.add_argument("--seed", type=int, default=None, help="seed the campaign's dice")
+
+    p = sub.add_parser("validate", help="check a campaign folder; lists every problem, exit status 1 if any")
+    p.add_argument("path", metavar="PATH")
+
     p = sub.add_parser("rules", help="show facts about the bundled rules")
     p.add_argument("--assumptions", action="store_true", help="list the assumptions made reading RULES.md")
     return parser
@@ -171,6 +214,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_roll(args)
     if args.command == "odds":
         return _cmd_odds(args)
+    if args.command == "new":
+        return _cmd_new(args)
+    if args.command == "validate":
+        return _cmd_validate(args)
     return _cmd_rules(args)
 
 

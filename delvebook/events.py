@@ -48,8 +48,14 @@ def apply_changes(state: dict, changes: list) -> list:
             node = node[key]
         last = path[-1]
         if type(node) is list:
-            old = node[last]
-            node[last] = clone(value)
+            if last == len(node):  # an append (its inverse pops it)
+                old = _MISSING
+                node.append(clone(value))
+            elif value is _MISSING:
+                old = node.pop(last)
+            else:
+                old = node[last]
+                node[last] = clone(value)
         else:
             old = node.get(last, _MISSING)
             if value is _MISSING:

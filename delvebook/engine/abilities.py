@@ -614,7 +614,7 @@ def _use_holy_water(ctx, who, d, aid, a, target, opts):
             i = flasks[0]
             ctx.set(["delvers", who, "items", i, "count"], d["items"][i]["count"] + 1)
         else:
-            ctx.set(["delvers", who, "items"], d["items"] + [{"item": "holy_water", "name": "Holy water", "count": 1}])
+            ctx.append(["delvers", who, "items"], {"item": "holy_water", "name": "Holy water", "count": 1})
         return {**out, "made": "holy water"}
     _, t = _living(ctx, target, "be splashed")
     special = a.get("mechanics", {}).get("extra_damage_against", {})
@@ -694,7 +694,7 @@ def _use_research(ctx, who, d, aid, a, target, opts):
     if spell in d["spells"]:
         ctx.refuse(f"{who}'s book already holds {ctx.rules.spell(spell)['name']}")
     out = _cost(ctx, who, a)
-    ctx.set(["delvers", who, "spells"], d["spells"] + [spell])
+    ctx.append(["delvers", who, "spells"], spell)
     return {**out, "copied": spell, "source": source, "scroll_destroyed": source == "scroll"}
 
 
@@ -802,7 +802,7 @@ def _cast_grimoire(ctx: Ctx, who: str, d: dict, spell: str, target, via, abiliti
             out["keep"] = {"total": r.total, "target": keep["target"], "kept": kept,
                            "chance": str(odds(str(keep["die"]), target=keep["target"]))}
         if not kept:
-            ctx.set(["delvers", who, "spellbook_used"], ctx.state["delvers"][who]["spellbook_used"] + [spell])
+            ctx.append(["delvers", who, "spellbook_used"], spell)
     return out
 
 

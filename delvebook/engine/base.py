@@ -70,6 +70,13 @@ class Ctx:
         self._inverse.extend(apply_changes(self.state, [(path, value)]))
         self.changes.append([path, value])
 
+    def append(self, path: list, value: Any) -> None:
+        """Add ``value`` at the end of the list at ``path`` (recorded as one small change)."""
+        node = self.state
+        for key in path:
+            node = node[key]
+        self.set(list(path) + [len(node)], value)
+
     def rollback(self) -> None:
         apply_changes(self.state, list(reversed(self._inverse)))
         self._inverse.clear()
@@ -186,7 +193,7 @@ class Ctx:
                 "ends_at": (self.state["clock"] + self.rules.duration_seconds(duration)) if duration else None,
                 "ends_on": ends_on, "ends_when": list(ends_when or []), "data": data}
         self.set(["next_condition"], cid + 1)
-        self.set(["conditions"], self.state["conditions"] + [cond])
+        self.append(["conditions"], cond)
         return cond
 
     def end_conditions(self, keep: Callable[[dict], bool], why: str) -> list[dict]:

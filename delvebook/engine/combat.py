@@ -287,7 +287,7 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
             result["death_save_due"] = c["status"] != STATUS_DEAD
         elif c["status"] != STATUS_DEAD:
             ctx.set(path + ["status"], STATUS_DEAD)
-            ctx.set(["encounter", "vanquished"], ctx.state["encounter"]["vanquished"] + [target])
+            ctx.append(["encounter", "vanquished"], target)
             ctx.end_conditions(lambda cond: cond["who"] != target, f"{target} was vanquished")
             result["vanquished"] = True
     return result

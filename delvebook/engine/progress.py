@@ -85,11 +85,15 @@ def award(ctx: Ctx, amount: int, reason: str, source: str) -> None:
             d = ctx.state["delvers"][name]
             if share == 0:
                 continue
-            delver = clone(d)
-            delver["xp"] += share
-            while delver["level"] < ctx.rules.level_cap and ctx.rules.level_for_xp(delver["xp"]) > delver["level"]:
-                level_ups.append(level_up_in(ctx, delver))
-            ctx.set(["delvers", name], delver)
+            xp = d["xp"] + share
+            if d["level"] < ctx.rules.level_cap and ctx.rules.level_for_xp(xp) > d["level"]:
+                delver = clone(d)
+                delver["xp"] = xp
+                while delver["level"] < ctx.rules.level_cap and ctx.rules.level_for_xp(xp) > delver["level"]:
+                    level_ups.append(level_up_in(ctx, delver))
+                ctx.set(["delvers", name], delver)
+            else:
+                ctx.set(["delvers", name, "xp"], xp)
             shares[name] = share
     else:
         left = total
@@ -116,7 +120,7 @@ def complete_quest(ctx: Ctx, name: str) -> None:
         ctx.refuse("a quest needs a name")
     if name in ctx.state["quests"]:
         ctx.refuse(f"the quest {name!r} is already complete")
-    ctx.set(["quests"], ctx.state["quests"] + [name])
+    ctx.append(["quests"], name)
     ctx.out(quest=name)
     award(ctx, ctx.core["xp"]["per_quest"], f"quest: {name}", "quest")
 
@@ -128,7 +132,7 @@ def explore_room(ctx: Ctx, name: str) -> None:
         ctx.refuse("a room needs a name")
     if name in ctx.state["rooms"]:
         ctx.refuse(f"the room {name!r} was already explored: only new rooms give XP")
-    ctx.set(["rooms"], ctx.state["rooms"] + [name])
+    ctx.append(["rooms"], name)
     ctx.out(room=name)
     award(ctx, ctx.core["xp"]["per_room"], f"room: {name}", "room")
 

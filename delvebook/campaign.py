@@ -1,0 +1,481 @@
+"""The keeper's API: a campaign folder, its rules, its state, and every action of play.
+
+Every action goes through the engine (which decides the event), is written to the log on disk
+(flushed and fsync'ed) and only then folded into the state, so nothing the table did is lost even if
+the kernel dies. Undo and redo are events too.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import io
+import os
+import random
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from .dice import roll_html
+from .dice import Roll
+from .engine import Engine, Refused
+from .engine.combat import current_actor
+from .events import clone, replay
+from .model import Delver, Foe, format_purse, new_state
+
+__all__ = ["Campaign", "Fight", "Outcome", "Refused"]
+
+_SHEET_FIELDS = ("hearts", "spells", "true_names")
+
+
+class Outcome(dict):
+    """An event of play as the action returned it: a dict, with its rolls drawn in a notebook."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def rolls(self) -> dict[str, Roll]:
+        return {k: Roll.from_dict(v) for k, v in self.get("rolls", {}).items()}
+
+    @property
+    def roll(self) -> Roll | None:
+        """The action's first roll (the check, the attack), with any luck spent on it."""
+        rolls = self.get("rolls")
+        return Roll.from_dict(next(iter(rolls.values()))) if rolls else None
+
+    def summary(self) -> str:
+        from .narrate import describe
+        return describe(self)
+
+    def _repr_html_(self) -> str:
+        import html
+        parts = [f'<div class="delvebook-outcome"><div>{html.escape(self.summary())}</div>']
+        for r in self.rolls.values():
+            parts.append(roll_html(r))
+        parts.append("</div>")
+        return "".join(parts)
+
+
+class Campaign:
+    """A campaign folder opened for play (or read-only for analysis)."""
+
+    def __init__(self, store, rules, engine: Engine, read_only: bool):
+        self._store = store
+        self.rules = rules
+        self.engine = engine
+        self.read_only = read_only
+        self._clock = None  # a function giving event timestamps; None: wall clock
+        self.rng = random.Random(f"{store.campaign.get('seed')}:{len(store.events)}")
+
+    # ---------------------------------------------------------------- opening
+    @classmethod
+    def create(cls, path: str | os.PathLike, name: str, seed: int | None = None, *,
+               delvers: Iterable[Mapping] = (), bestiary: Mapping | None = None,
+               house_rules: Mapping | None = None, **extra: Any) -> "Campaign":
+        """A new campaign folder; refuses a folder that already holds one."""
+        from .store import FORMAT_VERSION, CampaignStore
+        data: dict[str, Any] = {"format": FORMAT_VERSION, "name": name}
+        if seed is None:
+            seed = random.SystemRandom().randrange(2 ** 31)
+        data["seed"] = seed
+        sheets = [dict(d) for d in delvers]
+        if sheets:
+            data["delvers"] = sheets
+            data["seats"] = [d["name"] for d in sheets]
+        if bestiary:
+            data["bestiary"] = dict(bestiary)
+        if house_rules:
+            data["house_rules"] = dict(house_rules)
+        data.update(extra)
+        store = CampaignStore.create(path, data)
+        try:
+            return cls._from_store(store, read_only=False)
+        except BaseException:
+            store.close()
+            raise
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, read_only: bool = False) -> "Campaign":
+        """Open a campaign folder (or a zip made by ``export_zip``, read-only unless unpacked)."""
+        from .store import CampaignStore
+        p = Path(path)
+        if p.is_file() and zipfile.is_zipfile(p):
+            p = _unpack_zip(p)
+        store = CampaignStore.open(p, read_only=read_only)
+        try:
+            return cls._from_store(store, read_only=read_only)
+        except BaseException:
+            store.close()
+            raise
+
+    @classmethod
+    def _from_store(cls, store, read_only: bool) -> "Campaign":
+        rules = rules_for(store.campaign)
+        setup = setup_state(store.campaign, rules)
+        engine = Engine(rules, setup, store.events)
+        return cls(store, rules, engine, read_only)
+
+    def close(self) -> None:
+        """Release the write lock (the files stay as they are)."""
+        self._store.close()
+
+    def __enter__(self) -> "Campaign":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- reading
+    @property
+    def path(self) -> Path:
+        return self._store.path
+
+    @property
+    def name(self) -> str:
+        return self._store.campaign["name"]
+
+    @property
+    def problems(self) -> list[str]:
+        """What opening reported (a torn last line set aside, and where)."""
+        return list(self._store.problems)
+
+    @property
+    def state(self) -> dict:
+        """The current state (plain data; treat as read-only)."""
+        return self.engine.state
+
+    @property
+    def events(self) -> list[dict]:
+        """The log, oldest first."""
+        return self._store.events
+
+    @property
+    def setup(self) -> dict:
+        return self.engine.setup
+
+    def state_at(self, seq: int) -> dict:
+        """The state as it was just after event ``seq``."""
+        return replay(self.engine.setup, [e for e in self.events if e["seq"] <= seq]).state
+
+    def _view(self, name: str) -> Delver:
+        d = dict(self.state["delvers"][name])
+        d["_luck"] = self.state["luck"].get(d["player"], 0)
+        return Delver(d)
+
+    @property
+    def delvers(self) -> list[Delver]:
+        """The party in seat order (clockwise)."""
+        return [self._view(n) for n in self.state["seats"]]
+
+    def delver(self, name: str) -> Delver:
+        if name not in self.state["delvers"]:
+            raise KeyError(f"no delver named {name!r} (the party: {', '.join(self.state['seats']) or 'none'})")
+        return self._view(name)
+
+    @property
+    def players(self) -> dict[str, int]:
+        """Each player's luck dice left this session."""
+        return dict(self.state["luck"])
+
+    @property
+    def fight(self) -> "Fight | None":
+        return Fight(self) if self.state["encounter"] is not None else None
+
+    @property
+    def can_undo(self) -> bool:
+        return self.engine.history.latest_action() is not None
+
+    @property
+    def can_redo(self) -> bool:
+        return self.engine.history.latest_undone() is not None
+
+    # ---------------------------------------------------------------- acting
+    def _now(self) -> str:
+        if self._clock is not None:
+            return self._clock()
+        return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+
+    def _next_seq(self) -> int:
+        return self.events[-1]["seq"] + 1 if self.events else 1
+
+    def _record(self, event: dict) -> Outcome:
+        if self.read_only:
+            raise Refused("this campaign is open read-only")
+        event["ts"] = self._now()
+        self._store.append(event)  # on disk (fsync'ed) before the state changes
+        self.engine.apply(event)
+        return Outcome(event)
+
+    def act(self, kind: str, faces: Mapping[str, Any] | None = None, **args: Any) -> Outcome:
+        """Any action by its kind (``check``, ``attack``, ``rest``...): decided by the rules, logged, applied.
+
+        ``faces`` gives what real dice showed, by roll name (``{"check": [14, 3]}``)."""
+        if self.read_only:
+            raise Refused("this campaign is open read-only")
+        args = {k: v for k, v in args.items() if v is not None}
+        return self._record(self.engine.decide(kind, args, self.rng, self._next_seq(), faces))
+
+    def add_delver(self, name: str, class_id: str, player: str | None = None, *,
+                   choices: Mapping[str, str] | None = None, faces: Mapping | None = None) -> Delver:
+        """A new delver joins at the end of the table; the class's random things are rolled."""
+        self.act("add_delver", faces=faces, name=name, class_id=class_id, player=player,
+                 choices=dict(choices) if choices else None)
+        return self.delver(name)
+
+    def start_session(self) -> Outcome:
+        return self.act("start_session")
+
+    def end_session(self) -> Outcome:
+        return self.act("end_session")
+
+    def rest(self) -> Outcome:
+        return self.act("rest")
+
+    def advance_time(self, minutes: int = 0, hours: int = 0) -> Outcome:
+        return self.act("advance_time", minutes=minutes, hours=hours)
+
+    def award_xp(self, amount: int, reason: str = "keeper's award") -> Outcome:
+        return self.act("award_xp", amount=amount, reason=reason)
+
+    def complete_quest(self, name: str) -> Outcome:
+        return self.act("complete_quest", name=name)
+
+    def explore_room(self, name: str) -> Outcome:
+        return self.act("explore_room", name=name)
+
+    def earn(self, amount, who: str | None = None, reason: str | None = None) -> Outcome:
+        return self.act("earn", amount=amount, who=who, reason=reason)
+
+    def spend(self, who: str, amount, reason: str | None = None) -> Outcome:
+        return self.act("spend", who=who, amount=amount, reason=reason)
+
+    def buy(self, who: str, item: str, count: int = 1) -> Outcome:
+        return self.act("buy", who=who, item=item, count=count)
+
+    def check(self, who: str, skill: str | None = None, target: int | None = None, *, vs: str | None = None,
+              faces: Mapping | None = None, **options: Any) -> Outcome:
+        """A check against a target number, or opposed by someone (``vs``); ``save=True`` for a save."""
+        return self.act("check", faces=faces, who=who, skill=skill, target=target, vs=vs, **options)
+
+    def save(self, who: str, target: int, skill: str | None = None, **options: Any) -> Outcome:
+        return self.check(who, skill, target, save=True, **options)
+
+    def roll(self, expr: str, who: str | None = None, why: str | None = None,
+             faces: Mapping | None = None) -> Outcome:
+        """Any roll the table wants on the record (loot tables, wandering monsters)."""
+        return self.act("roll", faces=faces, expr=expr, who=who, why=why)
+
+    def death_save(self, who: str, faces: Mapping | None = None) -> Outcome:
+        return self.act("death_save", faces=faces, who=who)
+
+    def choose(self, who: str, choice: str, option: str) -> Outcome:
+        return self.act("choose", who=who, choice=choice, option=option)
+
+    def level_up(self, who: str) -> Outcome:
+        return self.act("level_up", who=who)
+
+    def use(self, who: str, ability: str, faces: Mapping | None = None, **options: Any) -> Outcome:
+        """A class ability, paying its cost (grit, blessings, healing points, soul points, hearts)."""
+        return self.act("use", faces=faces, who=who, ability=ability, **options)
+
+    def cast(self, who: str, spell: str, faces: Mapping | None = None, **options: Any) -> Outcome:
+        """A spell from the caster's book, wand, blessings or true names."""
+        return self.act("cast", faces=faces, who=who, spell=spell, **options)
+
+    def damage(self, who: str, amount: int, source: str = "keeper", armor: bool = False) -> Outcome:
+        return self.act("damage", who=who, amount=amount, source=source, armor=armor)
+
+    def heal(self, who: str, amount: int, source: str = "keeper") -> Outcome:
+        return self.act("heal", who=who, amount=amount, source=source)
+
+    # ---- fights
+    def encounter(self, foes: list, name: str | None = None) -> "Fight":
+        """A fight begins with these foes (bestiary ids, or prepared encounter ids from campaign.yaml)."""
+        prepared = self._store.campaign.get("encounters", {})
+        if isinstance(foes, str) and foes in prepared:
+            name = name or foes
+            foes = _expand_prepared(prepared[foes]["foes"])
+        self.act("encounter", foes=list(foes), name=name)
+        return Fight(self)
+
+    # ---- luck, typed dice, undo
+    def spend_luck(self, player: str, sign: int = 1, roll: str | None = None, face: int | None = None) -> Outcome:
+        """``player`` spends a luck die on the latest action's roll (its first, or ``roll`` by name):
+        ``sign`` +1 adds it, -1 subtracts it. The action is resolved again with the same dice."""
+        if self.read_only:
+            raise Refused("this campaign is open read-only")
+        return self._record(self.engine.decide_luck(player, sign, self.rng, self._next_seq(), roll=roll, face=face))
+
+    def amend(self, **faces: Any) -> Outcome:
+        """The table rolled real dice: replace the latest action's rolls by name (``amend(check=[14, 2])``)."""
+        if self.read_only:
+            raise Refused("this campaign is open read-only")
+        return self._record(self.engine.decide_amend(faces, self.rng, self._next_seq()))
+
+    def undo(self) -> Outcome:
+        if self.read_only:
+            raise Refused("this campaign is open read-only")
+        return self._record(self.engine.decide_undo(self._next_seq()))
+
+    def redo(self) -> Outcome:
+        if self.read_only:
+            raise Refused("this campaign is open read-only")
+        return self._record(self.engine.decide_redo(self._next_seq()))
+
+    # ---------------------------------------------------------------- sharing
+    def export_zip(self) -> bytes:
+        """The campaign folder (campaign.yaml, the log, side files) as zip bytes."""
+        buf = io.BytesIO()
+        root = self.path
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+            for f in sorted(root.rglob("*")):
+                if f.is_file() and not f.name.startswith(".delvebook.lock"):
+                    z.write(f, f"{root.name}/{f.relative_to(root)}")
+        return buf.getvalue()
+
+    def dashboard(self):
+        """The keeper's widget: party, fight, log."""
+        from .widgets import dashboard
+        return dashboard(self)
+
+    def __repr__(self) -> str:
+        mode = ", read-only" if self.read_only else ""
+        return f"<Campaign {self.name!r} at {self.path}: {len(self.state['delvers'])} delvers, {len(self.events)} events{mode}>"
+
+
+class Fight:
+    """The running encounter, seen from the campaign: foes, order, the current actor, and its actions."""
+
+    def __init__(self, camp: Campaign):
+        self.camp = camp
+
+    @property
+    def _enc(self) -> dict:
+        enc = self.camp.state["encounter"]
+        if enc is None:
+            raise Refused("this fight has ended")
+        return enc
+
+    @property
+    def foes(self) -> list[Foe]:
+        return [Foe(f) for f in self._enc["foes"].values()]
+
+    def foe(self, name: str) -> Foe:
+        return Foe(self._enc["foes"][name])
+
+    @property
+    def round(self) -> int:
+        return self._enc["round"]
+
+    @property
+    def side(self) -> str | None:
+        return self._enc["side"]
+
+    @property
+    def order(self) -> dict[str, list[str]]:
+        return {k: list(v) for k, v in self._enc["order"].items()}
+
+    @property
+    def actor(self) -> str | None:
+        return current_actor(self.camp.state)
+
+    def initiative(self, first: str | None = None, faces: Mapping | None = None) -> Outcome:
+        """Sides roll D6 (ties re-rolled), or ``first="party"``/``"foes"`` when one side obviously goes first."""
+        return self.camp.act("initiative", faces=faces, first=first)
+
+    def attack(self, attacker: str, target: str, weapon: Any = None, faces: Mapping | None = None,
+               **options: Any) -> Outcome:
+        return self.camp.act("attack", faces=faces, attacker=attacker, target=target, weapon=weapon, **options)
+
+    def next_turn(self) -> Outcome:
+        return self.camp.act("next_turn")
+
+    def set_order(self, order: list[str]) -> Outcome:
+        return self.camp.act("set_order", order=list(order))
+
+    def add_foes(self, foes: list) -> Outcome:
+        return self.camp.act("add_foes", foes=list(foes))
+
+    def end(self) -> Outcome:
+        """End the fight: XP for the vanquished, split across the party."""
+        return self.camp.act("end_encounter")
+
+    def __repr__(self) -> str:
+        try:
+            enc = self._enc
+        except Refused:
+            return "<Fight (ended)>"
+        foes = ", ".join(f"{f['name']} {f['hearts']}/{f['max_hearts']}" for f in enc["foes"].values())
+        return f"<Fight {enc['name']!r}, round {enc['round']}, actor {self.actor}: {foes}>"
+
+
+# ---------------------------------------------------------------- setup from campaign.yaml
+
+def rules_for(campaign: Mapping):
+    """The rules with the campaign's house rules and bestiary folded in."""
+    from .rules.load import load_rules
+    overrides = clone(dict(campaign.get("house_rules") or {}))
+    if campaign.get("bestiary"):
+        overrides.setdefault("bestiary", {}).update(clone(dict(campaign["bestiary"])))
+    return load_rules(overrides or None)
+
+
+def setup_state(campaign: Mapping, rules) -> dict:
+    """The state before the log: the campaign's prepared delvers, built by the same rules as in play.
+
+    Anything random a sheet leaves out is rolled from the campaign's seed and the delver's name, so
+    opening the same files always gives the same party."""
+    engine = Engine(rules, new_state(campaign.get("name", ""), campaign.get("seed")))
+    for i, sheet in enumerate(campaign.get("delvers") or ()):
+        rng = random.Random(f"{campaign.get('seed')}:{sheet['name']}")
+        args = {"name": sheet["name"], "class_id": sheet["class"], "player": sheet.get("player"),
+                "choices": dict(sheet.get("choices") or {}) or None}
+        args = {k: v for k, v in args.items() if v is not None}
+        event = engine.decide("add_delver", args, rng, seq=i + 1)
+        engine.apply(event)
+        d = engine.state["delvers"][sheet["name"]]
+        if "hearts" in sheet:
+            d["hearts"] = d["max_hearts"] = int(sheet["hearts"])
+        for f in ("spells", "true_names"):
+            if f in sheet:
+                d[f] = list(sheet[f])
+        if "purse" in sheet:
+            d["purse"] = int(sheet["purse"])
+    seats = campaign.get("seats")
+    if seats:
+        engine.state["seats"] = list(seats) + [n for n in engine.state["seats"] if n not in seats]
+    state = clone(engine.state)
+    return state
+
+
+def _expand_prepared(foes: list) -> list:
+    out = []
+    for f in foes:
+        if isinstance(f, Mapping) and "count" in f:
+            spec = {k: v for k, v in f.items() if k != "count"}
+            out += [dict(spec) for _ in range(int(f["count"]))]
+        else:
+            out.append(f)
+    return out
+
+
+def _unpack_zip(path: Path) -> Path:
+    """Unpack an exported campaign zip into a fresh temporary folder, refusing paths that escape it."""
+    target = Path(tempfile.mkdtemp(prefix="delvebook-"))
+    with zipfile.ZipFile(path) as z:
+        for info in z.infolist():
+            dest = (target / info.filename).resolve()
+            if not str(dest).startswith(str(target.resolve()) + os.sep):
+                raise ValueError(f"{path}: {info.filename!r} would unpack outside the folder")
+        z.extractall(target)
+    roots = [p for p in target.iterdir() if p.is_dir()]
+    if len(roots) == 1 and (roots[0] / "campaign.yaml").exists():
+        return roots[0]
+    if (target / "campaign.yaml").exists():
+        return target
+    raise ValueError(f"{path}: no campaign.yaml inside the zip")
