@@ -31,12 +31,7 @@ def per_second(fn, min_time: float = 0.5) -> float:
 
 
 def seconds_each(fn, min_time: float = 0.3) -> float:
-    t = timeit.Timer(fn)
-    n, elapsed = t.autorange()
-    while elapsed < min_time:
-        n *= 2
-        elapsed = t.timeit(n)
-    return min(t.repeat(repeat=3, number=n)) / n
+    return 1 / per_second(fn, min_time)
 
 
 def main() -> int:

@@ -130,6 +130,16 @@ def _cmd_new(args: argparse.Namespace) -> int:
     from delvebook.campaign import Campaign
     from delvebook.store import StoreError
     name = args.name or Path(args.path).name.replace("-", " ").title()
+    if args.repo:
+        from delvebook.share import new_repo
+        try:
+            made = new_repo(Path(args.path), name=name, seed=args.seed, requirement=args.requirement)
+        except (StoreError, ValueError) as err:
+            print(f"delvebook new: {err}", file=sys.stderr)
+            return 1
+        print(f"{args.path}: a campaign repository: {', '.join(made)}")
+        print("  commit it, push it to GitHub, then `delvebook share` prints its Binder link")
+        return 0
     try:
         camp = Campaign.create(args.path, name=name, seed=args.seed)
     except (StoreError, ValueError) as err:
@@ -139,6 +149,41 @@ def _cmd_new(args: argparse.Namespace) -> int:
     print(f"{args.path}: new campaign {name!r} (campaign.yaml and an empty log.yaml)")
     print("  add delvers in a notebook: camp.add_delver('Wren', 'rogue', player='Ana'), "
           "or list them under delvers: in campaign.yaml")
+    return 0
+
+
+def _cmd_players(args: argparse.Namespace) -> int:
+    campaign = Path(args.campaign).resolve()
+    if not (campaign / "campaign.yaml").is_file():
+        print(f"delvebook players: {campaign} holds no campaign.yaml", file=sys.stderr)
+        return 2
+    try:
+        import voila  # noqa: F401
+    except ImportError:
+        print("delvebook players needs Voila: pip install 'delvebook[players]' (or pip install voila)",
+              file=sys.stderr)
+        return 2
+    notebook = Path(__file__).resolve().parent / "players.ipynb"
+    env = dict(os.environ, DELVEBOOK_CAMPAIGN=str(campaign),
+               DELVEBOOK_SHOW_FOE_HEARTS="1" if args.show_foe_hearts else "0")
+    cmd = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={args.port}",
+           f"--Voila.ip={args.ip}", "--theme=light"]
+    print(f"delvebook players: {campaign.name} read-only at http://{args.ip}:{args.port}/ (Ctrl-C stops)", flush=True)
+    try:
+        return subprocess.call(cmd, env=env)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _cmd_share(args: argparse.Namespace) -> int:
+    from delvebook.share import binder_link
+    try:
+        link, badge = binder_link(Path(args.path), notebook=args.notebook)
+    except ValueError as err:
+        print(f"delvebook share: {err}", file=sys.stderr)
+        return 1
+    print(f"Binder link:  {link}")
+    print(f"README badge: {badge}")
     return 0
 
 
@@ -191,6 +236,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("path", metavar="PATH")
     p.add_argument("--name", help="the campaign's name (default: from the folder)")
     p.add_argument("--seed", type=int, default=None, help="seed the campaign's dice")
+    p.add_argument("--repo", action="store_true",
+                   help="also make it a shareable repository: a session notebook, binder/, a README")
+    p.add_argument("--requirement", default=None,
+                   help="how binder/ installs delvebook (default: this version from its git repository)")
+
+    p = sub.add_parser("share", help="print the Binder link and badge for a campaign repository's git remote")
+    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    p.add_argument("--notebook", default=None, help="the notebook Binder opens (default: the session notebook)")
+
+    p = sub.add_parser("players", help="serve the read-only players' view with Voila")
+    p.add_argument("campaign", metavar="CAMPAIGN")
+    p.add_argument("--port", type=int, default=8866)
+    p.add_argument("--ip", default="127.0.0.1", help="listen address (0.0.0.0 for the players' own devices)")
+    p.add_argument("--show-foe-hearts", action="store_true", help="show foes' exact hearts, not just wounds")
 
     p = sub.add_parser("validate", help="check a campaign folder; lists every problem, exit status 1 if any")
     p.add_argument("path", metavar="PATH")
@@ -218,6 +277,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_new(args)
     if args.command == "validate":
         return _cmd_validate(args)
+    if args.command == "players":
+        return _cmd_players(args)
+    if args.command == "share":
+        return _cmd_share(args)
     return _cmd_rules(args)
 
 

@@ -17,11 +17,12 @@ def _pct(fraction: str | None) -> str:
     return percent(Fraction(fraction), 0)
 
 
-def _damage(d: dict) -> str:
+def _damage(d: dict, hidden=()) -> str:
     bits = [f"{d['target']} takes {d['dealt']}"]
     if d.get("absorbed"):
         bits.append(f"(armor absorbed {d['absorbed']})")
-    bits.append(f"-> {d['hearts_after']} hearts")
+    if d["target"] not in hidden:
+        bits.append(f"-> {d['hearts_after']} hearts")
     if d.get("vanquished"):
         bits.append("- vanquished")
     if d.get("death_save_due"):
@@ -29,7 +30,8 @@ def _damage(d: dict) -> str:
     return " ".join(bits)
 
 
-def describe(e: dict) -> str:
+def describe(e: dict, hidden=()) -> str:
+    """One sentence for an event; ``hidden`` names combatants whose hearts are not shown (foes, to players)."""
     k = e.get("kind")
     luck = e.get("luck")
     prefix = ""
@@ -48,10 +50,10 @@ def describe(e: dict) -> str:
         res = ", ".join(e.get("results", []))
         parts = [f"{prefix}{e['attacker']} attacks {e['target']} with {e['weapon']}: "
                  f"{'/'.join(map(str, e['attack_totals']))} vs {e['resist_total']} ({res})"]
-        parts += [_damage(d) for d in e.get("damage", [])]
+        parts += [_damage(d, hidden) for d in e.get("damage", [])]
         c = e.get("counter")
         if c and c.get("possible"):
-            parts.append(f"counter by {c['by']}: " + _damage(c["damage"]))
+            parts.append(f"counter by {c['by']}: " + _damage(c["damage"], hidden))
         return "; ".join(parts)
     if k == "death_save":
         return f"{prefix}{e['who']} death save: {e['total']} ({'defies death' if e['success'] else 'dies'})"
@@ -95,6 +97,6 @@ def describe(e: dict) -> str:
     if k in ("damage", "heal"):
         items = e.get("damage") or e.get("healing") or []
         if k == "damage":
-            return "; ".join(_damage(d) for d in items)
+            return "; ".join(_damage(d, hidden) for d in items)
         return "; ".join(f"{h['who']} heals {h['amount']} -> {h['hearts_after']} hearts" for h in items)
     return f"{prefix}{k}"

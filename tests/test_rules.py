@@ -500,7 +500,7 @@ def test_one_hundred_xp_per_completed_quest():
     t = Table().party(("Wren", "rogue"))
     t.do("complete_quest", name="the drowned bell")
     assert t.delver("Wren")["xp"] == 100
-    assert "already complete" in t.refused("complete_quest", name="the drowned bell")
+    assert "already completed" in t.refused("complete_quest", name="the drowned bell")
 
 
 def test_fifteen_xp_per_new_room_explored():

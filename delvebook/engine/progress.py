@@ -113,28 +113,27 @@ def award_xp(ctx: Ctx, amount: int, reason: str = "keeper's award") -> None:
     award(ctx, amount, reason, "keeper")
 
 
+def _first_time(ctx: Ctx, table: str, name: str, what: str, done: str, xp_key: str, source: str) -> None:
+    """A quest completed or a room explored: recorded once, and its XP split across the party."""
+    if not isinstance(name, str) or not name.strip():
+        ctx.refuse(f"a {what} needs a name")
+    if name in ctx.state[table]:
+        ctx.refuse(f"the {what} {name!r} was already {done}: it gives XP once")
+    ctx.append([table], name)
+    ctx.out(**{what: name})
+    award(ctx, ctx.core["xp"][xp_key], f"{what}: {name}", source)
+
+
 @command("complete_quest")
 def complete_quest(ctx: Ctx, name: str) -> None:
     """100 XP per completed quest, split across the party."""
-    if not isinstance(name, str) or not name.strip():
-        ctx.refuse("a quest needs a name")
-    if name in ctx.state["quests"]:
-        ctx.refuse(f"the quest {name!r} is already complete")
-    ctx.append(["quests"], name)
-    ctx.out(quest=name)
-    award(ctx, ctx.core["xp"]["per_quest"], f"quest: {name}", "quest")
+    _first_time(ctx, "quests", name, "quest", "completed", "per_quest", "quest")
 
 
 @command("explore_room")
 def explore_room(ctx: Ctx, name: str) -> None:
     """15 XP per new room explored in a megadungeon; a room already explored gives nothing."""
-    if not isinstance(name, str) or not name.strip():
-        ctx.refuse("a room needs a name")
-    if name in ctx.state["rooms"]:
-        ctx.refuse(f"the room {name!r} was already explored: only new rooms give XP")
-    ctx.append(["rooms"], name)
-    ctx.out(room=name)
-    award(ctx, ctx.core["xp"]["per_room"], f"room: {name}", "room")
+    _first_time(ctx, "rooms", name, "room", "explored", "per_room", "room")
 
 
 # ---------------------------------------------------------------- money

@@ -1,0 +1,116 @@
+"""The players' view: read-only, follows the keeper's log, and shows a keeper's action within a second."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import delvebook as db
+from delvebook.players import LogFollower, render, wound_state
+from conftest import CAMPAIGNS, _free_port, cannot_run
+
+KEEP = CAMPAIGNS / "the-sunken-keep"
+
+
+@pytest.fixture
+def keep(tmp_path):
+    dest = tmp_path / "keep"
+    shutil.copytree(KEEP, dest)
+    return dest
+
+
+def test_foes_show_a_wound_state_not_their_hearts():
+    assert [wound_state(h, 8, "alive") for h in (8, 5, 4, 1)] == ["unhurt", "wounded", "badly wounded",
+                                                                   "badly wounded"]
+    assert wound_state(0, 8, "dead") == "down"
+
+
+def test_the_view_escapes_names_and_hides_foe_hearts(keep):
+    with db.Campaign.open(keep) as camp:
+        camp.add_delver("<img src=x onerror=alert(1)>", "rogue", player="Mallory")
+        fight = camp.encounter(["drowned_dead"])
+        fight.initiative(first="party")
+        fight.attack("Brakka", "Drowned dead 1", faces={"attack": [18, 1], "resist": [2], "damage": [1, 1]})
+        page = render(camp)
+        assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+        assert "Drowned dead 1: <span class=\"dbp-wound\">wounded</span>" in page
+        assert "6/8 hearts" not in page and "-> 6 hearts" not in page
+        assert "6/8 hearts" in render(camp, show_foe_hearts=True)
+
+
+def test_the_follower_folds_in_what_the_keeper_appends(keep):
+    follower = LogFollower(keep)
+    assert not follower.poll()
+    with db.Campaign.open(keep) as camp:
+        camp.start_session()
+        camp.award_xp(10)
+        assert follower.poll()
+        assert follower.camp.state == camp.state
+        assert not follower.poll()
+
+
+def _voila(campaign: Path, home: Path):
+    port = _free_port()
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_DATA_DIR=str(home / "data"),
+               JUPYTER_RUNTIME_DIR=str(home / "runtime"))
+    log = open(home / "voila.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "delvebook", "players", str(campaign), "--port", str(port)],
+                            stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            break
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return proc, url, log
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.3)
+    log.close()
+    os.killpg(os.getpgid(proc.pid), signal.SIGKILL) if proc.poll() is None else None
+    raise RuntimeError((home / "voila.log").read_text()[-3000:])
+
+
+def test_players_view_shows_an_attack_within_a_second_and_no_controls(browser, keep, tmp_path, artifacts):
+    try:
+        import voila  # noqa: F401
+    except ImportError as err:
+        cannot_run(f"voila is not installed ({err}); run `make test`")
+    camp = db.Campaign.open(keep)  # the keeper's campaign, open for writing in this process
+    fight = camp.encounter(["drowned_dead"])
+    fight.initiative(first="party")
+    proc, url, log = _voila(keep, tmp_path)
+    dialogs = []
+    try:
+        page = browser.new_page(viewport={"width": 1100, "height": 800})
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(url)
+        page.wait_for_selector(".dbp-party", timeout=60_000)
+        assert page.locator(".dbp-foe").inner_text().strip() == "Drowned dead 1: unhurt"
+        page.screenshot(path=str(artifacts / "players-before.png"), full_page=True)
+        start = time.perf_counter()
+        out = fight.attack("Brakka", "Drowned dead 1", faces={"attack": [18, 1], "resist": [2], "damage": [1, 1]})
+        page.wait_for_selector(f'.dbp-roll[data-seq="{out["seq"]}"]', timeout=5_000)
+        seen = time.perf_counter() - start
+        assert page.locator(".dbp-foe .dbp-wound").inner_text() == "wounded"
+        page.screenshot(path=str(artifacts / "players-after-attack.png"), full_page=True)
+        print(f"players' view showed the attack {seen * 1000:.0f} ms after the keeper's call")
+        assert seen < 1.0
+        for control in ("button", "input", "select", "textarea"):
+            assert page.locator(f"body {control}").count() == 0, control
+        assert not dialogs
+    finally:
+        camp.close()
+        if proc.poll() is None:
+            os.killpg(os.getpgid(proc.pid), signal.SIGTERM)
+            proc.wait(timeout=15)
+        log.close()
