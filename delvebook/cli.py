@@ -206,6 +206,27 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 1
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    import time
+
+    from delvebook.store import StoreError
+    start = time.perf_counter()
+
+    def progress(msg: str) -> None:
+        print(f"  [{time.perf_counter() - start:5.1f} s] {msg}", file=sys.stderr, flush=True)
+
+    out = Path(args.output)
+    try:
+        from delvebook.report import write_report
+        write_report(args.campaign, out, cdn=args.cdn, progress=progress)
+    except (StoreError, ValueError, OSError) as err:
+        print(f"delvebook report: {err}", file=sys.stderr)
+        return 1
+    print(f"{out}: report on {args.campaign}" + (" (plotly.js from the CDN: needs the internet)" if args.cdn
+                                                  else " (opens offline)"))
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="delvebook",
@@ -254,6 +275,14 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check a campaign folder; lists every problem, exit status 1 if any")
     p.add_argument("path", metavar="PATH")
 
+    p = sub.add_parser("report", help="one HTML file with a campaign's summary and charts",
+                       description="Write one HTML file with a summary table and every chart of a campaign "
+                       "(XP, hearts, dice fairness, damage, luck). It opens offline: plotly.js is embedded "
+                       "unless --cdn.")
+    p.add_argument("campaign", metavar="CAMPAIGN", help="campaign folder (opened read-only)")
+    p.add_argument("-o", "--output", default="report.html", metavar="FILE", help="where to write (report.html)")
+    p.add_argument("--cdn", action="store_true", help="link plotly.js from its CDN (smaller, needs the internet)")
+
     p = sub.add_parser("rules", help="show facts about the bundled rules")
     p.add_argument("--assumptions", action="store_true", help="list the assumptions made reading RULES.md")
     return parser
@@ -277,6 +306,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_new(args)
     if args.command == "validate":
         return _cmd_validate(args)
+    if args.command == "report":
+        return _cmd_report(args)
     if args.command == "players":
         return _cmd_players(args)
     if args.command == "share":

@@ -1,0 +1,163 @@
+"""One HTML file for a finished campaign: a summary table and every chart, readable offline.
+
+plotly.js is embedded once (about 4.6 MB) so the file opens with no network; ``cdn=True`` links it from
+the plotly CDN instead (a small file that needs the internet). Names from the campaign are HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+__all__ = ["write_report", "report_html", "REPORT_CHARTS"]
+
+REPORT_CHARTS = ("XP progress", "XP by session", "Hearts across the campaign", "Hearts in the hardest fight",
+                 "Dice fairness", "Damage", "Luck")
+
+
+def _say(progress: Callable[[str], None] | None, msg: str) -> None:
+    if progress is not None:
+        progress(msg)
+
+
+def _summary(camp, f) -> str:
+    ev, enc, h, d, lk, xp = f["events"], f["encounters"], f["hearts"], f["damage"], f["luck"], f["xp"]
+    esc = html.escape
+    status = ev["status"].value_counts()
+    sessions = int(ev["session"].max()) if ev["session"].notna().any() else 0
+    facts = [
+        ("sessions", sessions),
+        ("events in the log", f"{len(ev):,}"),
+        ("in force", f"{int(status.get('in force', 0)):,}"),
+        ("undone / replaced by luck or typed dice",
+         f"{int(status.get('undone', 0)):,} / {int(status.get('replaced', 0)):,}"),
+        ("fights", f"{len(enc):,}"),
+        ("foes vanquished", f"{int(enc['vanquished'].sum()):,}"),
+        ("delvers who died", int(h.loc[h["side"] == "party", "death"].sum())),
+        ("luck dice spent (in force)", f"{len(lk):,}"),
+    ]
+    rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(str(v))}</td></tr>" for k, v in facts)
+    party = h[h["side"] == "party"]
+    last = party.groupby("who", observed=True).tail(1).set_index("who")
+    dealt = d[d["by_side"] == "party"].groupby(d["by"].astype(object))["dealt"].sum()
+    taken = d[d["target_side"] == "party"].groupby(d["target"].astype(object))["dealt"].sum()
+    spent = lk.groupby(lk["player"].astype(object)).size()
+    xp_last = xp.groupby("who", observed=True).tail(1).set_index("who")
+    state = camp.state["delvers"] if camp is not None else {}
+    body = []
+    from .charts import delver_colors
+    colors = delver_colors(f)
+    for name in colors:
+        s = state.get(name, {})
+        hr = last.loc[name] if name in last.index else None
+        xr = xp_last.loc[name] if name in xp_last.index else None
+        player = s.get("player") or (hr["player"] if hr is not None else "")
+        cells = [
+            f'<span class="swatch" style="background:{colors[name]}"></span>{esc(name)}',
+            esc(str(s.get("class_name") or s.get("class_id") or "")),
+            esc(str(player)),
+            esc(str(s.get("level", xr["level"] if xr is not None else ""))),
+            esc(str(s.get("xp", xr["xp"] if xr is not None else 0))),
+            esc(f"{hr['hearts']}/{hr['max_hearts']}" if hr is not None else ""),
+            esc(str(s.get("status", hr["status"] if hr is not None else ""))),
+            str(int(dealt.get(name, 0))), str(int(taken.get(name, 0))),
+        ]
+        body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    players = "".join(f"<tr><td>{esc(str(p))}</td><td>{int(n)}</td></tr>" for p, n in spent.items())
+    fair = f["fairness"]
+    fair_rows = "".join(
+        f"<tr><td>{esc(str(r.player))}</td><td>{esc(str(r.die))}</td><td>{r.rolls}</td>"
+        f"<td>{r.p_value:.2f}</td><td>{esc(r.verdict)}</td></tr>" for r in fair.itertuples())
+    return (f'<table class="facts">{rows}</table>'
+            '<h2>The delvers</h2><table class="party"><tr><th>delver</th><th>class</th><th>player</th>'
+            '<th>level</th><th>XP</th><th>hearts</th><th>status</th><th>damage dealt</th><th>damage taken</th></tr>'
+            + "".join(body) + "</table>"
+            '<h2>Luck dice spent</h2><table class="luck"><tr><th>player</th><th>luck dice</th></tr>'
+            + players + "</table>"
+            '<h2>Dice fairness</h2><table class="fair"><tr><th>player</th><th>die</th><th>rolls</th>'
+            '<th>p-value</th><th>verdict</th></tr>' + fair_rows + "</table>")
+
+
+def _hardest_fight(f) -> int | None:
+    enc = f["encounters"]
+    if enc.empty:
+        return None
+    score = enc["party_taken"].astype("int64") * 10 + enc["deaths"].astype("int64") * 1000 \
+        + enc["delvers_down"].astype("int64") * 100
+    return int(enc.loc[score.idxmax(), "encounter"])
+
+
+def report_html(camp_or_path: Any, cdn: bool = False, progress: Callable[[str], None] | None = None) -> str:
+    """The report as one HTML string (see ``write_report``)."""
+    from . import analysis, charts
+    from .campaign import Campaign
+
+    opened = False
+    camp = camp_or_path
+    if not isinstance(camp, Campaign):
+        _say(progress, f"opening {camp_or_path} (read-only)")
+        camp = Campaign.open(camp_or_path, read_only=True)
+        opened = True
+    try:
+        _say(progress, f"reading {len(camp.events):,} events")
+        f = analysis._build_all(camp, progress=progress)
+        hardest = _hardest_fight(f)
+        makers = [  # the campaign is cached by analysis: every chart reuses the frames just built
+            ("XP progress", lambda: charts.xp_progress(camp, by="event")),
+            ("XP by session", lambda: charts.xp_progress(camp, by="session")),
+            ("Hearts across the campaign", lambda: charts.heart_history(camp)),
+            ("Hearts in the hardest fight", lambda: charts.heart_history(camp, encounter=hardest)),
+            ("Dice fairness", lambda: charts.dice_fairness(camp)),
+            ("Damage", lambda: charts.damage(camp)),
+            ("Luck", lambda: charts.luck(camp)),
+        ]
+        if hardest is None:
+            makers.pop(3)
+        parts = []
+        first = True
+        for i, (title, make) in enumerate(makers, 1):  # noqa: B007
+            _say(progress, f"chart {i}/{len(makers)}: {title}")
+            fig = make()
+            include = ("cdn" if cdn else True) if first else False
+            parts.append(f'<section class="chart"><h2>{html.escape(title)}</h2>'
+                         + fig.to_html(full_html=False, include_plotlyjs=include,
+                                       config={"displaylogo": False, "responsive": True})
+                         + "</section>")
+            first = False
+        _say(progress, "writing the summary")
+        summary = _summary(camp, f)
+        name = html.escape(camp.name)
+    finally:
+        if opened:
+            camp.close()
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{name}: campaign report</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }}
+table {{ border-collapse: collapse; margin: 0.5em 0 1.5em; }}
+th, td {{ border-bottom: 1px solid #ddd; padding: 4px 10px; text-align: left; }}
+.swatch {{ display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.4em; border-radius: 2px; }}
+section.chart {{ margin: 2em 0; }}
+</style></head>
+<body><h1>{name}</h1><p>A report made by delvebook from the campaign's log: only what is in force counts
+(undone actions and rolls replaced by a luck die or typed dice are left out).</p>
+{summary}
+{''.join(parts)}
+</body></html>
+"""
+
+
+def write_report(camp_or_path: Any, out: str | os.PathLike, cdn: bool = False,
+                 progress: Callable[[str], None] | None = None) -> Path:
+    """Write the campaign's report (summary table and every chart) to ``out``, one HTML file that opens
+    offline (plotly.js embedded) unless ``cdn`` is true. ``progress`` is called with a line of text at each
+    step. Returns the path written."""
+    text = report_html(camp_or_path, cdn=cdn, progress=progress)
+    out = Path(out)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, out)
+    _say(progress, f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
+    return out
