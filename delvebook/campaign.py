@@ -71,6 +71,7 @@ class Campaign:
         self.read_only = read_only
         self._clock = None  # a function giving event timestamps; None: wall clock
         self.rng = random.Random(f"{store.campaign.get('seed')}:{len(store.events)}")
+        self.listeners: list = []  # called with each Outcome once it is on disk and applied (views refresh)
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -209,7 +210,10 @@ class Campaign:
         event["ts"] = self._now()
         self._store.append(event)  # on disk (fsync'ed) before the state changes
         self.engine.apply(event)
-        return Outcome(event)
+        outcome = Outcome(event)
+        for listener in list(self.listeners):
+            listener(outcome)
+        return outcome
 
     def act(self, kind: str, faces: Mapping[str, Any] | None = None, **args: Any) -> Outcome:
         """Any action by its kind (``check``, ``attack``, ``rest``...): decided by the rules, logged, applied.

@@ -1,0 +1,176 @@
+"""What every view shares: the table (one campaign, its message line, the latest outcome) and small HTML helpers.
+
+A click goes through ``Table.act``: the campaign's API is called, a refusal or a dice typo becomes a message
+(nothing changes), and the campaign's listener tells every view to update its widgets in place.
+"""
+
+from __future__ import annotations
+
+import html
+import weakref
+from importlib import resources
+from typing import Any, Callable
+
+import ipywidgets as w
+
+from ..dice import DiceError
+from ..engine import Refused
+
+__all__ = ["Table", "esc", "bar_html", "css"]
+
+ERRORS = (Refused, DiceError, ValueError, KeyError, TypeError)
+
+
+def esc(text: Any) -> str:
+    """Text from a campaign file (names, notes) made safe for an HTML widget."""
+    return html.escape(str(text), quote=True)
+
+
+def css() -> str:
+    return resources.files(__package__).joinpath("static/delvebook.css").read_text()
+
+
+def style_widget() -> w.HTML:
+    return w.HTML(f"<style>{css()}</style>", layout=w.Layout(display="none"))
+
+
+def hearts_colour(hearts: int, top: int) -> str:
+    frac = hearts / top if top else 0
+    return "#2e7d32" if frac > 0.5 else "#e09b00" if frac > 0.25 else "#c62828"
+
+
+def bar_html(value: int, top: int, label: str, colour: str, cls: str = "", data: dict | None = None) -> str:
+    pct = 0 if top <= 0 else max(0, min(100, round(100 * value / top)))
+    attrs = "".join(f' data-{k}="{esc(v)}"' for k, v in (data or {}).items())
+    return (f'<div class="db-bar {cls}"{attrs} title="{esc(label)}"><div class="db-fill" '
+            f'style="width:{pct}%;background:{colour}"></div><span class="db-label">{esc(label)}</span></div>')
+
+
+def _weak_listener(view: Any) -> Callable:
+    """A campaign listener that does not keep a closed-over view alive (old dashboards are let go)."""
+    ref = weakref.ref(view)
+
+    def listener(outcome) -> None:
+        target = ref()
+        if target is None:
+            try:
+                view_camp.listeners.remove(listener)
+            except ValueError:
+                pass
+            return
+        target.on_event(outcome)
+
+    view_camp = view.camp
+    return listener
+
+
+class Table:
+    """One campaign at the table: its views, the message line, the latest outcome, the keeper's target number."""
+
+    def __init__(self, camp):
+        self.camp = camp
+        self.views: list = []
+        self.message = w.HTML("", layout=w.Layout(min_height="1.6em"))
+        self.message.add_class("db-message")
+        self.latest = None  # the latest Outcome seen
+        # the roll panel's choices that roll buttons read: a target number, or an opponent
+        self.target = w.BoundedIntText(value=10, min=1, max=60, description="Target",
+                                       layout=w.Layout(width="130px"), style={"description_width": "45px"})
+        self.opponent = w.Dropdown(options=[("target number", "")], value="", description="or vs",
+                                   layout=w.Layout(width="200px"), style={"description_width": "40px"})
+        self.target.observe(self._choice_changed, "value")
+        self.opponent.observe(self._choice_changed, "value")
+        self._busy = False
+        self._changed: list | None = None  # the paths the event being shown changed; None: anything may have
+        camp.listeners.append(_weak_listener(self))
+
+    # ---- acting
+    def act(self, fn: Callable, *args: Any, **kwargs: Any):
+        """Call the campaign; a refusal is shown as a message and changes nothing."""
+        try:
+            out = fn(*args, **kwargs)
+        except ERRORS as err:
+            self.say(str(err).strip("'\""), refused=True)
+            return None
+        self.say("")
+        return out
+
+    def say(self, text: str, refused: bool = False) -> None:
+        if not text:
+            self.message.value = ""
+        elif refused:
+            self.message.value = f'<span class="db-refused" data-kind="refused">Refused: {esc(text)}</span>'
+        else:
+            self.message.value = f'<span class="db-ok">{esc(text)}</span>'
+
+    # ---- refreshing
+    def add(self, view) -> None:
+        self.views.append(view)
+
+    def on_event(self, outcome) -> None:
+        self.latest = outcome
+        # undo, redo and a replaced action (luck, real dice) apply changes the event does not list
+        plain = outcome.get("kind") not in ("undo", "redo") and "replaces" not in outcome
+        self._changed = [tuple(p[:3]) for p, _ in outcome.get("changes", ())] if plain else None
+        try:
+            self.refresh()
+        finally:
+            self._changed = None
+
+    def touched(self, *prefix) -> bool:
+        """Whether the event being shown may have changed the state under ``prefix`` (views skip the rest)."""
+        if self._changed is None:
+            return True
+        n = len(prefix)
+        return any(p[:n] == prefix or prefix[:len(p)] == p for p in self._changed)
+
+    def refresh(self) -> None:
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            self._refresh_opponents()
+            for v in self.views:
+                v.refresh()
+        finally:
+            self._busy = False
+
+    def _choice_changed(self, _change) -> None:
+        for v in self.views:
+            if hasattr(v, "refresh_chances"):
+                v.refresh_chances()
+
+    def _refresh_opponents(self) -> None:
+        opts = [("target number", "")]
+        enc = self.camp.state["encounter"]
+        if enc is not None:
+            opts += [(f"{n} (foe)", n) for n, f in enc["foes"].items() if f["status"] != "dead"]
+        opts += [(n, n) for n in self.camp.state["seats"]]
+        set_options(self.opponent, opts)
+
+    # ---- reading what the buttons need
+    @property
+    def vs(self) -> str | None:
+        return self.opponent.value or None
+
+
+def set_options(dd, options: list, default: Any = None) -> None:
+    """Change a selection widget's options in place, keeping its value when it is still offered."""
+    values = [o[1] if isinstance(o, tuple) else o for o in options]
+    keep = dd.value if dd.value in values else (default if default in values else (values[0] if values else None))
+    current = [tuple(o) if isinstance(o, (tuple, list)) else o for o in dd.options]
+    wanted = [tuple(o) if isinstance(o, (tuple, list)) else o for o in options]
+    if current != wanted:
+        dd.options = options
+    if keep is not None and dd.value != keep:
+        dd.value = keep
+
+
+def button(description: str, on_click: Callable, *, style: str = "", tooltip: str = "", width: str = "auto",
+           cls: str = "") -> w.Button:
+    b = w.Button(description=description, button_style=style, tooltip=tooltip or description,
+                 layout=w.Layout(width=width))
+    if cls:
+        b.add_class(cls)
+    b.on_click(lambda _b: on_click())
+    return b

@@ -1,0 +1,213 @@
+"""A keeper runs a session in a real JupyterLab page: the session notebook runs, then real clicks on the
+dashboard roll a skill (dice drawn), spend a luck die, attack a foe from the tracker (its hearts bar drops),
+and undo it (the bar comes back); the campaign's log on disk holds exactly those events.
+A campaign whose delver is named like an HTML tag shows the name as text and runs no script.
+
+Checks read the rendered page, not kernel variables. Screenshots go to tests/artifacts/.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+from delvebook.store import read_log
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOK = "examples/run-a-session.ipynb"
+PLAY_LOG = "examples/play/the-sunken-keep"
+ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
+D6_PIPS = set("⚀⚁⚂⚃⚄⚅")
+
+
+def run_all_cells(page, lab_server, notebook: str):
+    # ?reset: a fresh workspace, so notebooks an earlier test opened are not restored beside this one
+    page.goto(f"{lab_server.url}/lab/tree/{notebook}?reset")
+    panel = page.locator(".jp-NotebookPanel").first
+    panel.wait_for(state="visible")
+    page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle$")).first.wait_for()
+    page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).click()
+    page.wait_for_function(
+        """() => {
+            if (document.querySelector('.jp-Dialog, .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')) return true;
+            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
+            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+        }"""
+    )
+    assert not page.locator(".jp-Dialog").all_inner_texts(), "a dialog interrupted the run"
+    errors = panel.locator(ERROR_OUTPUT).all_inner_texts()
+    assert not [e for e in errors if "Traceback" in e or "Error" in e], "\n".join(errors)
+    return panel
+
+
+def timed(page, action, condition: str, arg=None) -> float:
+    """Milliseconds from a real click to the page showing its effect (``condition``, a JS predicate)."""
+    t0 = time.perf_counter()
+    action()
+    page.wait_for_function(condition, arg=arg, polling="raf")
+    return (time.perf_counter() - t0) * 1000
+
+
+def test_a_keeper_plays_by_clicks_and_the_log_on_disk_holds_each_click(browser, lab_server, artifacts):
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    shots = iter(range(1, 100))
+
+    def shot(name: str) -> None:
+        page.screenshot(path=str(artifacts / f"session-{next(shots):02d}-{name}.png"))
+
+    # a fresh play folder: other tests share this server and may have played (and lost delvers) in it
+    import shutil
+    shutil.rmtree(lab_server.root / "examples" / "play", ignore_errors=True)
+    try:
+        panel = run_all_cells(page, lab_server, NOTEBOOK)
+        dash = panel.locator(".delvebook-dashboard").last
+        dash.wait_for(state="visible")
+        dash.scroll_into_view_if_needed()
+        assert "VBox(children" not in panel.inner_text(), "a widget rendered as text: the front end is missing"
+        shot("notebook-ran")
+        log_dir = lab_server.root / PLAY_LOG
+        before = len(read_log(log_dir)[0])
+
+        # ---- a skill roll shows its dice
+        wren = dash.locator(".delvebook-card", has_text="Wren").first
+        luck = wren.locator(".delvebook-luck")
+        luck_before = int(luck.get_attribute("data-luck"))
+        stealth = wren.locator("button", has_text="Stealth")
+        assert re.search(r"Stealth \+D6 · \d+% vs 10", stealth.inner_text())
+        result = dash.locator(".delvebook-result .db-result")
+        seq_before = result.get_attribute("data-seq")
+        ms_roll = timed(page, stealth.click,
+                        "s => { const r = document.querySelector('.delvebook-dashboard .delvebook-result .db-result');"
+                        " return r && r.dataset.kind === 'check' && r.dataset.seq !== s; }", seq_before)
+        dice = result.locator(".delvebook-die")
+        assert dice.count() == 2
+        faces = dice.all_inner_texts()
+        assert faces[0].strip().isdigit(), f"the D20 shows its number, not {faces[0]!r}"
+        assert faces[1].strip() in D6_PIPS, f"the D6 shows pips, not {faces[1]!r}"
+        assert re.search(r"success|failure", result.inner_text())
+        shot("skill-roll")
+
+        # ---- a luck die is spent on it
+        ms_luck = timed(page, dash.locator("button", has_text="+ luck die").click,
+                        "n => { const c = [...document.querySelectorAll('.delvebook-dashboard .delvebook-card')]"
+                        ".find(c => c.textContent.includes('Wren'));"
+                        " return c && c.querySelector('.delvebook-luck').dataset.luck === String(n); }",
+                        luck_before - 1)
+        # the card and the roll panel are two widgets: their updates may arrive a moment apart
+        dash.locator(".delvebook-result .db-result", has_text="luck die").wait_for()
+        assert result.locator(".delvebook-luck").count() == 1  # the luck die drawn beside the others
+        shot("luck-spent")
+
+        # ---- a fight in the tracker: an attack lowers a foe's hearts bar
+        dash.locator(".lm-TabBar-tab", has_text="Fight").click()
+        dash.locator("button", has_text="Start fight").click()
+        dash.locator("button", has_text="Party goes first").click()
+        dash.locator(".delvebook-fight-status", has_text="acting").wait_for()
+        # the healthiest delver standing attacks (the notebook may have been run before, with its wounds)
+        bars = dash.locator('.delvebook-card .delvebook-hearts[data-status="alive"]')
+        hero = max(zip(bars.evaluate_all("bs => bs.map(b => +b.dataset.hearts)"),
+                       bars.evaluate_all("bs => bs.map(b => b.closest('.delvebook-card')"
+                                         ".querySelector('.db-name').textContent)")))[1]
+        dash.locator(".widget-dropdown", has_text="Attacker").locator("select").select_option(hero)
+        dash.locator(".delvebook-targets button", has_text="Bog goblin 1").click()
+        sword = dash.locator("button.delvebook-attack:visible").first
+        sword.wait_for()
+        assert re.search(r" · \d+% vs Bog goblin 1$", sword.inner_text()), sword.inner_text()
+        foe_bar = dash.locator('.delvebook-foe[data-name="Bog goblin 1"] .delvebook-hearts')
+        full = int(foe_bar.get_attribute("data-hearts"))
+        shot("fight-started")
+        attacks = 0
+        ms_attack = None
+        while int(foe_bar.get_attribute("data-hearts")) == full:
+            assert attacks < 12, "a dozen attacks and not one hit"
+            assert "Refused" not in dash.locator(".db-message").inner_text()
+            seq = dash.locator(".delvebook-result .db-result").get_attribute("data-seq")
+            ms = timed(page, sword.click,
+                       "s => { const r = document.querySelector('.delvebook-dashboard .delvebook-result .db-result');"
+                       " return r && r.dataset.kind === 'attack' && r.dataset.seq !== s; }", seq)
+            ms_attack = ms if ms_attack is None else min(ms_attack, ms)
+            attacks += 1
+        hurt = int(foe_bar.get_attribute("data-hearts"))
+        assert hurt < full
+        width = foe_bar.locator(".db-fill").evaluate("e => e.style.width")
+        assert width != "100%"
+        shot("attack-hit")
+
+        # ---- undo brings it back
+        dash.locator("button", has_text="Undo").click()
+        page.wait_for_function(
+            "n => document.querySelector('.delvebook-dashboard .delvebook-foe[data-name=\"Bog goblin 1\"] "
+            ".delvebook-hearts').dataset.hearts === String(n)", arg=full)
+        assert foe_bar.locator(".db-fill").evaluate("e => e.style.width") == "100%"
+        shot("undone")
+
+        # ---- the log file on disk holds exactly those clicks, in order
+        events, problems = read_log(log_dir)
+        assert not problems
+        kinds = [e["kind"] for e in events[before:]]
+        assert kinds == ["check", "check", "encounter", "initiative"] + ["attack"] * attacks + ["undo"], kinds
+        assert events[before + 1]["luck"]["player"] == "Ana"
+        assert events[-1]["undoes"] == events[-2]["seq"]
+        print(f"\nbrowser round-trip, click to page updated: skill roll {ms_roll:.0f} ms, "
+              f"luck die on the card {ms_luck:.0f} ms, attack (fastest) {ms_attack:.0f} ms")
+        (artifacts / "browser-roundtrip.json").write_text(json.dumps(
+            {"skill_roll_ms": ms_roll, "luck_card_ms": ms_luck, "attack_ms": ms_attack}))
+    except Exception:
+        page.screenshot(path=str(artifacts / "session-failed.png"))
+        raise
+    finally:
+        context.close()
+
+
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+def test_a_delver_named_like_html_shows_as_text_and_runs_no_script(browser, lab_server, artifacts):
+    import nbformat
+
+    import delvebook as db
+    folder = lab_server.root / "evil-keep"
+    if not folder.exists():
+        db.Campaign.create(folder, name="<script>alert(2)</script> Keep", seed=5,
+                           delvers=[{"name": EVIL, "class": "rogue", "player": "<b onmouseover=alert(3)>Mal</b>"}]).close()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        "import delvebook as db\n"
+        "camp = db.Campaign.open('evil-keep')\n"
+        "camp.start_session() if not camp.state['session']['active'] else None\n"
+        f"camp.check({EVIL!r}, 'stealth', 10)\n"
+        "camp.dashboard()"),
+        nbformat.v4.new_code_cell(f"camp.delver({EVIL!r})")]
+    nb.metadata = {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}}
+    nbformat.write(nb, lab_server.root / "evil.ipynb")
+
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    try:
+        panel = run_all_cells(page, lab_server, "evil.ipynb")
+        card = panel.locator(".delvebook-card").first
+        card.wait_for(state="visible")
+        assert EVIL in card.inner_text()
+        assert "<b onmouseover=alert(3)>Mal</b>" in card.inner_text()
+        assert EVIL in panel.locator(".delvebook-log").inner_text()
+        assert EVIL in panel.locator(".delvebook-delver").inner_text()  # the delver's own rich display
+        card.hover()
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(artifacts / "session-escaped-names.png"))
+        assert page.locator('.jp-OutputArea-output img[src="x"]').count() == 0
+        assert page.locator(".jp-OutputArea-output b[onmouseover]").count() == 0
+        assert not dialogs, f"a script ran: {dialogs}"
+    except Exception:
+        page.screenshot(path=str(artifacts / "session-escaped-names-failed.png"))
+        raise
+    finally:
+        context.close()
