@@ -319,11 +319,13 @@ def test_the_download_button_offers_the_campaign_as_a_zip(dash, camp):
 
 def test_the_log_view_lists_recent_events_newest_first(dash, camp):
     dash.party.cards["Wren"]._skill_buttons["stealth"].click()
+    dash.tabs.selected_index = dash._log_tab  # the list is drawn when the Log tab is shown
     rows = data(dash.log.list.value, "kind")
     assert rows[:2] == ["check", "start_session"]
 
 
 def test_calls_from_a_code_cell_refresh_the_views_too(dash, camp):
+    dash.tabs.selected_index = dash._log_tab
     camp.award_xp(50)
     assert "XP 10 / 100" in dash.party.cards["Wren"].sheet.value
     assert data(dash.log.list.value, "kind")[0] == "award_xp"
@@ -350,6 +352,7 @@ def test_names_from_the_campaign_file_are_escaped_everywhere(tmp_path):
                            bestiary={"imp": {"name": "<i>Imp</i>", "hearts": 2, "attack_bonus": 0, "damage": 1}})
     try:
         d = Dashboard(c)
+        d.tabs.selected_index = d._log_tab
         c.start_session()
         c.check(evil, "stealth", 10)
         c.encounter(["imp"])

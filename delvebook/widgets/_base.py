@@ -109,13 +109,28 @@ class Table:
 
     def on_event(self, outcome) -> None:
         self.latest = outcome
-        # undo, redo and a replaced action (luck, real dice) apply changes the event does not list
-        plain = outcome.get("kind") not in ("undo", "redo") and "replaces" not in outcome
-        self._changed = [tuple(p[:3]) for p, _ in outcome.get("changes", ())] if plain else None
+        self._changed = self._paths_changed(outcome)
         try:
             self.refresh()
         finally:
             self._changed = None
+
+    def _paths_changed(self, outcome) -> list[tuple] | None:
+        """Every place the event may have changed: its own changes, and for an undo, a redo or a replacing
+        action (a luck die, real dice) also those of the actions it takes back or puts back."""
+        by_seq = self.camp.engine.history.events_by_seq
+        kind = outcome.get("kind")
+        todo = [outcome.get("undoes") if kind == "undo" else outcome.get("redoes") if kind == "redo"
+                else outcome.get("seq")]
+        paths: list[tuple] = []
+        while todo:
+            event = by_seq.get(todo.pop())
+            if event is None:
+                return None  # not folded in yet: assume anything may have changed
+            paths += [tuple(p[:3]) for p, _ in event.get("changes", ())]
+            if "replaces" in event:
+                todo.append(event["replaces"])
+        return paths
 
     def touched(self, *prefix) -> bool:
         """Whether the event being shown may have changed the state under ``prefix`` (views skip the rest)."""

@@ -174,7 +174,9 @@ class DelverCard:
     def refresh(self) -> None:
         t = self.table
         vs = t.vs
-        if not (t.touched("delvers", self.name) or t.touched("luck") or t.touched("conditions")
+        d = self.camp.state["delvers"].get(self.name)
+        player = d["player"] if d is not None else None
+        if not (t.touched("delvers", self.name) or t.touched("luck", player) or t.touched("conditions")
                 or t.touched("seats") or (vs and vs != self.name and (t.touched("delvers", vs)
                                                                       or t.touched("encounter")))):
             return  # nothing this card shows has changed

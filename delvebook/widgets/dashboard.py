@@ -88,6 +88,8 @@ class Dashboard:
             children.append(self.charts.widget)
         self.tabs = w.Tab(children=children, titles=titles)
         self.tabs.observe(self._tab_changed, "selected_index")
+        self._log_tab = children.index(self.log.widget)
+        self.log.show(self.tabs.selected_index == self._log_tab)
         title = w.HTML(f'<b style="font-size:15px">{esc(camp.name)}</b>')
         title.add_class("delvebook-title")
         self.header = w.HBox([title, self.log.undo, self.log.redo, t.message],
@@ -98,6 +100,7 @@ class Dashboard:
         t.refresh()
 
     def _tab_changed(self, change) -> None:
+        self.log.show(change["new"] == self._log_tab)
         if self.charts is not None and change["new"] == 4 and not self.charts.drawn:
             self.charts.draw()
 

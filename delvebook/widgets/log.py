@@ -49,11 +49,22 @@ class LogView:
         self.redo = button("↷ Redo", lambda: table.act(self.camp.redo), cls="delvebook-redo")
         self.buttons = w.HBox([self.undo, self.redo])
         self.widget = w.VBox([self.buttons, self.list] if with_buttons else [self.list])
+        self.showing = True  # a dashboard says when its Log tab is hidden: the list then waits until shown
+        self._stale = False
         table.add(self)
         self.refresh()
 
+    def show(self, showing: bool) -> None:
+        self.showing = showing
+        if showing and self._stale:
+            self.list.value = log_html(self.camp.events, self.count, self._rows)
+            self._stale = False
+
     def refresh(self) -> None:
-        self.list.value = log_html(self.camp.events, self.count, self._rows)
+        if self.showing:
+            self.list.value = log_html(self.camp.events, self.count, self._rows)
+        else:
+            self._stale = True
         self.undo.disabled = not self.camp.can_undo
         self.redo.disabled = not self.camp.can_redo
         latest = self.camp.engine.history.latest_action()
