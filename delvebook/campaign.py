@@ -166,7 +166,7 @@ class Campaign:
     def _view(self, name: str) -> Delver:
         d = dict(self.state["delvers"][name])
         d["_luck"] = self.state["luck"].get(d["player"], 0)
-        return Delver(d)
+        return _TableDelver(d, self)
 
     @property
     def delvers(self) -> list[Delver]:
@@ -350,6 +350,20 @@ class Campaign:
     def __repr__(self) -> str:
         mode = ", read-only" if self.read_only else ""
         return f"<Campaign {self.name!r} at {self.path}: {len(self.state['delvers'])} delvers, {len(self.events)} events{mode}>"
+
+
+class _TableDelver(Delver):
+    """A delver seen from its campaign: in a notebook cell it shows its live character card."""
+
+    def __init__(self, data: Mapping, camp: "Campaign"):
+        super().__init__(data)
+        self._camp = camp
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        from .widgets import card
+        display(card(self._camp, self.name))
 
 
 class Fight:

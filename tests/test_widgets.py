@@ -374,3 +374,12 @@ def test_dashboard_and_card_build_for_a_campaign(camp):
     with pytest.raises(KeyError):
         card(camp, "Nobody")
     assert isinstance(camp.dashboard(), w.VBox)
+
+
+def test_a_delver_left_last_in_a_cell_shows_its_card(camp, monkeypatch):
+    import IPython.display
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda *objs: shown.extend(objs))
+    camp.delver("Wren")._ipython_display_()
+    assert len(shown) == 1 and isinstance(shown[0], w.VBox)
+    assert "Wren" in shown[0].children[0].value or "Wren" in repr(shown[0])
