@@ -309,10 +309,17 @@ def test_a_spell_is_cast_from_the_book_and_a_second_cast_is_refused(dash, camp):
     assert "Refused" in dash.table.message.value and len(camp.events) == n
 
 
-def test_the_download_button_offers_the_campaign_as_a_zip(dash, camp):
+def test_the_download_button_offers_the_campaign_as_a_zip(dash, camp, tmp_path):
+    dash.party.cards["Wren"]._skill_buttons["stealth"].click()
     dash.keeper.download_button.click()
-    assert 'download="keep.zip"' in dash.keeper.download.value
-    assert "data:application/zip;base64," in dash.keeper.download.value
+    link = dash.keeper.download.value
+    assert 'download="keep.zip"' in link
+    import base64
+    data64 = re.search(r"data:application/zip;base64,([A-Za-z0-9+/=]+)", link).group(1)
+    z = tmp_path / "downloaded.zip"
+    z.write_bytes(base64.b64decode(data64))
+    with db.Campaign.open(z) as back:  # opened again: the same state and the same log
+        assert back.state == camp.state and back.events == camp.events
 
 
 # ---------------------------------------------------------------- views

@@ -64,6 +64,11 @@ def _weak_listener(view: Any) -> Callable:
     return listener
 
 
+def _outcome(event: dict):
+    from ..campaign import Outcome
+    return Outcome(event)
+
+
 class Table:
     """One campaign at the table: its views, the message line, the latest outcome, the keeper's target number."""
 
@@ -72,7 +77,9 @@ class Table:
         self.views: list = []
         self.message = w.HTML("", layout=w.Layout(min_height="1.6em"))
         self.message.add_class("db-message")
-        self.latest = None  # the latest Outcome seen
+        # the latest Outcome seen: at first, the latest action in force that rolled dice (a cell may have rolled)
+        action = camp.engine.history.latest_action()
+        self.latest = _outcome(action) if action is not None and action.get("rolls") else None
         # the roll panel's choices that roll buttons read: a target number, or an opponent
         self.target = w.BoundedIntText(value=10, min=1, max=60, description="Target",
                                        layout=w.Layout(width="130px"), style={"description_width": "45px"})
@@ -127,10 +134,14 @@ class Table:
             event = by_seq.get(todo.pop())
             if event is None:
                 return None  # not folded in yet: assume anything may have changed
-            paths += [tuple(p[:3]) for p, _ in event.get("changes", ())]
+            paths += [tuple(p) for p, _ in event.get("changes", ())]
             if "replaces" in event:
                 todo.append(event["replaces"])
         return paths
+
+    def touched_where(self, matters: Callable[[tuple], bool]) -> bool:
+        """Whether any place the event changed is one for which ``matters(path)`` is true."""
+        return self._changed is None or any(matters(p) for p in self._changed)
 
     def touched(self, *prefix) -> bool:
         """Whether the event being shown may have changed the state under ``prefix`` (views skip the rest)."""

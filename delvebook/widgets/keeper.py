@@ -137,7 +137,7 @@ class KeeperControls:
 
     def refresh(self) -> None:
         t = self.table
-        if not any(t.touched(k) for k in ("session", "quests", "rooms", "xp_pool", "seats", "delvers", "encounter")):
+        if not t.touched_where(_keeper_sees):
             return
         s = self.camp.state
         sess = s["session"]
@@ -159,3 +159,19 @@ class KeeperControls:
         set_options(self.pending, pend)
         self._refresh_options()
         self._refresh_delver()
+
+
+# what a delver's hearts, armor and purse do not change in the keeper's controls
+_NOT_SHOWN = frozenset({"hearts", "armor", "purse", "died_at", "xp"})
+
+
+def _keeper_sees(path: tuple) -> bool:
+    """Whether a change at ``path`` can change the keeper's controls (their lists and choices)."""
+    head = path[0]
+    if head in ("session", "quests", "rooms", "xp_pool", "seats"):
+        return True
+    if head == "delvers":
+        return len(path) < 3 or path[2] not in _NOT_SHOWN
+    if head == "encounter":  # the foes offered as targets: only joining, leaving or falling matters
+        return len(path) < 4 or path[1] != "foes" or path[3] == "status"
+    return False

@@ -38,6 +38,7 @@ class Tracker:
     def __init__(self, table: Table):
         self.table = table
         self.camp = table.camp
+        self._chances_key = None  # what the weapon buttons' odds were last worked out for
         camp = self.camp
         prepared = dict(camp._store.campaign.get("encounters") or {})
         self.bestiary_ids = list(camp.rules.bestiary)
@@ -157,6 +158,12 @@ class Tracker:
         choices = weapon_choices(self.camp, attacker)[:WEAPON_SLOTS]
         self._weapon_args = [arg for _, arg in choices]
         target = self.target.value
+        # the odds depend on who, with what, and the conditions in play (blessings, marks, orders)
+        key = (attacker, target, tuple(choices), tuple(c["id"] for c in self.camp.state["conditions"]),
+               repr(_combatant_skills(self.camp, attacker)), repr(_combatant_skills(self.camp, target)))
+        if key == self._chances_key:
+            return
+        self._chances_key = key
         for i, b in enumerate(self.weapon_buttons):
             if i < len(choices):
                 label, arg = choices[i]
@@ -214,3 +221,14 @@ class Tracker:
         else:
             set_options(self.attacker, combatants, default=actor)
         self.refresh_chances()
+
+
+def _combatant_skills(camp, name: str | None):
+    """What a combatant brings to an attack's odds besides conditions: skills and weapons (or a foe's bonus)."""
+    s = camp.state
+    c = s["delvers"].get(name) if name else None
+    if c is None and s["encounter"] is not None:
+        c = s["encounter"]["foes"].get(name)
+    if c is None:
+        return None
+    return c.get("skills"), c.get("weapons"), c.get("attack_bonus")
