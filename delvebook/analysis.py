@@ -533,7 +533,6 @@ class _Builder:
 
             # ---- XP: shares, then the totals after the event
             awards = e.get("xp_awards")
-            xp_before = {name: d.get("xp") or 0 for name, d in self.delvers.items()} if awards else None
             level_before = {name: d.get("level") for name, d in self.delvers.items()} if awards else None
 
             # ---- encounters

@@ -11,7 +11,6 @@ import datetime as _dt
 import io
 import os
 import random
-import shutil
 import tempfile
 import zipfile
 from pathlib import Path
@@ -22,7 +21,7 @@ from .dice import Roll
 from .engine import Engine, Refused
 from .engine.combat import current_actor
 from .events import clone, replay
-from .model import Delver, Foe, format_purse, new_state
+from .model import Delver, Foe, new_state
 
 __all__ = ["Campaign", "Fight", "Outcome", "Refused"]
 

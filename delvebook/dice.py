@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import html
 import random as _random
-from typing import Iterable, Sequence
+from typing import Sequence
 
 __all__ = [
     "DiceError",

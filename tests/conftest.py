@@ -180,3 +180,44 @@ def lab_server(tmp_path_factory):
         yield server
     finally:
         server.stop()
+
+
+ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
+
+
+def run_all_cells(page, lab_server, notebook: str):
+    """Open ``notebook`` in JupyterLab, run every cell as a person would (Run > Run All Cells), and wait
+    until none is pending; fails on a dialog or an error output. Returns the notebook panel."""
+    import re as _re
+    # ?reset: a fresh workspace, so notebooks an earlier test opened are not restored beside this one
+    page.goto(f"{lab_server.url}/lab/tree/{notebook}?reset")
+    panel = page.locator(".jp-NotebookPanel").first
+    panel.wait_for(state="visible")
+    # The kernel is ready when the status bar says so; the toolbar's indicator says "idle"
+    # before the kernel has even started, and Run All then asks which kernel to start.
+    page.locator(".jp-StatusBar-TextItem", has_text=_re.compile(r"\| Idle$")).first.wait_for()
+    page.locator(".lm-MenuBar-item", has_text=_re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-item:visible", has_text=_re.compile(r"^Run All Cells")).click()
+    # Every code cell ran when none waits ([*] or [ ]); a dialog (e.g. "Select Kernel") or an
+    # error (after which the remaining cells never run) ends the wait early.
+    page.wait_for_function(
+        """() => {
+            if (document.querySelector('.jp-Dialog, .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')) return true;
+            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
+            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+        }"""
+    )
+    dialogs = page.locator(".jp-Dialog").all_inner_texts()
+    assert not dialogs, f"a dialog interrupted the run: {dialogs}"
+    errors = panel.locator(ERROR_OUTPUT).all_inner_texts()
+    assert not [e for e in errors if "Traceback" in e or "Error" in e], "\n".join(errors)
+    return panel
+
+
+@pytest.fixture(scope="module")
+def long_delve():
+    """The bundled finished campaign, open read-only."""
+    import delvebook as db
+    c = db.Campaign.open(CAMPAIGNS / "the-long-delve", read_only=True)
+    yield c
+    c.close()

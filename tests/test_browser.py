@@ -4,16 +4,16 @@ Drives a real JupyterLab in headless Chromium; leaves a screenshot in tests/arti
 """
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from itertools import product
 
 import pytest
 
+from conftest import run_all_cells
+
 pytestmark = pytest.mark.browser
 
 NOTEBOOK = "examples/run-a-session.ipynb"
-ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 
 
 def _d20_plus_d6_beats_d20() -> Fraction:
@@ -26,29 +26,7 @@ def test_session_notebook_runs_and_shows_rolls_and_odds(browser, lab_server, art
     page = context.new_page()
     page.set_default_timeout(60_000)
     try:
-        page.goto(f"{lab_server.url}/lab/tree/{NOTEBOOK}")
-        panel = page.locator(".jp-NotebookPanel").first
-        panel.wait_for(state="visible")
-        # The kernel is ready when the status bar says so; the toolbar's indicator says "idle"
-        # before the kernel has even started, and Run All then asks which kernel to start.
-        page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle$")).first.wait_for()
-
-        page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).click()
-
-        # Every code cell ran when none waits ([*] or [ ]); a dialog (e.g. "Select Kernel") or an
-        # error (after which the remaining cells never run) ends the wait early.
-        page.wait_for_function(
-            """() => {
-                if (document.querySelector('.jp-Dialog, .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')) return true;
-                const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
-                return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
-            }"""
-        )
-        dialogs = page.locator(".jp-Dialog").all_inner_texts()
-        assert not dialogs, f"a dialog interrupted the run: {dialogs}"
-        errors = panel.locator(ERROR_OUTPUT).all_inner_texts()
-        assert not [e for e in errors if "Traceback" in e or "Error" in e], "\n".join(errors)
+        panel = run_all_cells(page, lab_server, NOTEBOOK)
         panel.get_by_text("3d6: min 3, max 18").wait_for()
         page.screenshot(path=str(artifacts / "browser-run-a-session.png"))
 

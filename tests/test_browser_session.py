@@ -15,33 +15,13 @@ import pytest
 
 from delvebook.store import read_log
 
+from conftest import run_all_cells
+
 pytestmark = pytest.mark.browser
 
 NOTEBOOK = "examples/run-a-session.ipynb"
 PLAY_LOG = "examples/play/the-sunken-keep"
-ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 D6_PIPS = set("⚀⚁⚂⚃⚄⚅")
-
-
-def run_all_cells(page, lab_server, notebook: str):
-    # ?reset: a fresh workspace, so notebooks an earlier test opened are not restored beside this one
-    page.goto(f"{lab_server.url}/lab/tree/{notebook}?reset")
-    panel = page.locator(".jp-NotebookPanel").first
-    panel.wait_for(state="visible")
-    page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle$")).first.wait_for()
-    page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).click()
-    page.wait_for_function(
-        """() => {
-            if (document.querySelector('.jp-Dialog, .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')) return true;
-            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
-            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
-        }"""
-    )
-    assert not page.locator(".jp-Dialog").all_inner_texts(), "a dialog interrupted the run"
-    errors = panel.locator(ERROR_OUTPUT).all_inner_texts()
-    assert not [e for e in errors if "Traceback" in e or "Error" in e], "\n".join(errors)
-    return panel
 
 
 def timed(page, action, condition: str, arg=None) -> float:

@@ -13,10 +13,8 @@ LONG = CAMPAIGNS / "the-long-delve"
 
 
 @pytest.fixture(scope="module")
-def camp():
-    c = db.Campaign.open(LONG, read_only=True)
-    yield c
-    c.close()
+def camp(long_delve):
+    return long_delve
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ showed, validated against each die."""
 
 from __future__ import annotations
 
-import random
 from fractions import Fraction
 
 import pytest
@@ -198,7 +197,6 @@ def test_undoing_a_luck_die_gives_it_back_and_restores_the_roll():
 
 def _drop_to_dying(t: Table, who: str = "Ada") -> dict:
     fight(t, "ogre", first="foes")
-    hearts = t.delver(who)["hearts"]
     return t.do("attack", attacker="Ogre 1", target=who,
                 faces={"attack": [18, 6], "resist": [2], "damage": [6, 6, 6]})
 

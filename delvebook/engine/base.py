@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Mapping
 
-from ..dice import DiceError, LuckDie, Roll, parse
+from ..dice import DiceError, Roll, parse
 from ..events import apply_changes, clone
 from ..model import STATUS_ALIVE, STATUS_DEAD, STATUS_DYING
 from ..rules import PROVENANCE_KEYS, Rules

@@ -8,7 +8,7 @@ from ..dice import parse
 from ..distribution import distribution, odds
 from ..model import STATUS_ALIVE, STATUS_DEAD, STATUS_DYING
 from .base import Ctx, command, data_items
-from .checks import blessing_die, d20_expr, skill_bonus, take_focus
+from .checks import d20_expr, take_focus
 
 PARTY, FOES = "party", "foes"
 

@@ -187,7 +187,6 @@ def _apply_option(ctx: Ctx, delver: dict, choice_id: str, opt_id: str, opt: Mapp
 
 
 def _find_choice(ctx: Ctx, delver: dict, pending: Mapping) -> Mapping:
-    cls = ctx.rules.class_(delver["class_id"])
     choices = ctx.rules.level(delver["class_id"], pending["level"]).get("choices", {})
     if "within" in pending:
         outer = choices[pending["within"]]

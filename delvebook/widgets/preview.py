@@ -11,7 +11,7 @@ from fractions import Fraction
 from ..distribution import odds, percent
 from ..engine.base import Ctx, data_items
 from ..engine.checks import d20_expr
-from ..engine.combat import attack_expr, weapon_skill
+from ..engine.combat import attack_expr
 from ..dice import parse
 
 __all__ = ["skill_label", "check_chance", "attack_chance", "weapon_choices", "pct"]
