@@ -155,8 +155,12 @@ class Table:
             return
         self._busy = True
         try:
-            self._refresh_opponents()
+            if self.touched("encounter") or self.touched("seats"):
+                self._refresh_opponents()
+            quiet = self._changed == []  # an event that changed nothing (a check): only the event views redraw
             for v in self.views:
+                if quiet and getattr(v, "shows_state_only", False):
+                    continue
                 v.refresh()
         finally:
             self._busy = False
@@ -182,12 +186,15 @@ class Table:
 
 def set_options(dd, options: list, default: Any = None) -> None:
     """Change a selection widget's options in place, keeping its value when it is still offered."""
+    wanted = [tuple(o) if isinstance(o, (tuple, list)) else o for o in options]
+    if wanted == getattr(dd, "_delvebook_options", None) and (default is None or dd.value == default):
+        return  # the same options as last time (and nothing asked of the value): nothing to send
     values = [o[1] if isinstance(o, tuple) else o for o in options]
     keep = dd.value if dd.value in values else (default if default in values else (values[0] if values else None))
     current = [tuple(o) if isinstance(o, (tuple, list)) else o for o in dd.options]
-    wanted = [tuple(o) if isinstance(o, (tuple, list)) else o for o in options]
     if current != wanted:
         dd.options = options
+    dd._delvebook_options = wanted
     if keep is not None and dd.value != keep:
         dd.value = keep
 

@@ -100,6 +100,8 @@ def sheet_html(camp, name: str) -> str:
 class DelverCard:
     """One delver's card: the sheet and a roll button per skill and per weapon."""
 
+    shows_state_only = True  # redrawn only when an event changed the state
+
     def __init__(self, table: Table, name: str):
         self.table = table
         self.camp = table.camp

@@ -18,6 +18,8 @@ __all__ = ["Dashboard", "dashboard", "card"]
 class Party:
     """A card per delver in seat order; a card is added for a delver who joins, never rebuilt."""
 
+    shows_state_only = True  # redrawn only when an event changed the state
+
     def __init__(self, table: Table):
         self.table = table
         self.camp = table.camp

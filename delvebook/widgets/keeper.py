@@ -22,6 +22,10 @@ def download_link(camp) -> str:
 
 
 class KeeperControls:
+    """The keeper's controls: sessions, rests, quests, rooms, coins, XP, level-up choices, abilities, spells."""
+
+    shows_state_only = True  # redrawn only when an event changed the state
+
     def __init__(self, table: Table):
         self.table = table
         self.camp = camp = table.camp

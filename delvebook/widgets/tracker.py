@@ -35,6 +35,8 @@ def foes_html(enc: dict, actor: str | None) -> str:
 class Tracker:
     """The fight: who acts, who is hit, and what it cost."""
 
+    shows_state_only = True  # redrawn only when an event changed the state
+
     def __init__(self, table: Table):
         self.table = table
         self.camp = table.camp
