@@ -192,11 +192,12 @@ def set_options(dd, options: list, default: Any = None) -> None:
     values = [o[1] if isinstance(o, tuple) else o for o in options]
     keep = dd.value if dd.value in values else (default if default in values else (values[0] if values else None))
     current = [tuple(o) if isinstance(o, (tuple, list)) else o for o in dd.options]
-    if current != wanted:
-        dd.options = options
+    with dd.hold_sync():  # one message to the page, not one per trait the change touches
+        if current != wanted:
+            dd.options = options
+        if keep is not None and dd.value != keep:
+            dd.value = keep
     dd._delvebook_options = wanted
-    if keep is not None and dd.value != keep:
-        dd.value = keep
 
 
 def button(description: str, on_click: Callable, *, style: str = "", tooltip: str = "", width: str = "auto",
