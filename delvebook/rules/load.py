@@ -17,14 +17,14 @@ from . import FILES, Rules, RulesError
 __all__ = ["load_rules", "base_rules", "house_rules_from", "rules_for_campaign", "parse_yaml", "read_rules_file"]
 
 try:
-    _Loader = yaml.CSafeLoader
+    _SafeLoader = yaml.CSafeLoader
 except AttributeError:  # PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+    _SafeLoader = yaml.SafeLoader
 
 
 def parse_yaml(text: str) -> Any:
     """Parse YAML text with the safe loader (C if available); never constructs Python objects."""
-    return yaml.load(text, Loader=_Loader)
+    return yaml.load(text, Loader=_SafeLoader)
 
 
 def read_rules_file(name: str) -> dict:
