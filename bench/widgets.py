@@ -1,13 +1,20 @@
 """The widget layer's cost, measured in one run: a button click to the views updated, against the bare call.
 
 Two copies of the prepared campaign: one with no views, one with the whole dashboard open (five cards, the
-roll panel, the tracker, keeper controls, the log). For a skill check, an attack and a luck die, prints the
-median time of the bare campaign call (decided, written and fsync'ed, applied) and of the same action by
-``button.click()`` (the same call, then every view updated in place), and the widget layer's share.
-Target: under 50% added. The browser round-trip (click to the page showing it) is measured by
-tests/test_browser_session.py; its last figures are printed here when tests/artifacts/ holds them.
+roll panel, the tracker, keeper controls, the log). For a skill check (clicked on the Party tab), an attack
+(clicked on the Fight tab) and a check followed by a luck die, it prints the median time of the bare
+campaign call (decided, written and fsync'ed, applied) and of the same action by ``button.click()`` (the same
+call, then every view updated in place), the widget layer's share, and how many widget messages a click sends.
 
-Run: .venv/bin/python bench/widgets.py [--repeat 60]
+It measures twice:
+- here, with no kernel: the views are updated, but their messages to the page go nowhere;
+- inside a real IPython kernel (started through jupyter_client, as JupyterLab does): each changed widget's
+  message is serialised, signed and sent on the kernel's IOPub socket, as at the table.
+Target: the widget layer adds under 50% to the campaign call. The browser round-trip (click to the page
+showing it) is measured by tests/test_browser_session.py; its last figures are printed here when
+tests/artifacts/ holds them.
+
+Run: .venv/bin/python bench/widgets.py [--repeat 60] [--no-kernel]
 """
 
 from __future__ import annotations
@@ -22,13 +29,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-import delvebook as db  # noqa: E402
-from delvebook.widgets import Dashboard  # noqa: E402
+_MARK = "@@bench-widgets@@"
 
 
 def _open(where: Path, name: str):
+    import delvebook as db
     shutil.copytree(ROOT / "campaigns" / "the-sunken-keep", where / name)
     camp = db.Campaign.open(where / name)
     camp.start_session()
@@ -46,10 +54,28 @@ def _median_ms(fn, repeat: int) -> float:
     return statistics.median(times) * 1000
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=60)
-    n = ap.parse_args().repeat
+def _count_messages(fn, times: int) -> float:
+    """Widget messages (state updates to the page) that ``fn`` sends, on average."""
+    import ipywidgets as w
+    sent = [0]
+    real = w.Widget._send
+
+    def counting(self, msg, buffers=None):
+        sent[0] += 1
+        return real(self, msg, buffers)
+
+    w.Widget._send = counting
+    try:
+        for _ in range(times):
+            fn()
+    finally:
+        w.Widget._send = real
+    return sent[0] / times
+
+
+def measure(repeat: int) -> dict:
+    """Time the three actions bare and by click; returns the figures (runs in or out of a kernel)."""
+    from delvebook.widgets import Dashboard
     # on the repository's disk, not a tmpfs where fsync costs nothing
     with tempfile.TemporaryDirectory(dir=ROOT, prefix=".bench-widgets-") as tmp:
         tmp = Path(tmp)
@@ -58,6 +84,8 @@ def main() -> None:
         t0 = time.perf_counter()
         dash = Dashboard(viewed)
         build = (time.perf_counter() - t0) * 1000
+        party_tab, fight_tab = 0, 1
+        dash.tabs.selected_index = fight_tab
         dash.tracker.attacker.value = "Brakka"
         dash.tracker.target.value = "The Bell Warden 1"
         stealth = dash.party.cards["Wren"]._skill_buttons["stealth"]
@@ -85,23 +113,69 @@ def main() -> None:
             heal_brakka(viewed)
             sword.click()
 
-        rows = [
-            ("skill check", lambda: bare.check("Wren", "stealth", 10), stealth.click),
-            ("attack", bare_attack, click_attack),
-            ("check + luck die", bare_luck, click_luck),
-        ]
-        print(f"dashboard built once in {build:.0f} ms; median of {n} actions each (fsync'ed write included)")
-        print(f"{'action':<18}{'bare call':>11}{'by click':>11}{'added':>9}")
-        for name, call, click in rows:
+        rows = []
+        for name, tab, call, click in [
+            ("skill check", party_tab, lambda: bare.check("Wren", "stealth", 10), stealth.click),
+            ("attack", fight_tab, bare_attack, click_attack),
+            ("check + luck die", party_tab, bare_luck, click_luck),
+        ]:
+            dash.tabs.selected_index = tab  # the tab the keeper clicks it on
             for f in (call, click):  # warm up
                 f()
-            b = _median_ms(call, n)
-            c = _median_ms(click, n)
-            print(f"{name:<18}{b:>9.2f}ms{c:>9.2f}ms{(c / b - 1):>9.0%}")
-            if dash.table.message.value:
-                print("  (a click was refused:", dash.table.message.value, ")")
+            b = _median_ms(call, repeat)
+            c = _median_ms(click, repeat)
+            msgs = _count_messages(click, 20)
+            rows.append({"action": name, "bare_ms": b, "click_ms": c, "messages": msgs,
+                         "refused": dash.table.message.value})
         bare.close()
         viewed.close()
+    return {"build_ms": build, "rows": rows}
+
+
+def _in_kernel(repeat: int) -> dict:
+    """Run ``measure`` inside a fresh IPython kernel of this interpreter; its widget messages go to IOPub."""
+    from jupyter_client.manager import start_new_kernel
+    km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT))
+    out: list[str] = []
+
+    def hook(msg):
+        if msg["msg_type"] == "stream":
+            out.append(msg["content"]["text"])
+        elif msg["msg_type"] == "error":
+            out.append("\n".join(msg["content"]["traceback"]))
+
+    code = (f"import runpy, json\nm = runpy.run_path({str(Path(__file__).resolve())!r}, run_name='bench_widgets')\n"
+            f"print({_MARK!r} + json.dumps(m['measure']({repeat})))")
+    try:
+        kc.execute_interactive(code, timeout=600, output_hook=hook)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    text = "".join(out)
+    if _MARK not in text:
+        raise RuntimeError(f"the kernel run failed:\n{text}")
+    return json.loads(text.split(_MARK, 1)[1].splitlines()[0])
+
+
+def _print(title: str, result: dict) -> None:
+    print(f"{title}: dashboard built in {result['build_ms']:.0f} ms")
+    print(f"  {'action':<18}{'bare call':>11}{'by click':>11}{'added':>9}{'messages/click':>16}")
+    for r in result["rows"]:
+        added = r["click_ms"] / r["bare_ms"] - 1
+        print(f"  {r['action']:<18}{r['bare_ms']:>9.2f}ms{r['click_ms']:>9.2f}ms{added:>9.0%}{r['messages']:>16.1f}")
+        if r["refused"]:
+            print("    (a click was refused:", r["refused"], ")")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=60)
+    ap.add_argument("--no-kernel", action="store_true", help="skip the run inside a kernel")
+    args = ap.parse_args()
+    print(f"median of {args.repeat} actions each (fsync'ed write included); target: under 50% added")
+    _print("no kernel (views updated; messages go nowhere)", measure(args.repeat))
+    if not args.no_kernel:
+        _print("in an IPython kernel (messages sent on IOPub, as at the table)", _in_kernel(args.repeat))
     rt = ROOT / "tests" / "artifacts" / "browser-roundtrip.json"
     if rt.exists():
         r = json.loads(rt.read_text())

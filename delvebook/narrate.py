@@ -6,10 +6,12 @@ Standard library only. Text only: callers escape it before putting it in HTML.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 
 __all__ = ["describe"]
 
 
+@lru_cache(maxsize=1024)  # a handful of distinct chances recur all session; parsing a Fraction is not free
 def _pct(fraction: str | None) -> str:
     if not fraction:
         return ""

@@ -49,7 +49,13 @@ def _live_widgets() -> dict:
     return widget._instances
 
 
+def look(dash, title: str) -> None:
+    """Open the tab a keeper would be looking at: views on hidden tabs wait, and catch up when shown."""
+    dash.tabs.selected_index = dash.tabs.titles.index(title)
+
+
 def fight_started(dash, first="party"):
+    look(dash, "Fight")
     dash.tracker.start_choice.value = ("prepared", "causeway_ambush")
     dash.tracker.start_button.click()
     (dash.tracker.party_first if first == "party" else dash.tracker.foes_first).click()
@@ -130,6 +136,7 @@ def test_bad_faces_are_a_message_and_change_nothing(dash, camp):
 # ---------------------------------------------------------------- the fight
 
 def test_initiative_rolled_by_click_sets_the_order_and_highlights_the_actor(dash, camp):
+    look(dash, "Fight")
     dash.tracker.start_button.click()
     dash.tracker.roll_init.click()
     fight = camp.fight
@@ -205,6 +212,7 @@ def test_a_foe_attacking_can_drop_a_delver_and_the_death_save_button_appears(das
         dash.tracker.weapon_buttons[0].click()
     assert camp.delver("Wren").status == "dying"
     assert dash.rolls.death_save.layout.display != "none" and "Wren" in dash.rolls.death_save.description
+    look(dash, "Party")
     assert "DYING" in dash.party.cards["Wren"].sheet.value
     dash.rolls.death_save.click()
     assert camp.events[-1]["kind"] == "death_save" and camp.delver("Wren").status in ("alive", "dead")
@@ -227,7 +235,8 @@ def test_a_card_weapon_attacks_the_foe_picked_as_opponent(dash, camp):
     fight_started(dash)
     card_ = dash.party.cards["Wren"]
     assert card_._weapon_buttons[0][2].disabled is False or dash.table.opponent.value == ""
-    dash.table.opponent.value = "Bog goblin 3"
+    dash.table.opponent.value = "Bog goblin 3"  # picked while the Fight tab is open ...
+    look(dash, "Party")  # ... the card shows it when its tab is
     assert "vs Bog goblin 3" in card_._weapon_buttons[0][2].description
     card_._weapon_buttons[0][2].click()
     assert camp.events[-1]["kind"] == "attack" and camp.events[-1]["target"] == "Bog goblin 3"
@@ -249,20 +258,25 @@ def test_refused_clicks_are_shown_and_change_nothing(dash, camp):
 
 def test_sessions_rests_quests_rooms_coins_and_xp_by_click(dash, camp):
     k = dash.keeper
-    assert camp.state["session"]["active"]
+    look(dash, "Keeper")
+    assert camp.state["session"]["active"] and "Session 1 <b>running" in k.session.value
     k.end_session.click()
     assert not camp.state["session"]["active"] and "not running" in k.session.value
     k.quest.value = "Silence the drowned bell"
     k.quest_button.click()
     assert camp.delver("Wren").xp == 20
+    look(dash, "Party")
     assert "XP 20 / 100" in dash.party.cards["Wren"].sheet.value
+    look(dash, "Keeper")
     k.room.value = "The gatehouse"
     k.room_button.click()
     assert camp.delver("Wren").xp == 23
     k.coins.value = "2C"
     k.coins_to.value = "Sable"
     k.earn_button.click()
+    look(dash, "Party")
     assert camp.delver("Sable").purse == 70 and "purse 7C" in dash.party.cards["Sable"].sheet.value
+    look(dash, "Keeper")
     k.xp.value = 10
     k.xp_button.click()
     k.rest.click()
@@ -270,6 +284,7 @@ def test_sessions_rests_quests_rooms_coins_and_xp_by_click(dash, camp):
 
 
 def test_level_up_choices_are_offered_as_options_and_chosen_by_click(dash, camp):
+    look(dash, "Keeper")
     dash.keeper.xp.value = 500
     dash.keeper.xp_button.click()
     assert camp.delver("Wren").level == 2
@@ -286,24 +301,28 @@ def test_level_up_choices_are_offered_as_options_and_chosen_by_click(dash, camp)
 
 def test_an_ability_is_used_with_its_cost_paid_and_shown(dash, camp):
     k = dash.keeper
+    look(dash, "Keeper")
     k.who.value = "Wren"
     assert "Dodge (1 grit)" in [label for label, _ in k.ability.options]
     k.ability.value = "dodge"
     k.use_button.click()
     assert camp.delver("Wren").grit == 2 and camp.events[-1]["kind"] == "use"
+    look(dash, "Party")
     assert "grit <span class=\"db-pips\">●●○</span> 2/3" in dash.party.cards["Wren"].sheet.value
     assert "dodging" in dash.party.cards["Wren"].sheet.value
 
 
 def test_a_spell_is_cast_from_the_book_and_a_second_cast_is_refused(dash, camp):
     k = dash.keeper
+    look(dash, "Keeper")
     k.who.value = "Ilse"
     assert "light" in [v for _, v in k.spell.options]
     k.spell.value = "light"
     k.cast_button.click()
     assert camp.events[-1]["kind"] == "cast" and camp.delver("Ilse").data["spellbook_used"] == ["light"]
-    assert "spells used: light" in dash.party.cards["Ilse"].sheet.value
     assert "Light (spellbook, used)" in [label for label, _ in k.spell.options]
+    look(dash, "Party")
+    assert "spells used: light" in dash.party.cards["Ilse"].sheet.value
     n = len(camp.events)
     k.cast_button.click()
     assert "Refused" in dash.table.message.value and len(camp.events) == n
@@ -332,10 +351,29 @@ def test_the_log_view_lists_recent_events_newest_first(dash, camp):
 
 
 def test_calls_from_a_code_cell_refresh_the_views_too(dash, camp):
-    dash.tabs.selected_index = dash._log_tab
     camp.award_xp(50)
     assert "XP 10 / 100" in dash.party.cards["Wren"].sheet.value
+    assert "award_xp" in dash.rolls.result.value
+    look(dash, "Log")
     assert data(dash.log.list.value, "kind")[0] == "award_xp"
+
+
+def test_views_on_a_hidden_tab_send_nothing_and_catch_up_when_shown(dash, camp):
+    fight = fight_started(dash, first="foes")  # the Fight tab is open: the party's cards are hidden
+    sheet = dash.party.cards["Wren"].sheet
+    before = sheet.value
+    dash.tracker.attacker.value = "Bog goblin 1"
+    dash.tracker.target.value = "Wren"
+    for _ in range(30):
+        dash.tracker.weapon_buttons[0].click()
+        if camp.delver("Wren").hearts < int(data(before, "hearts")[0]):
+            break
+    hearts = camp.delver("Wren").hearts
+    assert hearts < int(data(before, "hearts")[0]), "thirty goblin attacks and not one hit"
+    assert sheet.value == before  # hidden behind the Fight tab: not redrawn
+    look(dash, "Party")
+    assert data(sheet.value, "hearts")[0] == str(hearts)  # shown: the wound is there
+    assert fight.round >= 1 and "Round" in dash.tracker.status.value
 
 
 def test_clicks_update_widgets_in_place_without_building_new_ones(dash, camp):
@@ -359,12 +397,16 @@ def test_names_from_the_campaign_file_are_escaped_everywhere(tmp_path):
                            bestiary={"imp": {"name": "<i>Imp</i>", "hearts": 2, "attack_bonus": 0, "damage": 1}})
     try:
         d = Dashboard(c)
-        d.tabs.selected_index = d._log_tab
         c.start_session()
         c.check(evil, "stealth", 10)
         c.encounter(["imp"])
-        html = " ".join([d.party.cards[evil].sheet.value, d.rolls.result.value, d.log.list.value,
-                         d.tracker.foes.value, d.tracker.status.value, d.widget.children[1].children[0].value])
+        shown = [d.party.cards[evil].sheet.value, d.rolls.result.value, d.widget.children[1].children[0].value]
+        look(d, "Log")
+        shown.append(d.log.list.value)
+        look(d, "Fight")
+        shown += [d.tracker.foes.value, d.tracker.status.value]
+        assert "Imp" in d.tracker.foes.value and "Keep" in d.widget.children[1].children[0].value
+        html = " ".join(shown)
         assert "<img" not in html and "<script" not in html and "<i>Imp" not in html and "<b>Keep" not in html
         assert "&lt;img src=x onerror=alert(1)&gt;" in html
     finally:

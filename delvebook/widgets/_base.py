@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import weakref
+from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable
 
@@ -16,14 +17,28 @@ import ipywidgets as w
 from ..dice import DiceError
 from ..engine import Refused
 
-__all__ = ["Table", "esc", "bar_html", "css"]
+__all__ = ["Table", "esc", "put", "bar_html", "css"]
 
 ERRORS = (Refused, DiceError, ValueError, KeyError, TypeError)
 
 
 def esc(text: Any) -> str:
     """Text from a campaign file (names, notes) made safe for an HTML widget."""
+    if type(text) is str:  # the same few names are escaped on every click: keep them
+        return _esc_str(text)
     return html.escape(str(text), quote=True)
+
+
+@lru_cache(maxsize=4096)
+def _esc_str(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def put(widget: w.Widget, **traits: Any) -> None:
+    """Set only the traits whose value differs: an unchanged value costs no validation (and sends nothing)."""
+    for name, value in traits.items():
+        if getattr(widget, name) != value:
+            setattr(widget, name, value)
 
 
 def css() -> str:
@@ -89,6 +104,8 @@ class Table:
         self.opponent.observe(self._choice_changed, "value")
         self._busy = False
         self._changed: list | None = None  # the paths the event being shown changed; None: anything may have
+        self._hidden: set = set()  # views on a tab not shown: they skip events ...
+        self._stale: set = set()  # ... and those that skipped one catch up in full when shown again
         camp.listeners.append(_weak_listener(self))
 
     # ---- acting
@@ -104,11 +121,12 @@ class Table:
 
     def say(self, text: str, refused: bool = False) -> None:
         if not text:
-            self.message.value = ""
+            value = ""
         elif refused:
-            self.message.value = f'<span class="db-refused" data-kind="refused">Refused: {esc(text)}</span>'
+            value = f'<span class="db-refused" data-kind="refused">Refused: {esc(text)}</span>'
         else:
-            self.message.value = f'<span class="db-ok">{esc(text)}</span>'
+            value = f'<span class="db-ok">{esc(text)}</span>'
+        put(self.message, value=value)
 
     # ---- refreshing
     def add(self, view) -> None:
@@ -161,13 +179,36 @@ class Table:
             for v in self.views:
                 if quiet and getattr(v, "shows_state_only", False):
                     continue
+                if v in self._hidden:
+                    self._stale.add(v)
+                    continue
                 v.refresh()
         finally:
             self._busy = False
 
+    def show(self, views, showing: bool = True) -> None:
+        """Say which views are on screen (a dashboard's tabs). A hidden view sends nothing to the page; when it
+        is shown again it redraws in full if anything happened meanwhile."""
+        views = list(views)
+        if not showing:
+            self._hidden.update(views)
+            return
+        self._hidden.difference_update(views)
+        stale = [v for v in views if v in self._stale]
+        self._stale.difference_update(stale)
+        saved, self._changed = self._changed, None  # anything may have changed while it was hidden
+        try:
+            for v in stale:
+                v.refresh()
+        finally:
+            self._changed = saved
+
     def _choice_changed(self, _change) -> None:
         for v in self.views:
             if hasattr(v, "refresh_chances"):
+                if v in self._hidden:
+                    self._stale.add(v)
+                    continue
                 v.refresh_chances()
 
     def _refresh_opponents(self) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import ipywidgets as w
 
 from ..model import format_purse
-from ._base import Table, bar_html, button, esc, hearts_colour
-from .preview import attack_chance, check_chance, pct, skill_label, weapon_choices
+from ._base import Table, bar_html, button, esc, hearts_colour, put
+from .preview import attack_chance, check_chance, odds_inputs, pct, skill_label, weapon_choices
 
 __all__ = ["DelverCard", "sheet_html"]
 
@@ -115,6 +115,7 @@ class DelverCard:
         self._weapon_keys: tuple = ()
         self._skill_buttons: dict = {}
         self._weapon_buttons: list = []
+        self._chances_key = None  # what the buttons' odds were last worked out for
         table.add(self)
         self.refresh()
 
@@ -158,20 +159,23 @@ class DelverCard:
             return
         t = self.table
         vs, target = t.vs, t.target.value
+        enc = self.camp.state["encounter"]
+        foe = vs if enc is not None and vs in enc["foes"] else None
+        key = (vs, target, foe, self._skill_ids, self._weapon_keys, odds_inputs(self.camp, self.name, vs))
+        if key == self._chances_key:
+            return  # the same odds as last time: a lost heart or a spent luck die does not change them
+        self._chances_key = key
         for sid, b in self._skill_buttons.items():
             label = skill_label(self.camp, d, sid)
             p = check_chance(self.camp, self.name, sid, None if vs else target, vs)
             if p is not None:
                 label += f" · {pct(p)} vs {vs}" if vs else f" · {pct(p)} vs {target}"
-            b.description = label
-        enc = self.camp.state["encounter"]
-        foe = vs if enc is not None and vs in enc["foes"] else None
+            put(b, description=label)
         for label, arg, b in self._weapon_buttons:
             if foe:
                 p = attack_chance(self.camp, self.name, foe, arg)
                 label = f"{label} · {pct(p)} vs {foe}" if p is not None else label
-            b.description = label
-            b.disabled = foe is None
+            put(b, description=label, disabled=foe is None)
 
     def refresh(self) -> None:
         t = self.table
@@ -184,9 +188,9 @@ class DelverCard:
             return  # nothing this card shows has changed
         d = self.camp.state["delvers"].get(self.name)
         if d is None:
-            self.sheet.value = f"<i>{esc(self.name)} is not in this campaign (undone?)</i>"
+            put(self.sheet, value=f"<i>{esc(self.name)} is not in this campaign (undone?)</i>")
             return
-        self.sheet.value = sheet_html(self.camp, self.name)
+        put(self.sheet, value=sheet_html(self.camp, self.name))
         for cls, on in (("delvebook-dead", d["status"] == "dead"), ("delvebook-dying", d["status"] == "dying")):
             if on and cls not in self.widget._dom_classes:
                 self.widget.add_class(cls)

@@ -92,6 +92,7 @@ class Dashboard:
         self.tabs.observe(self._tab_changed, "selected_index")
         self._log_tab = children.index(self.log.widget)
         self.log.show(self.tabs.selected_index == self._log_tab)
+        self._show_tab_views(self.tabs.selected_index)
         title = w.HTML(f'<b style="font-size:15px">{esc(camp.name)}</b>')
         title.add_class("delvebook-title")
         self.header = w.HBox([title, self.log.undo, self.log.redo, t.message],
@@ -101,8 +102,22 @@ class Dashboard:
         self.widget.add_class("delvebook-dashboard")
         t.refresh()
 
+    def _tab_views(self) -> list[list]:
+        """The views on each tab, in tab order (a card added since is on the Party tab)."""
+        return [[self.party, *self.party.cards.values()], [self.tracker], [self.keeper]]
+
+    def _show_tab_views(self, index) -> None:
+        """Views on hidden tabs wait (a click in a fight does not redraw the party's cards behind it)."""
+        tabs = self._tab_views()
+        for i, views in enumerate(tabs):
+            if i != index:
+                self.table.show(views, False)
+        if index is not None and index < len(tabs):
+            self.table.show(tabs[index], True)
+
     def _tab_changed(self, change) -> None:
         self.log.show(change["new"] == self._log_tab)
+        self._show_tab_views(change["new"])
         if self.charts is not None and change["new"] == 4 and not self.charts.drawn:
             self.charts.draw()
 

@@ -45,8 +45,11 @@ class LogView:
         self._rows: dict = {}
         self.list = w.HTML()
         self.list.add_class("delvebook-log")
-        self.undo = button("↶ Undo", lambda: table.act(self.camp.undo), cls="delvebook-undo")
-        self.redo = button("↷ Redo", lambda: table.act(self.camp.redo), cls="delvebook-redo")
+        # fixed tooltips: a tooltip naming the latest action would cost a message to the page on every click
+        self.undo = button("↶ Undo", lambda: table.act(self.camp.undo), cls="delvebook-undo",
+                           tooltip="Undo the latest action still in force (the roll panel and the log show it)")
+        self.redo = button("↷ Redo", lambda: table.act(self.camp.redo), cls="delvebook-redo",
+                           tooltip="Redo the latest action undone")
         self.buttons = w.HBox([self.undo, self.redo])
         self.widget = w.VBox([self.buttons, self.list] if with_buttons else [self.list])
         self.showing = True  # a dashboard says when its Log tab is hidden: the list then waits until shown
@@ -67,5 +70,3 @@ class LogView:
             self._stale = True
         self.undo.disabled = not self.camp.can_undo
         self.redo.disabled = not self.camp.can_redo
-        latest = self.camp.engine.history.latest_action()
-        self.undo.tooltip = f"undo {latest['kind']} (event {latest['seq']})" if latest else "nothing to undo"

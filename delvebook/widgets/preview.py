@@ -14,7 +14,7 @@ from ..engine.checks import d20_expr
 from ..engine.combat import attack_expr
 from ..dice import parse
 
-__all__ = ["skill_label", "check_chance", "attack_chance", "weapon_choices", "pct"]
+__all__ = ["skill_label", "check_chance", "attack_chance", "weapon_choices", "pct", "odds_inputs"]
 
 
 def _ctx(camp) -> Ctx:
@@ -106,6 +106,17 @@ def attack_chance(camp, attacker: str, target: str, weapon) -> Fraction | None:
     core = camp.rules.core
     rexpr = parse(rexpr.replace(str(core["check"]["die"]), str(core["attack"]["resist_die"]), 1)).text
     return odds(full, vs=rexpr).win
+
+
+def odds_inputs(camp, *names: str | None) -> tuple:
+    """What a button's odds depend on besides who, which skill or weapon, and the target: the conditions in
+    play (blessings, marks) and each named combatant's skills, weapons and attack bonus. Views keep their
+    odds while this stays the same (working odds out again on every click would cost far more)."""
+    out: list = [tuple(c["id"] for c in camp.state["conditions"])]
+    for n in names:
+        c = _combatant(camp, n) if n else None
+        out.append(None if c is None else repr((c.get("skills"), c.get("weapons"), c.get("attack_bonus"))))
+    return tuple(out)
 
 
 def ability_choices(camp, who: str) -> list[tuple[str, str]]:

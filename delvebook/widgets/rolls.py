@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ..campaign import Outcome
-from ..dice import roll_html
-from ._base import Table, button, esc, set_options
+from ..dice import Roll, roll_html
+from ..narrate import describe
+from ._base import Table, button, esc, put, set_options
 
 __all__ = ["RollPanel", "outcome_html"]
 
@@ -58,11 +58,10 @@ def outcome_html(e: dict | None) -> str:
     """An outcome as the table reads it: one sentence, each roll with its dice, hits and damage."""
     if e is None:
         return '<div class="db-result"><i>No roll yet: click a skill or weapon on a card.</i></div>'
-    out = Outcome(e)
     parts = [f'<div class="db-result" data-kind="{esc(e.get("kind"))}" data-seq="{e.get("seq")}">'
-             f'<div>{esc(out.summary())}{_verdict(e)}</div>']
-    for r in out.rolls.values():
-        parts.append(roll_html(r))
+             f'<div>{esc(describe(e))}{_verdict(e)}</div>']
+    for r in e.get("rolls", {}).values():
+        parts.append(roll_html(Roll.from_dict(r), styled=False))  # the dashboard's style sheet draws the dice
     parts += [f"<div>{line}</div>" for line in _damage_lines(e)]
     parts.append("</div>")
     return "".join(parts)
@@ -134,7 +133,7 @@ class RollPanel:
     def refresh(self) -> None:
         s = self.camp.state
         latest = self.table.latest
-        self.result.value = outcome_html(latest)
+        put(self.result, value=outcome_html(latest))
         players = [(f"{p} ({n})", p) for p, n in s["luck"].items() if n > 0]
         action = self._latest_action()
         roller_player = None
@@ -143,17 +142,19 @@ class RollPanel:
             if who in s["delvers"]:
                 roller_player = s["delvers"][who]["player"]
         set_options(self.player, players, default=roller_player)
-        if roller_player in dict((v, v) for _, v in players) and latest is not None and latest.get("seq") == (action or {}).get("seq"):
-            self.player.value = roller_player
+        if latest is not None and action is not None and latest.get("seq") == action.get("seq") \
+                and roller_player in {p for _, p in players}:
+            put(self.player, value=roller_player)  # a new roll: its roller's player spends luck on it
         rolls = list((action or {}).get("rolls", {}))
         set_options(self.roll_name, [(r, r) for r in rolls])
         has_rolls = bool(rolls)
-        self.luck_plus.disabled = self.luck_minus.disabled = not (has_rolls and players)
-        self.amend_button.disabled = not has_rolls
+        put(self.luck_plus, disabled=not (has_rolls and players))
+        put(self.luck_minus, disabled=not (has_rolls and players))
+        put(self.amend_button, disabled=not has_rolls)
         dying = [n for n in s["seats"] if s["delvers"][n]["status"] == "dying"]
         self._dying = dying[0] if dying else None
         if self._dying:
-            self.death_save.description = f"Death save: {self._dying}"
-            self.death_save.layout.display = None
+            put(self.death_save, description=f"Death save: {self._dying}")
+            put(self.death_save.layout, display=None)
         else:
-            self.death_save.layout.display = "none"
+            put(self.death_save.layout, display="none")

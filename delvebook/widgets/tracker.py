@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ._base import Table, button, esc, set_options
+from ._base import Table, button, esc, put, set_options
 from .cards import hearts_html
-from .preview import attack_chance, pct, weapon_choices
+from .preview import attack_chance, odds_inputs, pct, weapon_choices
 
 __all__ = ["Tracker", "foes_html"]
 
@@ -152,7 +152,8 @@ class Tracker:
         attacker = self.attacker.value
         if enc is None or not attacker:
             for b in self.weapon_buttons:
-                b.layout.display = "none"
+                put(b.layout, display="none")
+            self._chances_key = None
             return
         party, foes = self._sides(enc)
         targets = foes if attacker in party else party
@@ -161,8 +162,7 @@ class Tracker:
         self._weapon_args = [arg for _, arg in choices]
         target = self.target.value
         # the odds depend on who, with what, and the conditions in play (blessings, marks, orders)
-        key = (attacker, target, tuple(choices), tuple(c["id"] for c in self.camp.state["conditions"]),
-               repr(_combatant_skills(self.camp, attacker)), repr(_combatant_skills(self.camp, target)))
+        key = (attacker, target, tuple(choices), odds_inputs(self.camp, attacker, target))
         if key == self._chances_key:
             return
         self._chances_key = key
@@ -170,25 +170,30 @@ class Tracker:
             if i < len(choices):
                 label, arg = choices[i]
                 p = attack_chance(self.camp, attacker, target, arg) if target else None
-                b.description = f"{label} · {pct(p)} vs {target}" if p is not None else label
-                b.tooltip = f"{attacker} attacks {target or '(pick a target)'} with {label}"
-                b.disabled = not target
-                b.layout.display = None
+                put(b, description=f"{label} · {pct(p)} vs {target}" if p is not None else label,
+                    tooltip=f"{attacker} attacks {target or '(pick a target)'} with {label}", disabled=not target)
+                put(b.layout, display=None)
             else:
-                b.description = ""
-                b.layout.display = "none"
+                put(b, description="")
+                put(b.layout, display="none")
 
     def refresh(self) -> None:
         t = self.table
         if not any(t.touched(k) for k in ("encounter", "delvers", "seats", "conditions")):
             return
+        if t._changed is not None and all(_is_wound(p) for p in t._changed):
+            # hearts and armor only (most attacks): the order, the choices and the odds stay as they are
+            enc = self.camp.state["encounter"]
+            if enc is not None and t.touched("encounter", "foes"):
+                put(self.foes, value=foes_html(enc, self.camp.fight.actor))
+            return
         s = self.camp.state
         enc = s["encounter"]
         fight = self.camp.fight
-        self.start_row.layout.display = "none" if enc is not None else None
-        self.running.layout.display = None if enc is not None else "none"
+        put(self.start_row.layout, display="none" if enc is not None else None)
+        put(self.running.layout, display=None if enc is not None else "none")
         if enc is None:
-            self.status.value = ""
+            put(self.status, value="")
             return
         actor = fight.actor
         party, foes = self._sides(enc)
@@ -207,12 +212,12 @@ class Tracker:
         if first == "foes":
             sides.reverse()
         order = " ".join(f"<b>{side}:</b> " + "".join(chip(n) for n in names) for side, names in sides)
-        self.status.value = (f"<div class='db-result'><b>{esc(enc['name'])}</b> — {head}</div>"
-                             f"<div class='db-order'>{order}</div>")
-        self.init_row.layout.display = None if enc["round"] == 0 else "none"
-        self.turn_row.layout.display = None if enc["round"] > 0 else "none"
+        put(self.status, value=(f"<div class='db-result'><b>{esc(enc['name'])}</b> — {head}</div>"
+                                f"<div class='db-order'>{order}</div>"))
+        put(self.init_row.layout, display=None if enc["round"] == 0 else "none")
+        put(self.turn_row.layout, display=None if enc["round"] > 0 else "none")
         set_options(self.order_pick, [(n, n) for n in order_party])
-        self.foes.value = foes_html(enc, actor)
+        put(self.foes, value=foes_html(enc, actor))
         combatants = [(n, n) for n in party] + [(f"{n} (foe)", n) for n in foes]
         # the attacker follows the current actor when the turn changes; the keeper may pick anyone
         if actor != self._actor_seen:
@@ -225,12 +230,11 @@ class Tracker:
         self.refresh_chances()
 
 
-def _combatant_skills(camp, name: str | None):
-    """What a combatant brings to an attack's odds besides conditions: skills and weapons (or a foe's bonus)."""
-    s = camp.state
-    c = s["delvers"].get(name) if name else None
-    if c is None and s["encounter"] is not None:
-        c = s["encounter"]["foes"].get(name)
-    if c is None:
-        return None
-    return c.get("skills"), c.get("weapons"), c.get("attack_bonus")
+_WOUNDS = ("hearts", "armor")
+
+
+def _is_wound(path: tuple) -> bool:
+    """A change to a combatant's hearts or armor only: what the foes' cards show, and nothing else here."""
+    if path[:2] == ("encounter", "foes"):
+        return len(path) > 3 and path[3] in _WOUNDS
+    return path[:1] == ("delvers",) and len(path) > 2 and path[2] in _WOUNDS
