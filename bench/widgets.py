@@ -4,7 +4,7 @@ Two copies of the prepared campaign: one with no views, one with the whole dashb
 roll panel, the tracker, keeper controls, the log). For a skill check (clicked on the Party tab), an attack
 (clicked on the Fight tab) and a check followed by a luck die, it prints the median time of the bare
 campaign call (decided, written and fsync'ed, applied) and of the same action by ``button.click()`` (the same
-call, then every view updated in place), the widget layer's share, and how many widget messages a click sends.
+call, then every view updated in place), timed alternately, the widget layer's share, and how many widget messages a click sends.
 
 It measures twice:
 - here, with no kernel: the views are updated, but their messages to the page go nowhere;
@@ -14,7 +14,7 @@ Target: the widget layer adds under 50% to the campaign call. The browser round-
 showing it) is measured by tests/test_browser_session.py; its last figures are printed here when
 tests/artifacts/ holds them.
 
-Run: .venv/bin/python bench/widgets.py [--repeat 60] [--no-kernel]
+Run: .venv/bin/python bench/widgets.py [--repeat 100] [--no-kernel]
 """
 
 from __future__ import annotations
@@ -45,13 +45,15 @@ def _open(where: Path, name: str):
     return camp
 
 
-def _median_ms(fn, repeat: int) -> float:
-    times = []
+def _paired_median_ms(bare, click, repeat: int) -> tuple[float, float]:
+    """Medians of ``bare`` and ``click``, timed alternately so both see the same machine (disk, other core)."""
+    times: tuple[list, list] = ([], [])
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1000
+        for fn, into in ((bare, times[0]), (click, times[1])):
+            t0 = time.perf_counter()
+            fn()
+            into.append(time.perf_counter() - t0)
+    return statistics.median(times[0]) * 1000, statistics.median(times[1]) * 1000
 
 
 def _count_messages(fn, times: int) -> float:
@@ -122,8 +124,7 @@ def measure(repeat: int) -> dict:
             dash.tabs.selected_index = tab  # the tab the keeper clicks it on
             for f in (call, click):  # warm up
                 f()
-            b = _median_ms(call, repeat)
-            c = _median_ms(click, repeat)
+            b, c = _paired_median_ms(call, click, repeat)
             msgs = _count_messages(click, 20)
             rows.append({"action": name, "bare_ms": b, "click_ms": c, "messages": msgs,
                          "refused": dash.table.message.value})
@@ -169,7 +170,7 @@ def _print(title: str, result: dict) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=60)
+    ap.add_argument("--repeat", type=int, default=100)
     ap.add_argument("--no-kernel", action="store_true", help="skip the run inside a kernel")
     args = ap.parse_args()
     print(f"median of {args.repeat} actions each (fsync'ed write included); target: under 50% added")

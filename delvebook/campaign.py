@@ -31,6 +31,8 @@ _SHEET_FIELDS = ("hearts", "spells", "true_names")
 class Outcome(dict):
     """An event of play as the action returned it: a dict, with its rolls drawn in a notebook."""
 
+    _roll_objects: dict | None = None  # the rolls themselves, when the engine that made them handed them over
+
     def __getattr__(self, name: str) -> Any:
         try:
             return self[name]
@@ -39,6 +41,8 @@ class Outcome(dict):
 
     @property
     def rolls(self) -> dict[str, Roll]:
+        if self._roll_objects is not None:
+            return dict(self._roll_objects)
         return {k: Roll.from_dict(v) for k, v in self.get("rolls", {}).items()}
 
     @property
@@ -210,6 +214,7 @@ class Campaign:
         self._store.append(event)  # on disk (fsync'ed) before the state changes
         self.engine.apply(event)
         outcome = Outcome(event)
+        outcome._roll_objects = self.engine.rolls_of(event)
         for listener in list(self.listeners):
             listener(outcome)
         return outcome

@@ -97,7 +97,14 @@ class Engine:
         event.update(ctx.fields)
         event.update(extra)
         event["changes"] = ctx.changes
+        self._last_rolls = (event, ctx.roll_objects)
         return event
+
+    def rolls_of(self, event: dict) -> dict | None:
+        """The ``Roll`` objects behind ``event``'s roll records, when it is the event this engine decided last
+        (a view draws them without rebuilding each roll from its record); otherwise None."""
+        last = getattr(self, "_last_rolls", None)
+        return dict(last[1]) if last is not None and last[0] is event else None
 
     def decide(self, kind: str, args: Mapping[str, Any], rng: random.Random, seq: int,
                faces: Mapping[str, Any] | None = None) -> dict:

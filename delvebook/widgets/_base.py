@@ -173,8 +173,8 @@ class Table:
             return
         self._busy = True
         try:
-            if self.touched("encounter") or self.touched("seats"):
-                self._refresh_opponents()
+            if self.touched_where(lambda p: p[:1] in (("encounter",), ("seats",)) and not is_wound(p)):
+                self._refresh_opponents()  # who can be picked changes; a wound does not change it
             quiet = self._changed == []  # an event that changed nothing (a check): only the event views redraw
             for v in self.views:
                 if quiet and getattr(v, "shows_state_only", False):
@@ -223,6 +223,17 @@ class Table:
     @property
     def vs(self) -> str | None:
         return self.opponent.value or None
+
+
+_WOUNDS = ("hearts", "armor")
+
+
+def is_wound(path: tuple) -> bool:
+    """A change to a combatant's hearts or armor only (what most attacks change): views that show neither
+    (the order of play, who can be picked, the odds) skip it."""
+    if path[:2] == ("encounter", "foes"):
+        return len(path) > 3 and path[3] in _WOUNDS
+    return path[:1] == ("delvers",) and len(path) > 2 and path[2] in _WOUNDS
 
 
 def set_options(dd, options: list, default: Any = None) -> None:

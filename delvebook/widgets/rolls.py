@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipywidgets as w
 
+from ..campaign import Outcome
 from ..dice import Roll, roll_html
 from ..narrate import describe
 from ._base import Table, button, esc, put, set_options
@@ -60,8 +61,9 @@ def outcome_html(e: dict | None) -> str:
         return '<div class="db-result"><i>No roll yet: click a skill or weapon on a card.</i></div>'
     parts = [f'<div class="db-result" data-kind="{esc(e.get("kind"))}" data-seq="{e.get("seq")}">'
              f'<div>{esc(describe(e))}{_verdict(e)}</div>']
-    for r in e.get("rolls", {}).values():
-        parts.append(roll_html(Roll.from_dict(r), styled=False))  # the dashboard's style sheet draws the dice
+    rolls = e.rolls if isinstance(e, Outcome) else {k: Roll.from_dict(v) for k, v in e.get("rolls", {}).items()}
+    for r in rolls.values():
+        parts.append(roll_html(r, styled=False))  # the dashboard's style sheet draws the dice
     parts += [f"<div>{line}</div>" for line in _damage_lines(e)]
     parts.append("</div>")
     return "".join(parts)

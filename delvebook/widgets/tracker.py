@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ._base import Table, button, esc, put, set_options
+from ._base import Table, button, esc, is_wound, put, set_options
 from .cards import hearts_html
 from .preview import attack_chance, odds_inputs, pct, weapon_choices
 
@@ -181,7 +181,7 @@ class Tracker:
         t = self.table
         if not any(t.touched(k) for k in ("encounter", "delvers", "seats", "conditions")):
             return
-        if t._changed is not None and all(_is_wound(p) for p in t._changed):
+        if t._changed is not None and all(is_wound(p) for p in t._changed):
             # hearts and armor only (most attacks): the order, the choices and the odds stay as they are
             enc = self.camp.state["encounter"]
             if enc is not None and t.touched("encounter", "foes"):
@@ -229,12 +229,3 @@ class Tracker:
             set_options(self.attacker, combatants, default=actor)
         self.refresh_chances()
 
-
-_WOUNDS = ("hearts", "armor")
-
-
-def _is_wound(path: tuple) -> bool:
-    """A change to a combatant's hearts or armor only: what the foes' cards show, and nothing else here."""
-    if path[:2] == ("encounter", "foes"):
-        return len(path) > 3 and path[3] in _WOUNDS
-    return path[:1] == ("delvers",) and len(path) > 2 and path[2] in _WOUNDS
