@@ -28,6 +28,7 @@ __all__ = [
     "Roll",
     "parse",
     "roll",
+    "escape_html",
     "MAX_DICE",
     "MAX_SIDES",
     "MAX_CONSTANT",
@@ -600,7 +601,10 @@ _DIE_STYLE = ("display:inline-flex;align-items:center;justify-content:center;min
               "height:1.9em;margin:0 .12em;border-radius:.3em;font-weight:600;")
 
 
-_escape = lru_cache(maxsize=2048)(html.escape)  # the same names and expressions on every roll shown
+@lru_cache(maxsize=4096)  # the same names and expressions are escaped on every roll and card shown
+def escape_html(text: str) -> str:
+    """``html.escape`` (quotes too), kept for the strings that recur all session."""
+    return html.escape(text, quote=True)
 
 
 def _die_html(d: Die, extra_class: str = "", title: str = "", styled: bool = True) -> str:
@@ -616,7 +620,7 @@ def _die_html(d: Die, extra_class: str = "", title: str = "", styled: bool = Tru
             style += "color:#b8860b;"
         style = f' style="{style}"'
     # the default title is digits and fixed words: nothing in it to escape
-    label = _escape(title) if title else f"d{d.sides}: {d.face}{'' if d.kept else ' (dropped)'}"
+    label = escape_html(title) if title else f"d{d.sides}: {d.face}{'' if d.kept else ' (dropped)'}"
     return (f'<span class="delvebook-die d{d.sides}{dropped}{extra_class}" data-face="{d.face}" '
             f'title="{label}"{style}>{face}</span>')
 
@@ -626,7 +630,7 @@ def roll_html(r: Roll, outcome: str | None = None, *, styled: bool = True) -> st
 
     ``styled=False`` leaves out the inline styles, for a page that has delvebook's style sheet (the
     dashboard): the same dice in a third of the bytes sent to the page on every roll."""
-    esc = _escape
+    esc = escape_html
     bits = []
     for i, (t, g) in enumerate(zip(r.expression.terms, r.groups)):
         sign = ("\u2212" if t.sign < 0 else "") if i == 0 else (" \u2212 " if t.sign < 0 else " + ")

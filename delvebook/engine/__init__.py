@@ -34,6 +34,7 @@ class Engine:
         self.rules = rules
         self.setup = setup
         self.history: History = replay(setup, events)
+        self._last_rolls: tuple | None = None  # (the event decided last, the Roll objects behind its records)
 
     @property
     def state(self) -> dict:
@@ -103,7 +104,7 @@ class Engine:
     def rolls_of(self, event: dict) -> dict | None:
         """The ``Roll`` objects behind ``event``'s roll records, when it is the event this engine decided last
         (a view draws them without rebuilding each roll from its record); otherwise None."""
-        last = getattr(self, "_last_rolls", None)
+        last = self._last_rolls
         return dict(last[1]) if last is not None and last[0] is event else None
 
     def decide(self, kind: str, args: Mapping[str, Any], rng: random.Random, seq: int,

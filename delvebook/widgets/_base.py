@@ -6,15 +6,13 @@ A click goes through ``Table.act``: the campaign's API is called, a refusal or a
 
 from __future__ import annotations
 
-import html
 import weakref
-from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable
 
 import ipywidgets as w
 
-from ..dice import DiceError
+from ..dice import DiceError, escape_html
 from ..engine import Refused
 
 __all__ = ["Table", "esc", "put", "bar_html", "css"]
@@ -24,14 +22,7 @@ ERRORS = (Refused, DiceError, ValueError, KeyError, TypeError)
 
 def esc(text: Any) -> str:
     """Text from a campaign file (names, notes) made safe for an HTML widget."""
-    if type(text) is str:  # the same few names are escaped on every click: keep them
-        return _esc_str(text)
-    return html.escape(str(text), quote=True)
-
-
-@lru_cache(maxsize=4096)
-def _esc_str(text: str) -> str:
-    return html.escape(text, quote=True)
+    return escape_html(text if type(text) is str else str(text))
 
 
 def put(widget: w.Widget, **traits: Any) -> None:
@@ -160,6 +151,10 @@ class Table:
     def touched_where(self, matters: Callable[[tuple], bool]) -> bool:
         """Whether any place the event changed is one for which ``matters(path)`` is true."""
         return self._changed is None or any(matters(p) for p in self._changed)
+
+    def changed_only(self, kind: Callable[[tuple], bool]) -> bool:
+        """Whether every place the event changed is one for which ``kind(path)`` is true (False if unknown)."""
+        return self._changed is not None and all(kind(p) for p in self._changed)
 
     def touched(self, *prefix) -> bool:
         """Whether the event being shown may have changed the state under ``prefix`` (views skip the rest)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipywidgets as w
 
 from ..campaign import Outcome
-from ..dice import Roll, roll_html
+from ..dice import roll_html
 from ..narrate import describe
 from ._base import Table, button, esc, put, set_options
 
@@ -61,8 +61,7 @@ def outcome_html(e: dict | None) -> str:
         return '<div class="db-result"><i>No roll yet: click a skill or weapon on a card.</i></div>'
     parts = [f'<div class="db-result" data-kind="{esc(e.get("kind"))}" data-seq="{e.get("seq")}">'
              f'<div>{esc(describe(e))}{_verdict(e)}</div>']
-    rolls = e.rolls if isinstance(e, Outcome) else {k: Roll.from_dict(v) for k, v in e.get("rolls", {}).items()}
-    for r in rolls.values():
+    for r in (e if isinstance(e, Outcome) else Outcome(e)).rolls.values():
         parts.append(roll_html(r, styled=False))  # the dashboard's style sheet draws the dice
     parts += [f"<div>{line}</div>" for line in _damage_lines(e)]
     parts.append("</div>")
@@ -150,8 +149,9 @@ class RollPanel:
         rolls = list((action or {}).get("rolls", {}))
         set_options(self.roll_name, [(r, r) for r in rolls])
         has_rolls = bool(rolls)
-        put(self.luck_plus, disabled=not (has_rolls and players))
-        put(self.luck_minus, disabled=not (has_rolls and players))
+        no_luck = not (has_rolls and players)
+        put(self.luck_plus, disabled=no_luck)
+        put(self.luck_minus, disabled=no_luck)
         put(self.amend_button, disabled=not has_rolls)
         dying = [n for n in s["seats"] if s["delvers"][n]["status"] == "dying"]
         self._dying = dying[0] if dying else None

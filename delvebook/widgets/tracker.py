@@ -181,7 +181,7 @@ class Tracker:
         t = self.table
         if not any(t.touched(k) for k in ("encounter", "delvers", "seats", "conditions")):
             return
-        if t._changed is not None and all(is_wound(p) for p in t._changed):
+        if t.changed_only(is_wound):
             # hearts and armor only (most attacks): the order, the choices and the odds stay as they are
             enc = self.camp.state["encounter"]
             if enc is not None and t.touched("encounter", "foes"):
