@@ -45,19 +45,22 @@ def _open(where: Path, name: str):
     return camp
 
 
-def _paired_median_ms(bare, click, repeat: int) -> tuple[float, float]:
-    """Medians of ``bare`` and ``click``, timed alternately so both see the same machine (disk, other core)."""
+def _paired_median_ms(bare, click, repeat: int, setup=None) -> tuple[float, float]:
+    """Medians of ``bare`` and ``click``, timed alternately so both see the same machine (disk, other core).
+    ``setup`` (untimed) runs before each timed call, with the campaign the call acts on."""
     times: tuple[list, list] = ([], [])
     for _ in range(repeat):
         for fn, into in ((bare, times[0]), (click, times[1])):
+            if setup is not None:
+                setup(fn)
             t0 = time.perf_counter()
             fn()
             into.append(time.perf_counter() - t0)
     return statistics.median(times[0]) * 1000, statistics.median(times[1]) * 1000
 
 
-def _count_messages(fn, times: int) -> float:
-    """Widget messages (state updates to the page) that ``fn`` sends, on average."""
+def _count_messages(fn, times: int, setup=None) -> float:
+    """Widget messages (state updates to the page) that ``fn`` sends, on average (``setup``'s not counted)."""
     import ipywidgets as w
     sent = [0]
     real = w.Widget._send
@@ -66,10 +69,13 @@ def _count_messages(fn, times: int) -> float:
         sent[0] += 1
         return real(self, msg, buffers)
 
-    w.Widget._send = counting
     try:
         for _ in range(times):
+            if setup is not None:
+                setup(fn)
+            w.Widget._send = counting
             fn()
+            w.Widget._send = real
     finally:
         w.Widget._send = real
     return sent[0] / times
@@ -96,13 +102,22 @@ def measure(repeat: int) -> dict:
 
         def bare_luck():
             bare.check("Wren", "stealth", 10)
-            bare.state["luck"]["Ana"] = 3  # keep a luck die to spend (bench only: not an event)
             bare.spend_luck("Ana", +1)
 
         def click_luck():
             stealth.click()
-            viewed.state["luck"]["Ana"] = 3
             luck.click()
+
+        bare_luck.camp, click_luck.camp = bare, viewed
+
+        def luck_left(fn):
+            """Ana's luck dice run 3, 2, 1 (the last one empties her place in the player picker); then, untimed,
+            a new session gives her 3 again, and a first roll in it puts the roll panel back as play leaves it."""
+            camp = getattr(fn, "camp", None)
+            if camp is not None and camp.state["luck"]["Ana"] == 0:
+                camp.end_session()
+                camp.start_session()
+                camp.check("Wren", "stealth", 10)
 
         def heal_brakka(camp):  # counters would drop him in the end (bench only: not an event)
             camp.state["delvers"]["Brakka"].update(hearts=10 ** 6, status="alive")
@@ -124,8 +139,8 @@ def measure(repeat: int) -> dict:
             dash.tabs.selected_index = tab  # the tab the keeper clicks it on
             for f in (call, click):  # warm up
                 f()
-            b, c = _paired_median_ms(call, click, repeat)
-            msgs = _count_messages(click, 20)
+            b, c = _paired_median_ms(call, click, repeat, setup=luck_left)
+            msgs = _count_messages(click, 21, setup=luck_left)
             rows.append({"action": name, "bare_ms": b, "click_ms": c, "messages": msgs,
                          "refused": dash.table.message.value})
         bare.close()

@@ -110,6 +110,24 @@ def test_a_luck_die_spent_by_click_costs_the_player_one_and_resolves_again(dash,
     assert data(dash.party.cards["Wren"].sheet.value, "luck") == ["2"]
     assert kinds_on_disk(camp)[-2:] == ["check", "check"]
     assert "luck die" in dash.rolls.result.value
+    # the roll panel says what each player has left, under the roll it may go on
+    left = dict(re.findall(r'data-player="([^"]+)" data-luck="(\d)"', dash.rolls.result.value))
+    assert left == {p: str(n) for p, n in camp.players.items()} and left["Ana"] == "2"
+
+
+def test_a_player_who_spends_the_last_luck_die_leaves_the_player_picker(dash, camp):
+    card = dash.party.cards["Wren"]
+    for _ in range(3):
+        card._skill_buttons["stealth"].click()
+        dash.rolls.luck_plus.click()
+    assert camp.players["Ana"] == 0
+    assert "Ana" not in [v for _, v in dash.rolls.player.options]
+    assert 'data-player="Ana" data-luck="0"' in dash.rolls.result.value
+    card._skill_buttons["stealth"].click()
+    dash.rolls.player.value = dash.rolls.player.options[0][1]
+    n = len(camp.events)
+    dash.rolls.luck_plus.click()  # another player's die may still go on Wren's roll
+    assert camp.events[-1]["luck"]["player"] != "Ana" and len(camp.events) == n + 1
 
 
 def test_faces_typed_from_real_dice_replace_the_roll(dash, camp):

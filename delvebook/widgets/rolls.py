@@ -68,6 +68,14 @@ def outcome_html(e: dict | None) -> str:
     return "".join(parts)
 
 
+def luck_left_html(luck: dict, per_session: int) -> str:
+    """Each player's luck dice left this session, under the roll they may be spent on."""
+    who = " · ".join(f'<span data-player="{esc(p)}" data-luck="{n}">{esc(p)} '
+                     f'<span class="db-pips">{"◆" * n}{"◇" * max(0, per_session - n)}</span></span>'
+                     for p, n in luck.items())
+    return f'<div class="db-luck-left">luck dice left: {who}</div>' if who else ""
+
+
 class RollPanel:
     """The latest roll, and what the table may do about it (luck dice, real dice), plus the death save."""
 
@@ -88,6 +96,8 @@ class RollPanel:
         self.death_save = button("Death save", self.save, style="danger", cls="delvebook-death-save")
         self.death_save.layout.display = "none"
         self._dying: str | None = None
+        self._luck_seen: tuple | None = None
+        self._luck_html = ""
         self.widget = w.VBox([
             w.HBox([table.target, table.opponent, self.death_save]),
             self.result,
@@ -134,8 +144,14 @@ class RollPanel:
     def refresh(self) -> None:
         s = self.camp.state
         latest = self.table.latest
-        put(self.result, value=outcome_html(latest))
-        players = [(f"{p} ({n})", p) for p, n in s["luck"].items() if n > 0]
+        luck = tuple(s["luck"].items())
+        if luck != self._luck_seen:
+            self._luck_seen = luck
+            self._luck_html = luck_left_html(s["luck"], self.camp.rules.core["luck_dice"]["per_session"])
+        # the counts are shown with the roll (one message), so the picker's options change only when a
+        # player runs out, not on every luck die
+        put(self.result, value=outcome_html(latest) + self._luck_html)
+        players = [(p, p) for p, n in s["luck"].items() if n > 0]
         action = self._latest_action()
         roller_player = None
         if action is not None:
