@@ -625,6 +625,11 @@ def _die_html(d: Die, extra_class: str = "", title: str = "", styled: bool = Tru
             f'title="{label}"{style}>{face}</span>')
 
 
+@lru_cache(maxsize=1024)  # a die's HTML depends on its sides, face and whether it counts: a few hundred kinds
+def _plain_die_html(sides: int, face: int, kept: bool, styled: bool) -> str:
+    return _die_html(Die(sides, face, kept), styled=styled)
+
+
 def roll_html(r: Roll, outcome: str | None = None, *, styled: bool = True) -> str:
     """HTML for a roll: dice drawn as dice (D6 pips, other dice as numbers), total, luck; all text escaped.
 
@@ -641,7 +646,7 @@ def roll_html(r: Roll, outcome: str | None = None, *, styled: bool = True) -> st
                         + _die_html(g[1], title=f"d66 ones: {g[1].face}", styled=styled)
                         + f'<span class="delvebook-d66">({g[0].face}{g[1].face})</span>')
         else:
-            bits.append(sign + "".join(_die_html(d, styled=styled) for d in g))
+            bits.append(sign + "".join([_plain_die_html(d.sides, d.face, d.kept, styled) for d in g]))
     for l in r.luck:
         who = f" by {l.who}" if l.who else ""
         bits.append(f' {"+" if l.sign > 0 else "&minus;"} '

@@ -398,14 +398,43 @@ def test_clicks_update_widgets_in_place_without_building_new_ones(dash, camp):
     fight_started(dash)
     dash.tracker.target.value = "Bog goblin 1"
     dash.party.cards["Wren"]._skill_buttons["stealth"].click()
-    before = len(_live_widgets())
+    before = set(_live_widgets())
     for _ in range(3):
         dash.party.cards["Wren"]._skill_buttons["stealth"].click()
         dash.rolls.luck_plus.click()
         dash.tracker.weapon_buttons[0].click()
         dash.log.undo.click()
         dash.tracker.next_button.click()
-    assert len(_live_widgets()) == before
+    # the only new widgets are the roll panel's "on" pickers, one per set of roll names seen (kept, not rebuilt)
+    pickers = {x for dd in dash.rolls._pickers.values() for x in (dd.model_id, dd.layout.model_id, dd.style.model_id)}
+    assert set(_live_widgets()) - before <= pickers
+    assert len(dash.rolls._pickers) <= dash.rolls._PICKERS_KEPT
+
+
+def test_the_roll_picker_offers_the_latest_rolls_and_keeps_the_roll_picked(dash, camp):
+    fight_started(dash)
+    dash.tracker.target.value = "Bog goblin 1"
+    dash.party.cards["Wren"]._skill_buttons["stealth"].click()
+    assert [v for _, v in dash.rolls.roll_name.options] == ["check"]
+    shapes = set()
+    for _ in range(12):  # hits and misses: the offered rolls follow each attack, the keeper's pick stays
+        dash.tracker.weapon_buttons[0].click()
+        assert [v for _, v in dash.rolls.roll_name.options] == list(camp.events[-1]["rolls"])
+        dash.rolls.roll_name.value = "resist"
+        dash.tracker.weapon_buttons[0].click()
+        rolls = list(camp.events[-1]["rolls"])
+        shapes.add(tuple(rolls))
+        assert [v for _, v in dash.rolls.roll_name.options] == rolls
+        assert dash.rolls._roll_box.children == (dash.rolls.roll_name,)
+        assert dash.rolls.roll_name.value == "resist"
+        dash.log.undo.click()
+        dash.log.undo.click()
+        assert [v for _, v in dash.rolls.roll_name.options] == ["check"]
+    assert len(shapes) > 1  # both a hit's rolls and a miss's were shown (seeded campaign)
+    dash.tracker.weapon_buttons[0].click()
+    dash.rolls.roll_name.value = "resist"
+    dash.rolls.luck_minus.click()
+    assert camp.events[-1]["luck"]["roll"] == "resist"
 
 
 def test_names_from_the_campaign_file_are_escaped_everywhere(tmp_path):

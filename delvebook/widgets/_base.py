@@ -95,6 +95,8 @@ class Table:
         self.opponent.observe(self._choice_changed, "value")
         self._busy = False
         self._changed: list | None = None  # the paths the event being shown changed; None: anything may have
+        self._whole: set = set()
+        self._under: set = set()
         self._hidden: set = set()  # views on a tab not shown: they skip events ...
         self._stale: set = set()  # ... and those that skipped one catch up in full when shown again
         camp.listeners.append(_weak_listener(self))
@@ -125,7 +127,10 @@ class Table:
 
     def on_event(self, outcome) -> None:
         self.latest = outcome
-        self._changed = self._paths_changed(outcome)
+        self._changed = changed = self._paths_changed(outcome)
+        if changed is not None:  # what ``touched`` looks in: each changed path, and every prefix of one
+            self._whole = set(changed)
+            self._under = {p[:k] for p in changed for k in range(len(p) + 1)}
         try:
             self.refresh()
         finally:
@@ -160,8 +165,8 @@ class Table:
         """Whether the event being shown may have changed the state under ``prefix`` (views skip the rest)."""
         if self._changed is None:
             return True
-        n = len(prefix)
-        return any(p[:n] == prefix or prefix[:len(p)] == p for p in self._changed)
+        # a change under the prefix, or one that replaced a whole branch the prefix is in
+        return prefix in self._under or any(prefix[:k] in self._whole for k in range(len(prefix)))
 
     def refresh(self) -> None:
         if self._busy:

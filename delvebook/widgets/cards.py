@@ -49,8 +49,8 @@ def hearts_html(c: dict) -> str:
                     {"hearts": hearts, "max": top, "status": status})
 
 
-def sheet_html(camp, name: str) -> str:
-    """The card's sheet as HTML; every name and word from the campaign escaped."""
+def _sheet_parts(camp, name: str) -> tuple[str, str]:
+    """The sheet before and after its luck row."""
     s = camp.state
     d = s["delvers"][name]
     status = d["status"]
@@ -72,10 +72,7 @@ def sheet_html(camp, name: str) -> str:
         res.append(f"spells used: {esc(', '.join(d['spellbook_used']))}")
     if res:
         rows.append(f'<div class="db-row delvebook-resources">{" · ".join(res)}</div>')
-    luck = s["luck"].get(d["player"], 0)
-    per = camp.rules.core["luck_dice"]["per_session"]
-    rows.append(f'<div class="db-row delvebook-luck" data-luck="{luck}">luck dice '
-                f'<span class="db-pips">{"◆" * luck}{"◇" * max(0, per - luck)}</span> {luck} left</div>')
+    before, rows = "".join(rows), []  # the luck row goes here: a spent luck die redraws that row alone
     armor = []
     for a in d.get("armor", ()):
         if a["dv"] <= 0:
@@ -94,7 +91,20 @@ def sheet_html(camp, name: str) -> str:
     for p in d.get("pending_choices", ()):
         rows.append(f'<div class="db-row db-pending">level {p["level"]} choice waiting: '
                     f'{esc(p["choice"].replace("_", " "))} (Keeper tab)</div>')
-    return "".join(rows)
+    return before, "".join(rows)
+
+
+def luck_row(camp, player: str) -> str:
+    luck = camp.state["luck"].get(player, 0)
+    per = camp.rules.core["luck_dice"]["per_session"]
+    return (f'<div class="db-row delvebook-luck" data-luck="{luck}">luck dice '
+            f'<span class="db-pips">{"◆" * luck}{"◇" * max(0, per - luck)}</span> {luck} left</div>')
+
+
+def sheet_html(camp, name: str) -> str:
+    """The card's sheet as HTML; every name and word from the campaign escaped."""
+    before, after = _sheet_parts(camp, name)
+    return before + luck_row(camp, camp.state["delvers"][name]["player"]) + after
 
 
 class DelverCard:
@@ -116,6 +126,7 @@ class DelverCard:
         self._skill_buttons: dict = {}
         self._weapon_buttons: list = []
         self._chances_key = None  # what the buttons' odds were last worked out for
+        self._parts: tuple[str, str] | None = None  # the sheet around its luck row, as last drawn
         table.add(self)
         self.refresh()
 
@@ -186,11 +197,16 @@ class DelverCard:
                 or t.touched("seats") or (vs and vs != self.name and (t.touched("delvers", vs)
                                                                       or t.touched("encounter")))):
             return  # nothing this card shows has changed
-        d = self.camp.state["delvers"].get(self.name)
         if d is None:
+            self._parts = None
             put(self.sheet, value=f"<i>{esc(self.name)} is not in this campaign (undone?)</i>")
             return
-        put(self.sheet, value=sheet_html(self.camp, self.name))
+        if self._parts is not None and t.changed_only(lambda p: p == ("luck", player)):
+            # a luck die spent (the most common event on a card): its row is all that changes
+            put(self.sheet, value=self._parts[0] + luck_row(self.camp, player) + self._parts[1])
+            return
+        self._parts = _sheet_parts(self.camp, self.name)
+        put(self.sheet, value=self._parts[0] + luck_row(self.camp, player) + self._parts[1])
         for cls, on in (("delvebook-dead", d["status"] == "dead"), ("delvebook-dying", d["status"] == "dying")):
             if on and cls not in self.widget._dom_classes:
                 self.widget.add_class(cls)

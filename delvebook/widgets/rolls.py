@@ -86,8 +86,11 @@ class RollPanel:
         self.result.add_class("delvebook-result")
         self.player = w.Dropdown(description="Player", layout=w.Layout(width="190px"),
                                  style={"description_width": "45px"})
-        self.roll_name = w.Dropdown(description="on", layout=w.Layout(width="170px"),
-                                    style={"description_width": "22px"})
+        # the "on" picker: one per set of roll names seen (an attack that hits, one that misses...), kept, and
+        # swapped in whole: cheaper than rebuilding one picker's options each time hit and miss alternate
+        self._pickers: dict[tuple, w.Dropdown] = {}
+        self.roll_name = self._picker(())
+        self._roll_box = w.Box([self.roll_name])
         self.luck_plus = button("+ luck die", lambda: self.spend(+1), style="success", cls="delvebook-luck-plus")
         self.luck_minus = button("− luck die", lambda: self.spend(-1), style="danger", cls="delvebook-luck-minus")
         self.faces = w.Text(placeholder="faces the real dice showed, e.g. 14 3", layout=w.Layout(width="250px"))
@@ -101,12 +104,38 @@ class RollPanel:
         self.widget = w.VBox([
             w.HBox([table.target, table.opponent, self.death_save]),
             self.result,
-            w.HBox([self.player, self.roll_name, self.luck_plus, self.luck_minus],
+            w.HBox([self.player, self._roll_box, self.luck_plus, self.luck_minus],
                    layout=w.Layout(flex_flow="row wrap")),
             w.HBox([self.faces, self.amend_button], layout=w.Layout(flex_flow="row wrap")),
         ])
         table.add(self)
         self.refresh()
+
+    _PICKERS_KEPT = 12
+
+    def _picker(self, rolls: tuple) -> w.Dropdown:
+        """The picker offering ``rolls`` (made once, then reused)."""
+        dd = self._pickers.pop(rolls, None)
+        if dd is None:
+            dd = w.Dropdown(options=[(r, r) for r in rolls], description="on", layout=w.Layout(width="170px"),
+                            style={"description_width": "22px"})
+            if len(self._pickers) >= self._PICKERS_KEPT:  # the least recently shown goes
+                old = next(iter(self._pickers))
+                self._pickers.pop(old).close()
+        self._pickers[rolls] = dd  # most recently shown last
+        return dd
+
+    def _show_rolls(self, rolls: tuple) -> None:
+        """Offer the latest action's rolls to spend luck on, keeping the roll picked when it is still there."""
+        if tuple(self.roll_name.options) == tuple((r, r) for r in rolls):
+            return
+        was = self.roll_name.value
+        dd = self._picker(rolls)
+        want = was if was in rolls else (rolls[0] if rolls else None)
+        if want is not None and dd.value != want:
+            dd.value = want
+        self.roll_name = dd
+        self._roll_box.children = (dd,)
 
     def _latest_action(self) -> dict | None:
         return self.camp.engine.history.latest_action()
@@ -162,8 +191,8 @@ class RollPanel:
         if latest is not None and action is not None and latest.get("seq") == action.get("seq") \
                 and roller_player in {p for _, p in players}:
             put(self.player, value=roller_player)  # a new roll: its roller's player spends luck on it
-        rolls = list((action or {}).get("rolls", {}))
-        set_options(self.roll_name, [(r, r) for r in rolls])
+        rolls = tuple((action or {}).get("rolls", {}))
+        self._show_rolls(rolls)
         has_rolls = bool(rolls)
         no_luck = not (has_rolls and players)
         put(self.luck_plus, disabled=no_luck)
