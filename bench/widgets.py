@@ -10,11 +10,12 @@ It measures twice:
 - here, with no kernel: the views are updated, but their messages to the page go nowhere;
 - inside a real IPython kernel (started through jupyter_client, as JupyterLab does): each changed widget's
   message is serialised, signed and sent on the kernel's IOPub socket, as at the table.
-Target: the widget layer adds under 50% to the campaign call. The browser round-trip (click to the page
+Each run also prints the least any view could add: one widget message (a result-sized HTML value) after the
+bare skill check. Target: the widget layer adds under 50% to the campaign call. The browser round-trip (click to the page
 showing it) is measured by tests/test_browser_session.py; its last figures are printed here when
 tests/artifacts/ holds them.
 
-Run: .venv/bin/python bench/widgets.py [--repeat 100] [--no-kernel]
+Run: .venv/bin/python bench/widgets.py [--repeat 300] [--no-kernel]
 """
 
 from __future__ import annotations
@@ -143,9 +144,20 @@ def measure(repeat: int) -> dict:
             msgs = _count_messages(click, 21, setup=luck_left)
             rows.append({"action": name, "bare_ms": b, "click_ms": c, "messages": msgs,
                          "refused": dash.table.message.value})
+        # the floor: the bare skill check plus one widget message (a result-sized HTML value), nothing else
+        import ipywidgets as w
+        probe, n = w.HTML(), [0]
+
+        def one_message():
+            bare.check("Wren", "stealth", 10)
+            n[0] += 1
+            probe.value = f"<div>{n[0]}</div>" + "x" * 1000
+
+        b, c = _paired_median_ms(lambda: bare.check("Wren", "stealth", 10), one_message, repeat)
+        floor = {"bare_ms": b, "click_ms": c}
         bare.close()
         viewed.close()
-    return {"build_ms": build, "rows": rows}
+    return {"build_ms": build, "rows": rows, "floor": floor}
 
 
 def _in_kernel(repeat: int) -> dict:
@@ -181,11 +193,14 @@ def _print(title: str, result: dict) -> None:
         print(f"  {r['action']:<18}{r['bare_ms']:>9.2f}ms{r['click_ms']:>9.2f}ms{added:>9.0%}{r['messages']:>16.1f}")
         if r["refused"]:
             print("    (a click was refused:", r["refused"], ")")
+    f = result["floor"]
+    print(f"  the least any view can add, one widget message after a bare skill check: "
+          f"{f['bare_ms']:.2f}ms -> {f['click_ms']:.2f}ms, {f['click_ms'] / f['bare_ms'] - 1:.0%}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=100)
+    ap.add_argument("--repeat", type=int, default=300)
     ap.add_argument("--no-kernel", action="store_true", help="skip the run inside a kernel")
     args = ap.parse_args()
     print(f"median of {args.repeat} actions each (fsync'ed write included); target: under 50% added")
