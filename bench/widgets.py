@@ -2,9 +2,10 @@
 
 Two copies of the prepared campaign: one with no views, one with the whole dashboard open (five cards, the
 roll panel, the tracker, keeper controls, the log). For a skill check (clicked on the Party tab), an attack
-(clicked on the Fight tab) and a check followed by a luck die, it prints the median time of the bare
-campaign call (decided, written and fsync'ed, applied) and of the same action by ``button.click()`` (the same
-call, then every view updated in place), timed alternately, the widget layer's share, and how many widget messages a click sends.
+(clicked on the Fight tab) and a luck die spent on a check (Party tab; the check is made, untimed, before
+each), it prints the median time of the bare campaign call (decided, written and fsync'ed, applied) and of
+the same action by ``button.click()`` (the same call, then every view updated in place), timed alternately,
+the widget layer's share, and how many widget messages a click sends.
 
 It measures twice:
 - here, with no kernel: the views are updated, but their messages to the page go nowhere;
@@ -102,23 +103,21 @@ def measure(repeat: int) -> dict:
         luck = dash.rolls.luck_plus
 
         def bare_luck():
-            bare.check("Wren", "stealth", 10)
             bare.spend_luck("Ana", +1)
 
         def click_luck():
-            stealth.click()
             luck.click()
 
         bare_luck.camp, click_luck.camp = bare, viewed
 
-        def luck_left(fn):
-            """Ana's luck dice run 3, 2, 1 (the last one empties her place in the player picker); then, untimed,
-            a new session gives her 3 again, and a first roll in it puts the roll panel back as play leaves it."""
-            camp = getattr(fn, "camp", None)
-            if camp is not None and camp.state["luck"]["Ana"] == 0:
+        def a_check_to_spend_on(fn):
+            """Untimed, before each luck die: Wren's check for Ana to spend it on. Her dice run 3, 2, 1 (the last
+            empties her place in the player picker); at 0 a new session gives her 3 again."""
+            camp = fn.camp
+            if camp.state["luck"]["Ana"] == 0:
                 camp.end_session()
                 camp.start_session()
-                camp.check("Wren", "stealth", 10)
+            camp.check("Wren", "stealth", 10)
 
         def heal_brakka(camp):  # counters would drop him in the end (bench only: not an event)
             camp.state["delvers"]["Brakka"].update(hearts=10 ** 6, status="alive")
@@ -132,16 +131,18 @@ def measure(repeat: int) -> dict:
             sword.click()
 
         rows = []
-        for name, tab, call, click in [
-            ("skill check", party_tab, lambda: bare.check("Wren", "stealth", 10), stealth.click),
-            ("attack", fight_tab, bare_attack, click_attack),
-            ("check + luck die", party_tab, bare_luck, click_luck),
+        for name, tab, call, click, setup in [
+            ("skill check", party_tab, lambda: bare.check("Wren", "stealth", 10), stealth.click, None),
+            ("attack", fight_tab, bare_attack, click_attack, None),
+            ("luck die", party_tab, bare_luck, click_luck, a_check_to_spend_on),
         ]:
             dash.tabs.selected_index = tab  # the tab the keeper clicks it on
             for f in (call, click):  # warm up
+                if setup is not None:
+                    setup(f)
                 f()
-            b, c = _paired_median_ms(call, click, repeat, setup=luck_left)
-            msgs = _count_messages(click, 21, setup=luck_left)
+            b, c = _paired_median_ms(call, click, repeat, setup=setup)
+            msgs = _count_messages(click, 21, setup=setup)
             rows.append({"action": name, "bare_ms": b, "click_ms": c, "messages": msgs,
                          "refused": dash.table.message.value})
         # the floor: the bare skill check plus one widget message (a result-sized HTML value), nothing else

@@ -115,19 +115,23 @@ def test_a_luck_die_spent_by_click_costs_the_player_one_and_resolves_again(dash,
     assert left == {p: str(n) for p, n in camp.players.items()} and left["Ana"] == "2"
 
 
-def test_a_player_who_spends_the_last_luck_die_leaves_the_player_picker(dash, camp):
+def test_a_player_with_no_luck_dice_left_is_refused_and_another_may_spend(dash, camp):
     card = dash.party.cards["Wren"]
     for _ in range(3):
         card._skill_buttons["stealth"].click()
         dash.rolls.luck_plus.click()
     assert camp.players["Ana"] == 0
-    assert "Ana" not in [v for _, v in dash.rolls.player.options]
     assert 'data-player="Ana" data-luck="0"' in dash.rolls.result.value
     card._skill_buttons["stealth"].click()
-    dash.rolls.player.value = dash.rolls.player.options[0][1]
     n = len(camp.events)
-    dash.rolls.luck_plus.click()  # another player's die may still go on Wren's roll
-    assert camp.events[-1]["luck"]["player"] != "Ana" and len(camp.events) == n + 1
+    dash.rolls.player.value = "Ana"  # the picker keeps every player; the table is told she has none left
+    dash.rolls.luck_plus.click()
+    assert "no luck dice left" in dash.table.message.value and len(camp.events) == n
+    assert len(read_log(camp.path)[0]) == n
+    dash.rolls.player.value = "Ben"  # another player's die may still go on Wren's roll
+    dash.rolls.luck_plus.click()
+    assert camp.events[-1]["luck"]["player"] == "Ben" and len(camp.events) == n + 1
+    assert "Refused" not in dash.table.message.value
 
 
 def test_faces_typed_from_real_dice_replace_the_roll(dash, camp):

@@ -29,6 +29,8 @@ class Party:
         self.refresh()
 
     def refresh(self) -> None:
+        if not self.table.touched("seats"):
+            return  # the same delvers in the same seats (each card redraws itself)
         seats = list(self.camp.state["seats"])
         for n in seats:
             if n not in self.cards:

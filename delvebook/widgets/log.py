@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as w
 
 from ..narrate import describe
-from ._base import Table, button, esc
+from ._base import Table, button, esc, put
 
 __all__ = ["LogView", "log_html"]
 
@@ -68,5 +68,5 @@ class LogView:
             self.list.value = log_html(self.camp.events, self.count, self._rows)
         else:
             self._stale = True
-        self.undo.disabled = not self.camp.can_undo
-        self.redo.disabled = not self.camp.can_redo
+        put(self.undo, disabled=not self.camp.can_undo)
+        put(self.redo, disabled=not self.camp.can_redo)

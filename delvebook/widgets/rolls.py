@@ -142,7 +142,7 @@ class RollPanel:
 
     def spend(self, sign: int):
         if not self.player.value:
-            self.table.say("no player has luck dice left", refused=True)
+            self.table.say("pick the player who spends the luck die", refused=True)
             return None
         return self.table.act(self.camp.spend_luck, self.player.value, sign, roll=self.roll_name.value or None)
 
@@ -177,24 +177,24 @@ class RollPanel:
         if luck != self._luck_seen:
             self._luck_seen = luck
             self._luck_html = luck_left_html(s["luck"], self.camp.rules.core["luck_dice"]["per_session"])
-        # the counts are shown with the roll (one message), so the picker's options change only when a
-        # player runs out, not on every luck die
+        # the counts are shown with the roll (one message), and the player picker lists every player all
+        # campaign long: a spent die changes no options (a player with none left is refused, with a message)
         put(self.result, value=outcome_html(latest) + self._luck_html)
-        players = [(p, p) for p, n in s["luck"].items() if n > 0]
         action = self._latest_action()
         roller_player = None
         if action is not None:
             who = action.get("who") or action.get("attacker")
             if who in s["delvers"]:
                 roller_player = s["delvers"][who]["player"]
-        set_options(self.player, players, default=roller_player)
+        set_options(self.player, [(p, p) for p in s["luck"]])
         if latest is not None and action is not None and latest.get("seq") == action.get("seq") \
-                and roller_player in {p for _, p in players}:
+                and s["luck"].get(roller_player, 0) > 0:
             put(self.player, value=roller_player)  # a new roll: its roller's player spends luck on it
+        any_luck = any(n > 0 for n in s["luck"].values())
         rolls = tuple((action or {}).get("rolls", {}))
         self._show_rolls(rolls)
         has_rolls = bool(rolls)
-        no_luck = not (has_rolls and players)
+        no_luck = not (has_rolls and any_luck)
         put(self.luck_plus, disabled=no_luck)
         put(self.luck_minus, disabled=no_luck)
         put(self.amend_button, disabled=not has_rolls)
