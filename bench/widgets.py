@@ -12,8 +12,8 @@ It measures twice:
 - inside a real IPython kernel (started through jupyter_client, as JupyterLab does): each changed widget's
   message is serialised, signed and sent on the kernel's IOPub socket, as at the table.
 Each run also prints the least any view could add: one widget message (a result-sized HTML value) after the
-bare skill check. Target: the widget layer adds under 50% to the campaign call. The browser round-trip (click to the page
-showing it) is measured by tests/test_browser_session.py; its last figures are printed here when
+bare skill check. Target: the widget layer adds under 50% to the campaign call. The browser round-trip (click
+to the page showing it) is measured by tests/test_browser_session.py; its last figures are printed here when
 tests/artifacts/ holds them.
 
 Run: .venv/bin/python bench/widgets.py [--repeat 300] [--no-kernel]
