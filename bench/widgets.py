@@ -102,6 +102,9 @@ def measure(repeat: int) -> dict:
         sword = dash.tracker.weapon_buttons[0]
         luck = dash.rolls.luck_plus
 
+        def bare_check():
+            bare.check("Wren", "stealth", 10)
+
         def bare_luck():
             bare.spend_luck("Ana", +1)
 
@@ -111,8 +114,8 @@ def measure(repeat: int) -> dict:
         bare_luck.camp, click_luck.camp = bare, viewed
 
         def a_check_to_spend_on(fn):
-            """Untimed, before each luck die: Wren's check for Ana to spend it on. Her dice run 3, 2, 1 (the last
-            empties her place in the player picker); at 0 a new session gives her 3 again."""
+            """Untimed, before each luck die: Wren's check for Ana to spend it on. Her dice run 3, 2, 1; at 0 a
+            new session gives her 3 again."""
             camp = fn.camp
             if camp.state["luck"]["Ana"] == 0:
                 camp.end_session()
@@ -132,7 +135,7 @@ def measure(repeat: int) -> dict:
 
         rows = []
         for name, tab, call, click, setup in [
-            ("skill check", party_tab, lambda: bare.check("Wren", "stealth", 10), stealth.click, None),
+            ("skill check", party_tab, bare_check, stealth.click, None),
             ("attack", fight_tab, bare_attack, click_attack, None),
             ("luck die", party_tab, bare_luck, click_luck, a_check_to_spend_on),
         ]:
@@ -150,11 +153,11 @@ def measure(repeat: int) -> dict:
         probe, n = w.HTML(), [0]
 
         def one_message():
-            bare.check("Wren", "stealth", 10)
+            bare_check()
             n[0] += 1
             probe.value = f"<div>{n[0]}</div>" + "x" * 1000
 
-        b, c = _paired_median_ms(lambda: bare.check("Wren", "stealth", 10), one_message, repeat)
+        b, c = _paired_median_ms(bare_check, one_message, repeat)
         floor = {"bare_ms": b, "click_ms": c}
         bare.close()
         viewed.close()

@@ -15,7 +15,7 @@ import ipywidgets as w
 from ..dice import DiceError, escape_html
 from ..engine import Refused
 
-__all__ = ["Table", "esc", "put", "bar_html", "css"]
+__all__ = ["Table", "esc", "put", "bar_html", "luck_pips", "css"]
 
 ERRORS = (Refused, DiceError, ValueError, KeyError, TypeError)
 
@@ -43,6 +43,11 @@ def style_widget() -> w.HTML:
 def hearts_colour(hearts: int, top: int) -> str:
     frac = hearts / top if top else 0
     return "#2e7d32" if frac > 0.5 else "#e09b00" if frac > 0.25 else "#c62828"
+
+
+def luck_pips(left: int, per_session: int) -> str:
+    """Luck dice as pips: one filled per die left, one hollow per die spent."""
+    return f'<span class="db-pips">{"◆" * left}{"◇" * max(0, per_session - left)}</span>'
 
 
 def bar_html(value: int, top: int, label: str, colour: str, cls: str = "", data: dict | None = None) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipywidgets as w
 
 from ..model import format_purse
-from ._base import Table, bar_html, button, esc, hearts_colour, put
+from ._base import Table, bar_html, button, esc, hearts_colour, luck_pips, put
 from .preview import attack_chance, check_chance, odds_inputs, pct, skill_label, weapon_choices
 
 __all__ = ["DelverCard", "sheet_html"]
@@ -97,8 +97,7 @@ def _sheet_parts(camp, name: str) -> tuple[str, str]:
 def luck_row(camp, player: str) -> str:
     luck = camp.state["luck"].get(player, 0)
     per = camp.rules.core["luck_dice"]["per_session"]
-    return (f'<div class="db-row delvebook-luck" data-luck="{luck}">luck dice '
-            f'<span class="db-pips">{"◆" * luck}{"◇" * max(0, per - luck)}</span> {luck} left</div>')
+    return f'<div class="db-row delvebook-luck" data-luck="{luck}">luck dice {luck_pips(luck, per)} {luck} left</div>'
 
 
 def sheet_html(camp, name: str) -> str:
@@ -201,12 +200,13 @@ class DelverCard:
             self._parts = None
             put(self.sheet, value=f"<i>{esc(self.name)} is not in this campaign (undone?)</i>")
             return
-        if self._parts is not None and t.changed_only(lambda p: p == ("luck", player)):
-            # a luck die spent (the most common event on a card): its row is all that changes
-            put(self.sheet, value=self._parts[0] + luck_row(self.camp, player) + self._parts[1])
-            return
-        self._parts = _sheet_parts(self.camp, self.name)
+        # a luck die spent (the most common event on a card): its row is all that changes
+        luck_only = self._parts is not None and t.changed_only(lambda p: p == ("luck", player))
+        if not luck_only:
+            self._parts = _sheet_parts(self.camp, self.name)
         put(self.sheet, value=self._parts[0] + luck_row(self.camp, player) + self._parts[1])
+        if luck_only:
+            return
         for cls, on in (("delvebook-dead", d["status"] == "dead"), ("delvebook-dying", d["status"] == "dying")):
             if on and cls not in self.widget._dom_classes:
                 self.widget.add_class(cls)

@@ -8,7 +8,7 @@ import ipywidgets as w
 from ..campaign import Outcome
 from ..dice import roll_html
 from ..narrate import describe
-from ._base import Table, button, esc, put, set_options
+from ._base import Table, button, esc, luck_pips, put, set_options
 
 __all__ = ["RollPanel", "outcome_html"]
 
@@ -70,8 +70,7 @@ def outcome_html(e: dict | None) -> str:
 
 def luck_left_html(luck: dict, per_session: int) -> str:
     """Each player's luck dice left this session, under the roll they may be spent on."""
-    who = " · ".join(f'<span data-player="{esc(p)}" data-luck="{n}">{esc(p)} '
-                     f'<span class="db-pips">{"◆" * n}{"◇" * max(0, per_session - n)}</span></span>'
+    who = " · ".join(f'<span data-player="{esc(p)}" data-luck="{n}">{esc(p)} {luck_pips(n, per_session)}</span>'
                      for p, n in luck.items())
     return f'<div class="db-luck-left">luck dice left: {who}</div>' if who else ""
 
@@ -127,7 +126,7 @@ class RollPanel:
 
     def _show_rolls(self, rolls: tuple) -> None:
         """Offer the latest action's rolls to spend luck on, keeping the roll picked when it is still there."""
-        if tuple(self.roll_name.options) == tuple((r, r) for r in rolls):
+        if self._pickers.get(rolls) is self.roll_name:
             return
         was = self.roll_name.value
         dd = self._picker(rolls)
