@@ -115,6 +115,22 @@ def test_a_luck_die_spent_by_click_costs_the_player_one_and_resolves_again(dash,
     assert left == {p: str(n) for p, n in camp.players.items()} and left["Ana"] == "2"
 
 
+def test_a_luck_die_redraws_its_players_card_and_the_roll_only_and_undo_gives_the_die_back(dash, camp, monkeypatch):
+    wren = dash.party.cards["Wren"]
+    wren._skill_buttons["stealth"].click()
+    others = {n: c.sheet.value for n, c in dash.party.cards.items() if n != "Wren"}
+    sent = []
+    real = w.Widget._send
+    monkeypatch.setattr(w.Widget, "_send", lambda self, msg, buffers=None: (sent.append(self), real(self, msg, buffers)))
+    dash.rolls.luck_plus.click()
+    assert camp.players["Ana"] == 2 and data(wren.sheet.value, "luck") == ["2"]
+    assert set(sent) == {wren.sheet, dash.rolls.result}  # Ana's card and the roll; no other card, no button
+    assert {n: c.sheet.value for n, c in dash.party.cards.items() if n != "Wren"} == others
+    dash.log.undo.click()
+    assert camp.players["Ana"] == 3 and data(wren.sheet.value, "luck") == ["3"]
+    assert 'data-player="Ana" data-luck="3"' in dash.rolls.result.value
+
+
 def test_a_player_with_no_luck_dice_left_is_refused_and_another_may_spend(dash, camp):
     card = dash.party.cards["Wren"]
     for _ in range(3):

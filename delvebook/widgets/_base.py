@@ -102,6 +102,7 @@ class Table:
         self._changed: list | None = None  # the paths the event being shown changed; None: anything may have
         self._whole: set = set()
         self._under: set = set()
+        self.luck_only: str | None = None  # the player whose luck count is all the event changed (a luck die)
         self._hidden: set = set()  # views on a tab not shown: they skip events ...
         self._stale: set = set()  # ... and those that skipped one catch up in full when shown again
         camp.listeners.append(_weak_listener(self))
@@ -136,10 +137,13 @@ class Table:
         if changed is not None:  # what ``touched`` looks in: each changed path, and every prefix of one
             self._whole = set(changed)
             self._under = {p[:k] for p in changed for k in range(len(p) + 1)}
+            only = next(iter(self._whole)) if len(self._whole) == 1 else None
+            self.luck_only = only[1] if only is not None and len(only) == 2 and only[0] == "luck" else None
         try:
             self.refresh()
         finally:
             self._changed = None
+            self.luck_only = None
 
     def _paths_changed(self, outcome) -> list[tuple] | None:
         """Every place the event may have changed: its own changes, and for an undo, a redo or a replacing

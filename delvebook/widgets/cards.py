@@ -189,9 +189,14 @@ class DelverCard:
 
     def refresh(self) -> None:
         t = self.table
-        vs = t.vs
         d = self.camp.state["delvers"].get(self.name)
         player = d["player"] if d is not None else None
+        if t.luck_only is not None and self._parts is not None:
+            # a luck die spent (the most common event on a card): only its player's cards redraw, the luck row
+            if t.luck_only == player:
+                put(self.sheet, value=self._parts[0] + luck_row(self.camp, player) + self._parts[1])
+            return
+        vs = t.vs
         if not (t.touched("delvers", self.name) or t.touched("luck", player) or t.touched("conditions")
                 or t.touched("seats") or (vs and vs != self.name and (t.touched("delvers", vs)
                                                                       or t.touched("encounter")))):
@@ -200,13 +205,8 @@ class DelverCard:
             self._parts = None
             put(self.sheet, value=f"<i>{esc(self.name)} is not in this campaign (undone?)</i>")
             return
-        # a luck die spent (the most common event on a card): its row is all that changes
-        luck_only = self._parts is not None and t.changed_only(lambda p: p == ("luck", player))
-        if not luck_only:
-            self._parts = _sheet_parts(self.camp, self.name)
+        self._parts = _sheet_parts(self.camp, self.name)
         put(self.sheet, value=self._parts[0] + luck_row(self.camp, player) + self._parts[1])
-        if luck_only:
-            return
         for cls, on in (("delvebook-dead", d["status"] == "dead"), ("delvebook-dying", d["status"] == "dying")):
             if on and cls not in self.widget._dom_classes:
                 self.widget.add_class(cls)

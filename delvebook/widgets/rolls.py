@@ -3,6 +3,8 @@ the target number or opponent the roll buttons use, and the death save when a de
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import ipywidgets as w
 
 from ..campaign import Outcome
@@ -68,10 +70,14 @@ def outcome_html(e: dict | None) -> str:
     return "".join(parts)
 
 
+@lru_cache(maxsize=256)
+def _luck_left_one(player: str, left: int, per_session: int) -> str:
+    return f'<span data-player="{esc(player)}" data-luck="{left}">{esc(player)} {luck_pips(left, per_session)}</span>'
+
+
 def luck_left_html(luck: dict, per_session: int) -> str:
     """Each player's luck dice left this session, under the roll they may be spent on."""
-    who = " · ".join(f'<span data-player="{esc(p)}" data-luck="{n}">{esc(p)} {luck_pips(n, per_session)}</span>'
-                     for p, n in luck.items())
+    who = " · ".join([_luck_left_one(p, n, per_session) for p, n in luck.items()])
     return f'<div class="db-luck-left">luck dice left: {who}</div>' if who else ""
 
 
@@ -99,6 +105,7 @@ class RollPanel:
         self.death_save.layout.display = "none"
         self._dying: str | None = None
         self._luck_seen: tuple | None = None
+        self._players_seen: tuple | None = None
         self._luck_html = ""
         self.widget = w.VBox([
             w.HBox([table.target, table.opponent, self.death_save]),
@@ -185,7 +192,10 @@ class RollPanel:
             who = action.get("who") or action.get("attacker")
             if who in s["delvers"]:
                 roller_player = s["delvers"][who]["player"]
-        set_options(self.player, [(p, p) for p in s["luck"]])
+        players = tuple(s["luck"])
+        if players != self._players_seen:  # the same players all campaign long, as a rule
+            self._players_seen = players
+            set_options(self.player, [(p, p) for p in players])
         if latest is not None and action is not None and latest.get("seq") == action.get("seq") \
                 and s["luck"].get(roller_player, 0) > 0:
             put(self.player, value=roller_player)  # a new roll: its roller's player spends luck on it
