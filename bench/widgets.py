@@ -10,9 +10,12 @@ the widget layer's share, and how many widget messages a click sends.
 It measures twice:
 - here, with no kernel: the views are updated, but their messages to the page go nowhere;
 - inside a real IPython kernel (started through jupyter_client, as JupyterLab does): each changed widget's
-  message is serialised, signed and sent on the kernel's IOPub socket, as at the table.
+  message is serialised, signed and sent on the kernel's IOPub socket, as at the table. A click is timed until
+  its last message has left the kernel (ipykernel sends from an IO thread, after the handler returns), and
+  every timed call starts with that thread idle, as at a table where clicks are seconds apart.
 Each run also prints the least any view could add: one widget message (a result-sized HTML value) after the
-bare skill check. Target: the widget layer adds under 50% to the campaign call. The browser round-trip (click
+bare skill check, and two messages to two widgets (what a luck die or an attack must change: a card or a foe,
+and the roll). Target: the widget layer adds under 50% to the campaign call. The browser round-trip (click
 to the page showing it) is measured by tests/test_browser_session.py; its last figures are printed here when
 tests/artifacts/ holds them.
 
@@ -27,6 +30,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -47,18 +51,48 @@ def _open(where: Path, name: str):
     return camp
 
 
-def _paired_median_ms(bare, click, repeat: int, setup=None) -> tuple[float, float]:
+def _iopub_sent():
+    """In a kernel: a function that returns once every message queued so far has left on the IOPub socket
+    (ipykernel sends them from its IO thread, after the call that queued them has returned). Else a no-op."""
+    try:
+        from ipykernel.kernelbase import Kernel
+        io_thread = Kernel.instance().iopub_socket.io_thread if Kernel.initialized() else None
+    except (ImportError, AttributeError):
+        io_thread = None
+    if io_thread is None:
+        return lambda: None
+
+    def sent() -> None:
+        done = threading.Event()
+        io_thread.schedule(done.set)  # runs after every send queued before it
+        if not done.wait(5):
+            raise RuntimeError("the kernel's IOPub thread did not answer within 5 s")
+    return sent
+
+
+def _paired_median_ms(bare, click, repeat: int, setup=None) -> dict:
     """Medians of ``bare`` and ``click``, timed alternately so both see the same machine (disk, other core).
-    ``setup`` (untimed) runs before each timed call, with the campaign the call acts on."""
-    times: tuple[list, list] = ([], [])
+    ``setup`` (untimed) runs before each timed call, with the campaign the call acts on. In a kernel, each
+    timed call starts with the IOPub thread idle (at a table clicks are seconds apart), and ``click`` is timed
+    twice: until its handler returns, and until its messages have left the kernel (``sent_ms``)."""
+    sent = _iopub_sent()
+    bare_t, click_t, sent_t = [], [], []
     for _ in range(repeat):
-        for fn, into in ((bare, times[0]), (click, times[1])):
+        for fn in (bare, click):
             if setup is not None:
                 setup(fn)
+            sent()
             t0 = time.perf_counter()
             fn()
-            into.append(time.perf_counter() - t0)
-    return statistics.median(times[0]) * 1000, statistics.median(times[1]) * 1000
+            t1 = time.perf_counter()
+            if fn is bare:
+                bare_t.append(t1 - t0)
+                continue
+            sent()
+            click_t.append(t1 - t0)
+            sent_t.append(time.perf_counter() - t0)
+    return {"bare_ms": statistics.median(bare_t) * 1000, "click_ms": statistics.median(click_t) * 1000,
+            "sent_ms": statistics.median(sent_t) * 1000}
 
 
 def _count_messages(fn, times: int, setup=None) -> float:
@@ -144,24 +178,29 @@ def measure(repeat: int) -> dict:
                 if setup is not None:
                     setup(f)
                 f()
-            b, c = _paired_median_ms(call, click, repeat, setup=setup)
+            times = _paired_median_ms(call, click, repeat, setup=setup)
             msgs = _count_messages(click, 21, setup=setup)
-            rows.append({"action": name, "bare_ms": b, "click_ms": c, "messages": msgs,
+            rows.append({"action": name, **times, "messages": msgs,
                          "refused": dash.table.message.value})
-        # the floor: the bare skill check plus one widget message (a result-sized HTML value), nothing else
+        # the floors: the bare skill check plus one widget message (a result-sized HTML value), nothing else;
+        # and plus two, to two widgets (a luck die changes a card and the roll; an attack the roll and a foe)
         import ipywidgets as w
-        probe, n = w.HTML(), [0]
+        probes, n = (w.HTML(), w.HTML()), [0]
 
         def one_message():
             bare_check()
             n[0] += 1
-            probe.value = f"<div>{n[0]}</div>" + "x" * 1000
+            probes[0].value = f"<div>{n[0]}</div>" + "x" * 1000
 
-        b, c = _paired_median_ms(bare_check, one_message, repeat)
-        floor = {"bare_ms": b, "click_ms": c}
+        def two_messages():
+            one_message()
+            probes[1].value = f"<div>{n[0]}</div>" + "y" * 1000
+
+        floor = _paired_median_ms(bare_check, one_message, repeat)
+        floor2 = _paired_median_ms(bare_check, two_messages, repeat)
         bare.close()
         viewed.close()
-    return {"build_ms": build, "rows": rows, "floor": floor}
+    return {"build_ms": build, "rows": rows, "floor": floor, "floor2": floor2}
 
 
 def _in_kernel(repeat: int) -> dict:
@@ -189,17 +228,26 @@ def _in_kernel(repeat: int) -> dict:
     return json.loads(text.split(_MARK, 1)[1].splitlines()[0])
 
 
-def _print(title: str, result: dict) -> None:
+def _print(title: str, result: dict, sent: bool) -> None:
+    """One table; with ``sent``, a second share: the click timed until its messages had left the kernel."""
+    def share(r: dict, key: str) -> str:
+        return f"{r[key] / r['bare_ms'] - 1:.0%}"
+
     print(f"{title}: dashboard built in {result['build_ms']:.0f} ms")
-    print(f"  {'action':<18}{'bare call':>11}{'by click':>11}{'added':>9}{'messages/click':>16}")
+    head = f"  {'action':<18}{'bare call':>11}{'by click':>11}{'added':>9}"
+    print(head + (f"{'until sent':>13}{'added':>9}" if sent else "") + f"{'messages/click':>16}")
     for r in result["rows"]:
-        added = r["click_ms"] / r["bare_ms"] - 1
-        print(f"  {r['action']:<18}{r['bare_ms']:>9.2f}ms{r['click_ms']:>9.2f}ms{added:>9.0%}{r['messages']:>16.1f}")
+        line = f"  {r['action']:<18}{r['bare_ms']:>9.2f}ms{r['click_ms']:>9.2f}ms{share(r, 'click_ms'):>9}"
+        if sent:
+            line += f"{r['sent_ms']:>11.2f}ms{share(r, 'sent_ms'):>9}"
+        print(line + f"{r['messages']:>16.1f}")
         if r["refused"]:
             print("    (a click was refused:", r["refused"], ")")
-    f = result["floor"]
-    print(f"  the least any view can add, one widget message after a bare skill check: "
-          f"{f['bare_ms']:.2f}ms -> {f['click_ms']:.2f}ms, {f['click_ms'] / f['bare_ms'] - 1:.0%}")
+    for key, what in (("floor", "one widget message"), ("floor2", "two messages, to two widgets")):
+        f = result[key]
+        print(f"  the least a view can add, {what} after a bare skill check: "
+              f"{f['bare_ms']:.2f}ms -> {f['click_ms']:.2f}ms, {share(f, 'click_ms')}"
+              + (f"; until sent {f['sent_ms']:.2f}ms, {share(f, 'sent_ms')}" if sent else ""))
 
 
 def main() -> None:
@@ -208,9 +256,9 @@ def main() -> None:
     ap.add_argument("--no-kernel", action="store_true", help="skip the run inside a kernel")
     args = ap.parse_args()
     print(f"median of {args.repeat} actions each (fsync'ed write included); target: under 50% added")
-    _print("no kernel (views updated; messages go nowhere)", measure(args.repeat))
+    _print("no kernel (views updated; messages go nowhere)", measure(args.repeat), sent=False)
     if not args.no_kernel:
-        _print("in an IPython kernel (messages sent on IOPub, as at the table)", _in_kernel(args.repeat))
+        _print("in an IPython kernel (messages sent on IOPub, as at the table)", _in_kernel(args.repeat), sent=True)
     rt = ROOT / "tests" / "artifacts" / "browser-roundtrip.json"
     if rt.exists():
         r = json.loads(rt.read_text())

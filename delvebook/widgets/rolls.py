@@ -106,6 +106,7 @@ class RollPanel:
         self._dying: str | None = None
         self._luck_seen: tuple | None = None
         self._players_seen: tuple | None = None
+        self._buttons_seen: tuple | None = None  # (luck buttons off, real dice button on) as last put
         self._luck_html = ""
         self.widget = w.VBox([
             w.HBox([table.target, table.opponent, self.death_save]),
@@ -204,9 +205,13 @@ class RollPanel:
         self._show_rolls(rolls)
         has_rolls = bool(rolls)
         no_luck = not (has_rolls and any_luck)
-        put(self.luck_plus, disabled=no_luck)
-        put(self.luck_minus, disabled=no_luck)
-        put(self.amend_button, disabled=not has_rolls)
+        if (no_luck, has_rolls) != self._buttons_seen:
+            self._buttons_seen = (no_luck, has_rolls)
+            put(self.luck_plus, disabled=no_luck)
+            put(self.luck_minus, disabled=no_luck)
+            put(self.amend_button, disabled=not has_rolls)
+        if not (self.table.touched("delvers") or self.table.touched("seats")):
+            return  # no one's status changed: the death save stays as it is
         dying = [n for n in s["seats"] if s["delvers"][n]["status"] == "dying"]
         self._dying = dying[0] if dying else None
         if self._dying:
