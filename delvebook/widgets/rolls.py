@@ -105,8 +105,6 @@ class RollPanel:
         self.death_save.layout.display = "none"
         self._dying: str | None = None
         self._luck_seen: tuple | None = None
-        self._players_seen: tuple | None = None
-        self._buttons_seen: tuple | None = None  # (luck buttons off, real dice button on) as last put
         self._luck_html = ""
         self.widget = w.VBox([
             w.HBox([table.target, table.opponent, self.death_save]),
@@ -193,10 +191,7 @@ class RollPanel:
             who = action.get("who") or action.get("attacker")
             if who in s["delvers"]:
                 roller_player = s["delvers"][who]["player"]
-        players = tuple(s["luck"])
-        if players != self._players_seen:  # the same players all campaign long, as a rule
-            self._players_seen = players
-            set_options(self.player, [(p, p) for p in players])
+        set_options(self.player, [(p, p) for p in s["luck"]])
         if latest is not None and action is not None and latest.get("seq") == action.get("seq") \
                 and s["luck"].get(roller_player, 0) > 0:
             put(self.player, value=roller_player)  # a new roll: its roller's player spends luck on it
@@ -205,11 +200,9 @@ class RollPanel:
         self._show_rolls(rolls)
         has_rolls = bool(rolls)
         no_luck = not (has_rolls and any_luck)
-        if (no_luck, has_rolls) != self._buttons_seen:
-            self._buttons_seen = (no_luck, has_rolls)
-            put(self.luck_plus, disabled=no_luck)
-            put(self.luck_minus, disabled=no_luck)
-            put(self.amend_button, disabled=not has_rolls)
+        put(self.luck_plus, disabled=no_luck)
+        put(self.luck_minus, disabled=no_luck)
+        put(self.amend_button, disabled=not has_rolls)
         if not (self.table.touched("delvers") or self.table.touched("seats")):
             return  # no one's status changed: the death save stays as it is
         dying = [n for n in s["seats"] if s["delvers"][n]["status"] == "dying"]
