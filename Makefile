@@ -9,12 +9,17 @@ PYTEST_ARGS ?=
 
 BIN := $(VENV)/bin
 
-.PHONY: lab test
+.PHONY: lab test test-all
 
 lab: $(VENV)/.installed
 	$(BIN)/delvebook lab $(CAMPAIGN) $(LAB_ARGS)
 
+# The fast tier: unit, property, widget and notebook tests (about two minutes).
 test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -p no:cacheprovider -m "not slow and not browser" $(PYTEST_ARGS)
+
+# The full suite, what CI runs: the fast tier plus the slow and the real-browser tests.
+test-all: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS)
 
 $(BIN)/python:

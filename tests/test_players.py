@@ -80,6 +80,7 @@ def _voila(campaign: Path, home: Path):
     raise RuntimeError((home / "voila.log").read_text()[-3000:])
 
 
+@pytest.mark.browser
 def test_players_view_shows_an_attack_within_a_second_and_no_controls(browser, keep, tmp_path, artifacts):
     try:
         import voila  # noqa: F401

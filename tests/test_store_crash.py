@@ -16,6 +16,8 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from delvebook.store import CampaignStore
 
 KILLS = 200
@@ -49,6 +51,7 @@ CHILD = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_events_survive_sigkill_at_random_moments(tmp_path):
     rng = random.Random(20240611)
     torn = batches_cut = events_total = 0
