@@ -39,7 +39,7 @@ def best(fn, repeat: int = 3) -> tuple[float, object]:
 
 
 def figures(camp: Campaign) -> list:
-    f = analysis._build_all(camp)
+    f = analysis.frames(camp, copy=False)
     enc = f["encounters"]
     hardest = int(enc.loc[enc["party_taken"].astype("int64").idxmax(), "encounter"]) if len(enc) else None
     figs = [charts.xp_progress(camp), charts.xp_progress(camp, by="session"), charts.heart_history(camp),
@@ -56,7 +56,7 @@ def measure(label: str, path: Path) -> float:
     def frames_fresh():
         c = Campaign.open(path, read_only=True)  # untimed below: subtract its own open
         t = time.perf_counter()
-        analysis._build_all(c)
+        analysis.frames(c, copy=False)
         return time.perf_counter() - t, c
 
     runs = [frames_fresh() for _ in range(3)]
@@ -64,7 +64,7 @@ def measure(label: str, path: Path) -> float:
     warm = runs[-1][1]
     t_figs, figs = best(lambda: figures(warm))
     total = t_frames + t_figs
-    f = analysis._build_all(warm)
+    f = analysis.frames(warm, copy=False)
     print(f"{label}: {n:,} events ({(f['events']['in_force']).sum():,} in force), "
           f"{len(f['rolls']):,} dice, {len(f['hearts']):,} heart rows, {len(figs)} figures")
     print(f"  open (read-only)       {t_open:7.3f} s   1.00x")

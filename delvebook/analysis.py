@@ -25,9 +25,9 @@ import pandas as pd
 from .campaign import Campaign
 
 __all__ = ["frames", "events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness",
-           "in_force", "chi_squared_p", "fairness_verdict", "FAIR_LEVEL", "FRAME_NAMES"]
+           "levels", "in_force", "chi_squared_p", "fairness_verdict", "face_probabilities", "FAIR_LEVEL", "FRAME_NAMES"]
 
-FRAME_NAMES = ("events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness")
+FRAME_NAMES = ("events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness", "levels")
 FAIR_LEVEL = 0.10
 """Fair dice look at least this even 9 times in 10: a p-value below it is outside that."""
 
@@ -52,29 +52,30 @@ def _campaign(x: Any) -> tuple[Campaign, bool]:
     raise TypeError(f"expected a Campaign or a campaign folder, got {type(x).__name__}")
 
 
-def _build_all(x: Any, progress: Callable[[str], None] | None = None) -> dict[str, pd.DataFrame]:
-    """All frames, shared (not copied): for charts and the report. Cached per open Campaign."""
-    if isinstance(x, Mapping) and "events" in x:
-        return dict(x)
-    camp, opened = _campaign(x)
-    try:
-        key = len(camp.events)
-        hit = _CACHE.get(camp)
-        if hit is not None and hit[0] == key:
-            return hit[1]
-        out = _Builder(camp, progress).build()
-        if not opened:
-            _CACHE[camp] = (key, out)
-        return out
-    finally:
-        if opened:
-            camp.close()
-
-
-def frames(x: Source) -> dict[str, pd.DataFrame]:
+def frames(x: Source, *, copy: bool = True, progress: Callable[[str], None] | None = None) -> dict[str, pd.DataFrame]:
     """Every frame of the campaign (a Campaign or a folder path), by name: ``events``, ``rolls``, ``hearts``,
-    ``xp``, ``encounters``, ``damage``, ``luck``, ``fairness``. Copies: change them freely."""
-    return {k: v.copy() for k, v in _build_all(x).items()}
+    ``xp``, ``encounters``, ``damage``, ``luck``, ``fairness``, ``levels``.
+
+    Copies you may change freely; ``copy=False`` gives the frames shared by charts and the report (built once
+    per open campaign and state, and rebuilt when the log grows): read them, do not change them.
+    ``progress`` is called with a line of text at each step of a build."""
+    if isinstance(x, Mapping) and "events" in x:
+        built = dict(x)
+    else:
+        camp, opened = _campaign(x)
+        try:
+            key = len(camp.events)
+            hit = _CACHE.get(camp)
+            if hit is not None and hit[0] == key:
+                built = hit[1]
+            else:
+                built = _Builder(camp, progress).build()
+                if not opened:
+                    _CACHE[camp] = (key, built)
+        finally:
+            if opened:
+                camp.close()
+    return {k: v.copy() for k, v in built.items()} if copy else built
 
 
 def events(x: Source) -> pd.DataFrame:
@@ -91,7 +92,7 @@ def events(x: Source) -> pd.DataFrame:
     as columns (``total``, ``success``, ``skill``, ``reason``...), lists and mappings (``args``, ``rolls``,
     ``damage``, ``changes``...) as objects.
     """
-    return _build_all(x)["events"].copy()
+    return frames(x, copy=False)["events"].copy()
 
 
 def rolls(x: Source) -> pd.DataFrame:
@@ -106,7 +107,7 @@ def rolls(x: Source) -> pd.DataFrame:
     ``base_total`` (before luck), ``total``, ``success`` (boolean, NA when the roll has no success of its own:
     a check or death save succeeded; an attack roll hit; a resist roll held off every hit).
     """
-    return _build_all(x)["rolls"].copy()
+    return frames(x, copy=False)["rolls"].copy()
 
 
 def hearts(x: Source) -> pd.DataFrame:
@@ -121,7 +122,7 @@ def hearts(x: Source) -> pd.DataFrame:
     here), ``death_save_success`` (boolean). A foe's name is reused across fights: (``encounter``, ``who``)
     names one foe.
     """
-    return _build_all(x)["hearts"].copy()
+    return frames(x, copy=False)["hearts"].copy()
 
 
 def xp(x: Source) -> pd.DataFrame:
@@ -133,7 +134,7 @@ def xp(x: Source) -> pd.DataFrame:
     (cumulative, after this share), ``level`` (after the event), ``level_up`` (this event raised the level;
     marked on the delver's last row of the event). An award that only fills the pool has no rows.
     """
-    return _build_all(x)["xp"].copy()
+    return frames(x, copy=False)["xp"].copy()
 
 
 def encounters(x: Source) -> pd.DataFrame:
@@ -145,7 +146,7 @@ def encounters(x: Source) -> pd.DataFrame:
     last two count the death saves rolled after the fight too, until the next one begins in that session),
     ``xp`` (for the vanquished), ``ended``.
     """
-    return _build_all(x)["encounters"].copy()
+    return frames(x, copy=False)["encounters"].copy()
 
 
 def damage(x: Source) -> pd.DataFrame:
@@ -158,7 +159,7 @@ def damage(x: Source) -> pd.DataFrame:
     hearts_after``), ``overkill`` (``dealt - hearts_lost``: damage past 0 hearts, else 0), ``vanquished``,
     ``death_save_due``.
     """
-    return _build_all(x)["damage"].copy()
+    return frames(x, copy=False)["damage"].copy()
 
 
 def luck(x: Source) -> pd.DataFrame:
@@ -167,14 +168,19 @@ def luck(x: Source) -> pd.DataFrame:
     ``total_after``, ``outcome_before``, ``outcome_after`` (``success``/``failure``, or the attack's results),
     ``flipped`` (the outcome changed), ``effect`` (``turned to success``, ``turned to failure``, ``changed
     the total only``)."""
-    return _build_all(x)["luck"].copy()
+    return frames(x, copy=False)["luck"].copy()
 
 
 def fairness(x: Source) -> pd.DataFrame:
     """Per player and die (D20, D6): ``rolls``, observed ``counts`` (list by face), ``chi2``, ``df``,
     ``p_value`` (chance that fair dice look at least this uneven), ``fair`` (p >= 0.10: within what fair
     dice do 9 times in 10; NA with too few rolls to judge) and ``verdict`` in words."""
-    return _build_all(x)["fairness"].copy()
+    return frames(x, copy=False)["fairness"].copy()
+
+
+def levels(x: Source) -> pd.DataFrame:
+    """The XP each level starts at under the campaign's rules: ``level``, ``xp`` (Int64)."""
+    return frames(x, copy=False)["levels"].copy()
 
 
 def in_force(events_: list[dict]) -> tuple[set[int], dict[int, int], dict[int, int]]:
@@ -272,7 +278,15 @@ def fairness_verdict(p: float, n: int, sides: int) -> str:
     return (f"less even than fair dice roll 9 times in 10 (fair dice look this uneven {p:.1%} of the time)")
 
 
-def _exact_face_probabilities(sides: int) -> list[Fraction]:
+def _levels_frame(rules) -> pd.DataFrame:
+    """The XP each level starts at, from the campaign's rules (house rules included)."""
+    items = sorted((int(lv), int(xp)) for lv, xp in rules.level_thresholds.items())
+    return pd.DataFrame({"level": pd.array([lv for lv, _ in items], dtype="Int64"),
+                         "xp": pd.array([xp for _, xp in items], dtype="Int64")})
+
+
+def face_probabilities(sides: int) -> list[Fraction]:
+    """The exact chance of each face 1..sides of a fair die."""
     from .distribution import odds
     probs = odds(f"d{sides}").probabilities()
     return [probs.get(f, Fraction(0)) for f in range(1, sides + 1)]
@@ -603,6 +617,7 @@ class _Builder:
         }
         out["encounters"] = _encounters_frame(encs, out["damage"], out["hearts"])
         out["fairness"] = _fairness_frame(out["rolls"])
+        out["levels"] = _levels_frame(camp.rules)
         return out
 
 
@@ -931,7 +946,7 @@ def _fairness_frame(r: pd.DataFrame) -> pd.DataFrame:
     rows = []
     real = r[r["player"].astype(object) != "party"]
     for sides in (20, 6):
-        probs = _exact_face_probabilities(sides)
+        probs = face_probabilities(sides)
         sub = real[real["sides"] == sides]
         table = pd.crosstab(sub["player"].astype(object), sub["face"]).reindex(
             columns=range(1, sides + 1), fill_value=0)

@@ -191,6 +191,53 @@ class Campaign:
         return Fight(self) if self.state["encounter"] is not None else None
 
     @property
+    def prepared_encounters(self) -> dict[str, dict]:
+        """Encounters the keeper prepared in campaign.yaml, by id: ``name``, ``foes`` (one entry per foe,
+        counts expanded), ``note``; ``camp.encounter(id)`` starts one."""
+        out = {}
+        for eid, enc in (self._store.campaign.get("encounters") or {}).items():
+            out[eid] = {"name": enc.get("name") or eid, "foes": _expand_prepared(enc["foes"]),
+                        "note": enc.get("note")}
+        return out
+
+    @property
+    def quests(self) -> list[dict]:
+        """Quests prepared in campaign.yaml and any completed in play: ``id``, ``name``, ``note``, ``done``."""
+        return self._prepared("quests", self.state["quests"])
+
+    @property
+    def rooms(self) -> list[dict]:
+        """Rooms prepared in campaign.yaml and any explored in play: ``id``, ``name``, ``note``, ``done``."""
+        return self._prepared("rooms", self.state["rooms"])
+
+    def _prepared(self, key: str, done: list[str]) -> list[dict]:
+        table = self._store.campaign.get(key) or {}
+        out = [{"id": tid, "name": t.get("name") or tid, "note": t.get("note"), "done": (t.get("name") or tid) in done}
+               for tid, t in table.items()]
+        named = {t["name"] for t in out}
+        out += [{"id": None, "name": n, "note": None, "done": True} for n in done if n not in named]
+        return out
+
+    @property
+    def notes(self) -> str | None:
+        """The keeper's notes from campaign.yaml."""
+        return self._store.campaign.get("notes")
+
+    @property
+    def latest_action(self) -> dict | None:
+        """The latest action still in force (what undo would take back), or None."""
+        return self.engine.history.latest_action()
+
+    @property
+    def latest_undone(self) -> dict | None:
+        """The latest action undone (what redo would put back), or None."""
+        return self.engine.history.latest_undone()
+
+    def event(self, seq: int) -> dict:
+        """The event with this seq."""
+        return self.engine.history.events_by_seq[seq]
+
+    @property
     def can_undo(self) -> bool:
         return self.engine.history.latest_action() is not None
 
@@ -347,9 +394,8 @@ class Campaign:
         return buf.getvalue()
 
     def dashboard(self):
-        """The keeper's widget: party, fight, log."""
-        from .widgets import dashboard
-        return dashboard(self)
+        """The keeper's table: party, fight, log (a widget; leave it last in a cell to show it)."""
+        return view("dashboard")(self)
 
     def __repr__(self) -> str:
         mode = ", read-only" if self.read_only else ""
@@ -365,9 +411,7 @@ class _TableDelver(Delver):
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
-
-        from .widgets import card
-        display(card(self._camp, self.name))
+        display(view("card")(self._camp, self.name))
 
 
 class Fight:
@@ -434,6 +478,22 @@ class Fight:
             return "<Fight (ended)>"
         foes = ", ".join(f"{f['name']} {f['hearts']}/{f['max_hearts']}" for f in enc["foes"].values())
         return f"<Fight {enc['name']!r}, round {enc['round']}, actor {self.actor}: {foes}>"
+
+
+# ---------------------------------------------------------------- views
+
+VIEW_GROUP = "delvebook.views"
+"""The entry-point group where a front end registers its views (``dashboard``, ``card``): the campaign shows
+itself through whatever is installed, and imports no view."""
+
+
+def view(name: str):
+    """The view registered as ``name`` (a callable taking the campaign)."""
+    from importlib.metadata import entry_points
+    found = [ep for ep in entry_points(group=VIEW_GROUP) if ep.name == name]
+    if not found:
+        raise LookupError(f"no delvebook view {name!r} is installed: pip install 'delvebook[table]'")
+    return found[0].load()
 
 
 # ---------------------------------------------------------------- setup from campaign.yaml

@@ -19,20 +19,18 @@ from plotly.subplots import make_subplots
 from . import analysis
 
 __all__ = ["xp_progress", "heart_history", "dice_fairness", "damage", "luck", "delver_colors", "player_colors",
-           "PALETTE", "LEVEL_THRESHOLDS"]
+           "PALETTE", "REPORT"]
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
            "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd")
 """Colours given out in order: the party's seat order, then recruits as they join."""
 KEEPER_COLOR = "#555555"
-LEVEL_THRESHOLDS = {2: 100, 3: 200}
-"""XP for each level (the rules' defaults; a campaign's house rules win when a Campaign is given)."""
 
 _TEMPLATE = "plotly_white"
 
 
 def _frames(x: Any) -> dict[str, pd.DataFrame]:
-    return analysis._build_all(x)
+    return analysis.frames(x, copy=False)
 
 
 def _names(values: Iterable) -> list[str]:
@@ -69,14 +67,10 @@ def player_colors(x: Any) -> dict[str, str]:
     return out
 
 
-def _thresholds(x: Any) -> dict[int, int]:
-    rules = getattr(x, "rules", None)
-    if rules is not None:
-        try:
-            return {int(lv): int(v) for lv, v in rules.level_thresholds.items() if int(v) > 0}
-        except (AttributeError, TypeError, ValueError):
-            pass
-    return dict(LEVEL_THRESHOLDS)
+def _thresholds(f: Mapping[str, pd.DataFrame]) -> dict[int, int]:
+    """XP each level above the first starts at, from the campaign's rules (the ``levels`` frame)."""
+    lv = f["levels"]
+    return {int(a): int(b) for a, b in zip(lv["level"], lv["xp"]) if int(b) > 0}
 
 
 def _esc(v: Any) -> str:
@@ -126,7 +120,7 @@ def xp_progress(camp: Any, by: str = "event") -> go.Figure:
     fig.add_trace(go.Scatter(x=ups_x, y=ups_y, name="level-ups", mode="markers",
                              marker=dict(symbol="star", size=13, color=ups_color, line=dict(width=1, color="black")),
                              hovertext=ups_text, hoverinfo="text"))
-    for i, (level, at) in enumerate(sorted(_thresholds(camp).items())):
+    for i, (level, at) in enumerate(sorted(_thresholds(f).items())):
         fig.add_hline(y=at, line=dict(dash="dash", color="#999999", width=1),
                       annotation_text=f"level {level}: {at} XP",
                       annotation_position="top left" if i % 2 else "top right")
@@ -231,7 +225,7 @@ def dice_fairness(camp: Any) -> go.Figure:
     fig = make_subplots(rows=2, cols=1, subplot_titles=("D20", "D6"), vertical_spacing=0.14)
     lines = []
     for row, sides in ((1, 20), (2, 6)):
-        probs = analysis._exact_face_probabilities(sides)
+        probs = analysis.face_probabilities(sides)
         for _, s in fair[fair["sides"] == sides].iterrows():
             player = s["player"]
             counts = np.asarray(s["counts"])
@@ -324,3 +318,33 @@ def luck(camp: Any) -> go.Figure:
                       yaxis_title="luck dice spent", template=_TEMPLATE, barmode="stack",
                       legend_title_text="the luck die")
     return fig
+
+
+# ---------------------------------------------------------------- the report's charts
+
+def _hardest_fight(f: Mapping[str, pd.DataFrame]) -> int | None:
+    """The encounter that cost the party most (deaths, then delvers down, then hearts lost)."""
+    enc = f["encounters"]
+    if enc.empty:
+        return None
+    score = enc["party_taken"].astype("int64") * 10 + enc["deaths"].astype("int64") * 1000 \
+        + enc["delvers_down"].astype("int64") * 100
+    return int(enc.loc[score.idxmax(), "encounter"])
+
+
+def _hardest_fight_hearts(f: Mapping[str, pd.DataFrame]) -> go.Figure | None:
+    hardest = _hardest_fight(f)
+    return None if hardest is None else heart_history(f, encounter=hardest)
+
+
+REPORT: list[tuple[str, Any]] = [
+    ("XP progress", lambda f: xp_progress(f, by="event")),
+    ("XP by session", lambda f: xp_progress(f, by="session")),
+    ("Hearts across the campaign", heart_history),
+    ("Hearts in the hardest fight", _hardest_fight_hearts),
+    ("Dice fairness", dice_fairness),
+    ("Damage", damage),
+    ("Luck", luck),
+]
+"""The report's charts in order: (title, function of the frames giving a Figure, or None when it does not
+apply). A new chart is one function and one entry here."""

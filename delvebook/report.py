@@ -11,10 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["write_report", "report_html", "REPORT_CHARTS"]
-
-REPORT_CHARTS = ("XP progress", "XP by session", "Hearts across the campaign", "Hearts in the hardest fight",
-                 "Dice fairness", "Damage", "Luck")
+__all__ = ["write_report", "report_html"]
 
 
 def _say(progress: Callable[[str], None] | None, msg: str) -> None:
@@ -80,15 +77,6 @@ def _summary(camp, f) -> str:
             '<th>p-value</th><th>verdict</th></tr>' + fair_rows + "</table>")
 
 
-def _hardest_fight(f) -> int | None:
-    enc = f["encounters"]
-    if enc.empty:
-        return None
-    score = enc["party_taken"].astype("int64") * 10 + enc["deaths"].astype("int64") * 1000 \
-        + enc["delvers_down"].astype("int64") * 100
-    return int(enc.loc[score.idxmax(), "encounter"])
-
-
 def report_html(camp_or_path: Any, cdn: bool = False, progress: Callable[[str], None] | None = None) -> str:
     """The report as one HTML string (see ``write_report``)."""
     from . import analysis, charts
@@ -102,30 +90,18 @@ def report_html(camp_or_path: Any, cdn: bool = False, progress: Callable[[str], 
         opened = True
     try:
         _say(progress, f"reading {len(camp.events):,} events")
-        f = analysis._build_all(camp, progress=progress)
-        hardest = _hardest_fight(f)
-        makers = [  # the campaign is cached by analysis: every chart reuses the frames just built
-            ("XP progress", lambda: charts.xp_progress(camp, by="event")),
-            ("XP by session", lambda: charts.xp_progress(camp, by="session")),
-            ("Hearts across the campaign", lambda: charts.heart_history(camp)),
-            ("Hearts in the hardest fight", lambda: charts.heart_history(camp, encounter=hardest)),
-            ("Dice fairness", lambda: charts.dice_fairness(camp)),
-            ("Damage", lambda: charts.damage(camp)),
-            ("Luck", lambda: charts.luck(camp)),
-        ]
-        if hardest is None:
-            makers.pop(3)
+        f = analysis.frames(camp, copy=False, progress=progress)
         parts = []
-        first = True
-        for i, (title, make) in enumerate(makers, 1):  # noqa: B007
-            _say(progress, f"chart {i}/{len(makers)}: {title}")
-            fig = make()
-            include = ("cdn" if cdn else True) if first else False
+        for i, (title, make) in enumerate(charts.REPORT, 1):
+            _say(progress, f"chart {i}/{len(charts.REPORT)}: {title}")
+            fig = make(f)
+            if fig is None:
+                continue
+            include = ("cdn" if cdn else True) if not parts else False
             parts.append(f'<section class="chart"><h2>{html.escape(title)}</h2>'
                          + fig.to_html(full_html=False, include_plotlyjs=include,
                                        config={"displaylogo": False, "responsive": True})
                          + "</section>")
-            first = False
         _say(progress, "writing the summary")
         summary = _summary(camp, f)
         name = html.escape(camp.name)

@@ -287,7 +287,7 @@ def test_chi_squared_p_value_matches_the_closed_form_for_even_degrees_of_freedom
 
 def test_fair_dice_are_within_what_fair_dice_do_9_times_in_10_about_9_times_in_10():
     rng = random.Random(7)
-    probs = analysis._exact_face_probabilities(20)
+    probs = analysis.face_probabilities(20)
     within = 0
     for _ in range(400):
         counts = [0] * 20
@@ -299,7 +299,7 @@ def test_fair_dice_are_within_what_fair_dice_do_9_times_in_10_about_9_times_in_1
 
 def test_loaded_dice_are_called_out():
     counts = [10] * 19 + [120]
-    stat, df, p = analysis.chi_squared_p(counts, analysis._exact_face_probabilities(20))
+    stat, df, p = analysis.chi_squared_p(counts, analysis.face_probabilities(20))
     assert p < 1e-6
     assert analysis.fairness_verdict(p, sum(counts), 20).startswith("less even than fair dice")
     assert analysis.fairness_verdict(0.5, 30, 20).startswith("too few rolls")

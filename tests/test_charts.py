@@ -48,6 +48,17 @@ def test_xp_progress_draws_the_level_thresholds(camp):
     assert {a.text for a in fig.layout.annotations} == {"level 2: 100 XP", "level 3: 200 XP"}
 
 
+def test_xp_progress_draws_the_thresholds_of_the_campaigns_house_rules(tmp_path):
+    house = {"core": {"levels": {"thresholds": {2: 60, 3: 150}}}}
+    with db.Campaign.create(tmp_path / "c", name="Quick levels", seed=3, house_rules=house) as c:
+        c.add_delver("Wren", "rogue", player="Ana")
+        c.award_xp(70)
+        fig = charts.xp_progress(c)
+        assert c.delver("Wren").level == 2
+    assert sorted(s.y0 for s in fig.layout.shapes) == [60, 150]
+    assert {a.text for a in fig.layout.annotations} == {"level 2: 60 XP", "level 3: 150 XP"}
+
+
 def test_xp_progress_marks_every_level_up(camp, f):
     fig = charts.xp_progress(camp)
     ups = traces(fig)["level-ups"]

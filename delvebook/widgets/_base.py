@@ -89,7 +89,7 @@ class Table:
         self.message = w.HTML("", layout=w.Layout(min_height="1.6em"))
         self.message.add_class("db-message")
         # the latest Outcome seen: at first, the latest action in force that rolled dice (a cell may have rolled)
-        action = camp.engine.history.latest_action()
+        action = camp.latest_action
         self.latest = _outcome(action) if action is not None and action.get("rolls") else None
         # the roll panel's choices that roll buttons read: a target number, or an opponent
         self.target = w.BoundedIntText(value=10, min=1, max=60, description="Target",
@@ -148,14 +148,14 @@ class Table:
     def _paths_changed(self, outcome) -> list[tuple] | None:
         """Every place the event may have changed: its own changes, and for an undo, a redo or a replacing
         action (a luck die, real dice) also those of the actions it takes back or puts back."""
-        by_seq = self.camp.engine.history.events_by_seq
         kind = outcome.get("kind")
         todo = [outcome.get("undoes") if kind == "undo" else outcome.get("redoes") if kind == "redo"
                 else outcome.get("seq")]
         paths: list[tuple] = []
         while todo:
-            event = by_seq.get(todo.pop())
-            if event is None:
+            try:
+                event = self.camp.event(todo.pop())
+            except KeyError:
                 return None  # not folded in yet: assume anything may have changed
             paths += [tuple(p) for p, _ in event.get("changes", ())]
             if "replaces" in event:

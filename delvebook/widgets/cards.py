@@ -139,7 +139,7 @@ class DelverCard:
     def attack(self, weapon):
         t = self.table
         fight = self.camp.fight
-        if fight is None or not t.vs or t.vs not in fight._enc["foes"]:
+        if fight is None or not t.vs or t.vs not in {f.name for f in fight.foes}:
             t.say("pick a foe in 'or vs' (a fight must be running) to attack from the card", refused=True)
             return None
         return t.act(fight.attack, self.name, t.vs, weapon)

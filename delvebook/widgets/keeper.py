@@ -37,9 +37,8 @@ class KeeperControls:
         self.end_session = button("End session", lambda: act(camp.end_session), cls="delvebook-end-session")
         self.rest = button("Rest", lambda: act(camp.rest), cls="delvebook-rest")
 
-        data = camp._store.campaign
-        quests = [str(q.get("name", k)) if hasattr(q, "get") else str(k) for k, q in (data.get("quests") or {}).items()]
-        rooms = [str(r.get("name", k)) if hasattr(r, "get") else str(k) for k, r in (data.get("rooms") or {}).items()]
+        quests = [q["name"] for q in camp.quests if q["id"] is not None]
+        rooms = [r["name"] for r in camp.rooms if r["id"] is not None]
         self.quest = w.Combobox(options=quests, placeholder="quest (pick or type)", description="Quest",
                                 layout=w.Layout(width="300px"), style=small, ensure_option=False)
         self.quest_button = button("Complete quest", lambda: act(camp.complete_quest, self.quest.value.strip()),

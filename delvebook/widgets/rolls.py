@@ -143,7 +143,7 @@ class RollPanel:
         self._roll_box.children = (dd,)
 
     def _latest_action(self) -> dict | None:
-        return self.camp.engine.history.latest_action()
+        return self.camp.latest_action
 
     def spend(self, sign: int):
         if not self.player.value:

@@ -42,7 +42,7 @@ class Tracker:
         self.camp = table.camp
         self._chances_key = None  # what the weapon buttons' odds were last worked out for
         camp = self.camp
-        prepared = dict(camp._store.campaign.get("encounters") or {})
+        prepared = camp.prepared_encounters
         self.bestiary_ids = list(camp.rules.bestiary)
         start_opts = [(f"prepared: {k}", ("prepared", k)) for k in prepared] + \
                      [(f"one {camp.rules.foe(k).get('name', k)}", ("foe", k)) for k in self.bestiary_ids]

@@ -1,0 +1,162 @@
+"""Dependencies point one way: core <- store <- campaign <- views, with no cycle and no private reach.
+
+Read from the source (every import, at the top of a module or inside a function), so a lazy import that
+goes the wrong way counts as much as an eager one.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "delvebook"
+
+# Layers, lowest first; a module may import its own layer and the layers below it.
+LAYERS = {
+    "core": {"dice", "distribution", "rules", "rules.schema", "model", "events", "engine", "narrate"},
+    "store": {"yamlsafe", "rules.load", "store"},
+    "campaign": {"campaign", "forecast"},
+    "views": {"analysis", "charts", "report", "players", "table", "widgets", "cli", "share", "__main__"},
+}
+ORDER = list(LAYERS)
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        if parts:
+            out[".".join(parts)] = path
+    return out
+
+
+def _layer(module: str) -> str:
+    best, found = -1, None
+    for layer, prefixes in LAYERS.items():
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > best:
+                best, found = len(p), layer
+    assert found is not None, f"delvebook.{module} belongs to no layer: add it to LAYERS"
+    return found
+
+
+def _imports(module: str, path: Path) -> list[tuple[str, list[str], int]]:
+    """(imported delvebook module, names taken from it, line) for every import in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1] if node.level > 1 else list(package)
+                target = ".".join(base + ([node.module] if node.module else []))
+            elif node.module and node.module.startswith("delvebook"):
+                target = node.module.removeprefix("delvebook").lstrip(".")
+            else:
+                continue
+            names = [a.name for a in node.names]
+            if not node.module:  # from . import x, y: each is a module
+                for n in names:
+                    out.append(((target + "." + n).strip("."), [], node.lineno))
+            else:
+                out.append((target, names, node.lineno))
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("delvebook."):
+                    out.append((a.name.removeprefix("delvebook."), [], node.lineno))
+    return [(t, n, line) for t, n, line in out if t]
+
+
+def _resolve(target: str, modules: dict) -> str | None:
+    while target and target not in modules:
+        target = target.rpartition(".")[0]
+    return target or None
+
+
+def _graph():
+    modules = _modules()
+    edges = {}
+    for mod, path in modules.items():
+        edges[mod] = [(_resolve(t, modules), names, line) for t, names, line in _imports(mod, path)]
+    return modules, edges
+
+
+def test_every_import_points_down_the_layers():
+    _, edges = _graph()
+    wrong = []
+    for mod, targets in edges.items():
+        mine = ORDER.index(_layer(mod))
+        for target, _, line in targets:
+            if target is not None and ORDER.index(_layer(target)) > mine:
+                wrong.append(f"delvebook.{mod} (line {line}, {_layer(mod)}) imports delvebook.{target} "
+                             f"({_layer(target)})")
+    assert wrong == []
+
+
+def test_no_module_imports_another_packages_private_name():
+    _, edges = _graph()
+    wrong = []
+    for mod, targets in edges.items():
+        for target, names, line in targets:
+            if target is None or target.split(".")[0] == mod.split(".")[0]:
+                continue
+            for n in names:
+                if n.startswith("_") and not n.startswith("__"):
+                    wrong.append(f"delvebook.{mod} line {line}: {n} from delvebook.{target}")
+    assert wrong == []
+
+
+def test_there_is_no_import_cycle():
+    _, edges = _graph()
+    graph = {m: {t for t, _, _ in ts if t is not None and t != m} for m, ts in edges.items()}
+    # a package's __init__ re-exporting its own modules is not a cycle with them
+    for m in graph:
+        graph[m] = {t for t in graph[m] if not (t.startswith(m + ".") or m.startswith(t + "."))}
+    seen, on_path, cycles = set(), [], []
+
+    def visit(m):
+        if m in on_path:
+            cycles.append(on_path[on_path.index(m):] + [m])
+            return
+        if m in seen:
+            return
+        seen.add(m)
+        on_path.append(m)
+        for t in sorted(graph.get(m, ())):
+            visit(t)
+        on_path.pop()
+
+    for m in sorted(graph):
+        visit(m)
+    assert cycles == [], " | ".join(" -> ".join(c) for c in cycles)
+
+
+def test_views_read_no_private_attribute_of_another_object():
+    wrong = []
+    modules = _modules()
+    for mod, path in modules.items():
+        if _layer(mod) != "views":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                owner = node.value
+                if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                    continue
+                wrong.append(f"delvebook.{mod} line {node.lineno}: .{node.attr}")
+    assert wrong == []
+
+
+def test_import_delvebook_dice_loads_the_dice_alone():
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import json, sys
+        import delvebook.dice
+        print(json.dumps(sorted(m for m in sys.modules if m.startswith("delvebook"))))
+    """)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == ["delvebook", "delvebook.dice"]
