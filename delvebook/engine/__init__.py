@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from ..dice import LuckDie, parse
 from ..events import apply_changes
-from ..events import EVENT_VERSION, History, REDO, UNDO, clone, replay
+from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone, replay
 from ..rules import Rules
 from .base import COMMANDS, Ctx, Refused, command
 from . import creation, checks, combat, progress, abilities  # noqa: F401  (register the commands)
@@ -40,8 +40,9 @@ class Engine:
     def state(self) -> dict:
         return self.history.state
 
-    def apply(self, event: dict) -> None:
-        self.history.apply(event)
+    def apply(self, event: dict) -> Touched:
+        """Fold ``event`` in (the path replay takes); returns what it touched."""
+        return self.history.apply(event)
 
     # ---- deciding
     def _meta(self) -> dict:
