@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
+import inspect
+
 from ..dice import LuckDie, parse
 from ..events import apply_changes
 from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone, replay
@@ -59,20 +61,14 @@ class Engine:
         fn = COMMANDS.get(kind)
         if fn is None:
             raise Refused(f"there is no action {kind!r}")
+        _bind(kind, fn, args)  # a wrong argument is the caller's mistake: refused, naming it
         ctx = Ctx(self.state, self.rules, rng, kind, args, faces=faces, recorded=recorded, extra_luck=extra_luck)
         try:
             fn(ctx, **args)
             ctx.check_faces_used()
             self._charge_luck(ctx)
-        except TypeError as err:
+        finally:  # refused, or a programming error (which propagates as itself): nothing stays changed
             ctx.rollback()
-            if "argument" in str(err):
-                raise Refused(f"{kind}: {err}") from None
-            raise
-        except BaseException:
-            ctx.rollback()
-            raise
-        ctx.rollback()
         return ctx
 
     def _charge_luck(self, ctx: Ctx) -> None:
@@ -176,3 +172,26 @@ class Engine:
         if target is None:
             raise Refused("there is nothing to redo")
         return {"seq": seq, "kind": REDO, **self._meta(), "redoes": target["seq"], "what": target["kind"]}
+
+
+_SIGNATURES: dict = {}
+
+
+def _bind(kind: str, fn, args: Mapping) -> None:
+    """Refuse arguments the command does not take, or a required one left out, naming it and the accepted ones
+    (a command with ``**options`` checks its own options)."""
+    sig = _SIGNATURES.get(fn)
+    if sig is None:
+        params = list(inspect.signature(fn).parameters.values())[1:]  # after ctx
+        named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        sig = _SIGNATURES[fn] = ([p.name for p in named], [p.name for p in named if p.default is p.empty],
+                                 any(p.kind == p.VAR_KEYWORD for p in params))
+    names, required, open_ended = sig
+    takes = f"{kind} takes: {', '.join(names) or 'nothing'}" + (", and options" if open_ended else "")
+    if not open_ended:
+        unknown = [a for a in args if a not in names]
+        if unknown:
+            raise Refused(f"{kind} has no argument {', '.join(map(repr, unknown))} ({takes})")
+    missing = [n for n in required if n not in args]
+    if missing:
+        raise Refused(f"{kind} needs {', '.join(map(repr, missing))} ({takes})")
