@@ -15,14 +15,15 @@ from typing import Any, Mapping
 
 import inspect
 
-from ..dice import LuckDie, parse
+from ..dice import LuckDie
 from ..events import apply_changes
 from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone, replay
 from ..rules import Rules
-from .base import COMMANDS, Ctx, Refused, command
-from . import creation, checks, combat, progress, abilities  # noqa: F401  (register the commands)
+from .base import COMMANDS, Ctx, Reader, Refused, command
+from .queries import luck_die_sides
+from . import creation, checks, combat, progress, conditions, abilities  # noqa: F401  (register the commands)
 
-__all__ = ["Engine", "Refused", "COMMANDS", "command"]
+__all__ = ["Engine", "Refused", "Reader", "COMMANDS", "command"]
 
 
 _RESERVED = {"seq", "kind", "v", "at", "session", "encounter", "args", "rolls", "changes", "replaces",
@@ -33,6 +34,7 @@ class Engine:
     """The rules engine over one campaign's state."""
 
     def __init__(self, rules: Rules, setup: dict, events: list[dict] = ()):
+        luck_die_sides(rules)  # a luck die the engine cannot roll is an error now, not at the first luck die
         self.rules = rules
         self.setup = setup
         self.history: History = replay(setup, events)
@@ -141,7 +143,7 @@ class Engine:
             raise Refused(f"the latest action has no roll {name!r} (its rolls: {', '.join(target['rolls'])})")
         if sign not in (1, -1):
             raise Refused("a luck die is added (+1) or subtracted (-1)")
-        sides = parse(self.rules.core["luck_dice"]["die"]).terms[0].sides
+        sides = luck_die_sides(self.rules)
         if face is None:
             face = rng.randrange(sides) + 1
         elif not (isinstance(face, int) and 1 <= face <= sides):
