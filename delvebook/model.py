@@ -35,7 +35,7 @@ def new_state(name: str = "", seed: int | None = None) -> dict:
         "delvers": {},              # name -> delver dict
         "luck": {},                 # player -> luck dice left this session
         "xp_pool": 0,               # XP remainder waiting for the next award
-        "coin_pool": 0,             # talons earned that have not yet made a whole crown of XP
+        "coin_pool": 0,             # talons earned that have not yet made a whole coin of XP (core.xp.coin)
         "xp_awarded": 0,            # every XP ever awarded (held by delvers + pool)
         "encounter": None,
         "encounters_fought": 0,
