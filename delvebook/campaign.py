@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping
 from .dice import roll_html
 from .dice import Roll
 from .engine import Engine, Refused
-from .engine.combat import current_actor
+from .model import current_actor
 from .events import Touched, clone, replay
 from .model import Delver, Foe, new_state
 

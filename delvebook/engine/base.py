@@ -16,10 +16,10 @@ from typing import Any, Callable, Mapping
 
 from ..dice import DiceError, Roll, parse
 from ..events import apply_changes, clone
-from ..model import combatant, is_alive, is_dead, is_dying
+from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
-__all__ = ["Refused", "Reader", "Ctx", "command", "COMMANDS", "data_items", "is_alive"]
+__all__ = ["Refused", "Reader", "Ctx", "command", "COMMANDS", "data_items"]
 
 COMMANDS: dict[str, Callable] = {}
 
@@ -187,7 +187,7 @@ class Ctx(Reader):
             else:
                 r = e.roll(faces=rec["faces"], who=who, why=why)
                 for l in rec.get("luck", ()):
-                    r = r.with_luck(l["sign"], face=l["face"], who=l.get("who"), sides=l.get("sides", 6))
+                    r = r.with_luck(l["sign"], face=l["face"], who=l.get("who"), sides=l["sides"])
         else:
             r = e.roll(self.rng, who=who, why=why)
         for l in self.extra_luck.get(key, ()):

@@ -10,6 +10,7 @@ from ..model import (FOES, PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, curre
                      is_dying, present)
 from . import effects
 from .base import Ctx, Reader, command
+from .progress import award
 from .queries import plan_attack, weapon_of
 
 __all__ = ["PARTY", "FOES", "current_actor", "armor_value", "deal_damage", "damage_roll", "heal", "attack"]
@@ -176,7 +177,6 @@ def next_turn(ctx: Ctx) -> None:
 @command("end_encounter")
 def end_encounter(ctx: Ctx) -> None:
     """The fight ends: XP for the vanquished (their maximum hearts), split across the party."""
-    from .progress import award
     enc = _encounter(ctx)
     vanquished = [f for f in enc["foes"].values() if is_dead(f)]
     xp = sum(f["max_hearts"] for f in vanquished) * ctx.core["xp"]["per_heart_vanquished"]
