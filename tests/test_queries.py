@@ -129,3 +129,20 @@ def test_who_may_act_and_whose_turn_it_is():
     t.do("damage", who="Bo", amount=99)
     assert queries.can_act(t.state, "Bo").startswith("Bo is dying")
     assert queries.able(t.state) == ["Wren", "Cy", "Gob"] and queries.can_act(t.state, "Wren") is None
+
+
+def test_each_way_of_casting_offers_its_own_spells():
+    t = Table(seed=4).party(("Wren", "rogue"), ("Fa", "fighter", {"weapon": "sword_and_shield"}))
+    t.do("level_up", who="Wren")
+    t.do("choose", who="Wren", choice="specialty", option="bard_magic")
+    assert queries.spells_available(t.state, t.rules, "Wren") == []  # no song chosen yet
+    t.do("use", who="Wren", ability="bard_magic", choose="firebolt")
+    (song,) = queries.spells_available(t.state, t.rules, "Wren")
+    assert (song.id, song.via, song.label) == ("firebolt", "bard", "Firebolt (bard, 1 grit)")
+    for _ in range(2):
+        t.do("level_up", who="Fa")
+    t.do("choose", who="Fa", choice="specialty", option="armorer")
+    t.do("choose", who="Fa", choice="technique", option="blood_magic")
+    t.do("use", who="Fa", ability="blood_magic_sword", trace="light")
+    (sword,) = queries.spells_available(t.state, t.rules, "Fa")
+    assert (sword.id, sword.via, sword.used) == ("light", "sword", True)  # traced, not yet charged by a kill

@@ -15,6 +15,8 @@ each class module registers here what its features do, and the core asks the reg
 - ``damage_reducer``: what comes off damage before armor (Dodge); ``armor_bonus``: AV a condition adds
   (Hold the line); ``heal_guard``: what forbids healing (Blood Magic's ban).
 - ``uses`` / ``spell``: the handlers of ``use(ability)`` and of each spell's effect, with the inputs they take.
+- ``casting``: a way a class casts (a mage's book, a cleric's blessings, a bard's song, a sword, naming), with
+  the spells it offers now (what a view lists).
 
 Shaping only reads (a ``Reader``), so the odds a view shows and the roll a command makes come from the same
 code; anything that costs or uses something up is a ``spend`` the plan carries, which only a command pays.
@@ -27,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, NamedTuple
 
-__all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction",
+__all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "casting", "CASTINGS",
            "roll_bonus", "skill_boost", "attack_modifier", "attacks_against", "attack_option", "on_vanquish",
            "conjured_weapon", "damage_reducer", "armor_bonus", "heal_guard", "uses", "spell",
            "ROLL_BONUSES", "SKILL_BOOSTS", "ATTACK_MODIFIERS", "ATTACKS_AGAINST", "ATTACK_OPTIONS", "ON_VANQUISH",
@@ -120,6 +122,19 @@ class AttackOption:
     what: str = ""
 
 
+@dataclass
+class Casting:
+    """A way of casting that comes with a class ability: ``fn(ctx, who, d, spell, target, via, opts) -> dict``;
+    ``via`` words it accepts, ``forced_by`` words that pick it whatever the class; ``offers(reader, who, d, aid,
+    ability) -> [SpellChoice]``: the spells it can cast now."""
+
+    ability: str
+    fn: Callable
+    via: tuple = ()
+    forced_by: tuple = ()
+    offers: Callable | None = None
+
+
 # ---------------------------------------------------------------- the registries
 
 ROLL_BONUSES: list[Callable] = []        # (reader, who) -> Boost | None
@@ -134,6 +149,7 @@ ARMOR_BONUSES: list[Callable] = []       # (reader, who) -> int
 HEAL_GUARDS: list[Callable] = []         # (reader, who) -> refusal message | None
 USES: dict[str, Handler] = {}            # ability id -> what ``use`` does
 SPELLS: dict[str, Handler] = {}          # spell id -> what the spell does, whoever casts it
+CASTINGS: dict[str, Casting] = {}        # class ability id -> a way of casting
 
 
 def roll_bonus(fn: Callable) -> Callable:
@@ -223,3 +239,11 @@ def spell(*spell_ids: str, inputs: tuple = (), ready: Callable | None = None) ->
         return fn
     return register
 
+
+
+def casting(ability: str, *, via: tuple = (), forced_by: tuple = (), offers: Callable | None = None) -> Callable:
+    """Register the way of casting that comes with class ability ``ability`` (see ``Casting``)."""
+    def register(fn: Callable) -> Callable:
+        CASTINGS[ability] = Casting(ability, fn, tuple(via), tuple(forced_by), offers)
+        return fn
+    return register

@@ -30,7 +30,8 @@ __all__ = [
     "unarmed", "weapon_of", "weapon_skill", "weapons", "plan_attack", "attack_exprs", "attack_odds", "hit_chance",
     "plan_spell_attack", "spell_attack_odds", "save_expr", "death_save", "luck_die_sides",
     "current_actor", "present", "able", "can_act",
-    "ability_refusal", "abilities_available", "spells_available", "cost_text", "option_name",
+    "ability_refusal", "ability_ready", "abilities_available", "spells_available", "spell_inputs",
+    "signature_choice", "cost_text", "option_name",
     "find_choice", "raisable_skills", "choice_options", "odds_inputs",
 ]
 
@@ -506,64 +507,40 @@ class SpellChoice(NamedTuple):
     label: str
 
 
-_NAMING_INPUTS = (Input("names", "names", True, "the true names the spell uses"),
-                  Input("description", "text", True, "the spell, described for the keeper to price"),
-                  Input("cost", "number", True, "the soul points agreed with the keeper"))
-
-
-def _spell_inputs(sid: str) -> tuple:
-    handler = effects.SPELLS.get(sid)
+def spell_inputs(spell_id: str) -> tuple:
+    """The inputs ``cast`` takes for a spell (a target, if its handler says nothing)."""
+    handler = effects.SPELLS.get(spell_id)
     return handler.inputs if handler is not None else (_TARGET,)
 
 
+def ability_ready(rules: Rules, who: str, d: Mapping, aid: str, a: Mapping) -> bool:
+    """Whether ``who`` has ability ``aid`` now (see ``ability_refusal``)."""
+    return ability_refusal(rules, who, d, aid, a) is None
+
+
+def signature_choice(d: Mapping) -> SpellChoice | None:
+    """A delver's signature spell, if it has recorded one."""
+    sig = d.get("signature_spell")
+    if not (sig and sig.get("name")):
+        return None
+    cost = {sig["resource"]: sig["cost"]} if "cost" in sig else {}
+    return SpellChoice(sig["name"], sig["name"], "signature", cost, cost_text(cost), sig["description"], (), False,
+                       f"{sig['name']} (signature, {sig.get('cost', '?')})")
+
+
 def spells_available(state: dict, rules: Rules, who: str) -> list[SpellChoice]:
-    """The spells ``who`` could cast now: the spellbook's, the divine list, a bard's song, a Blood Magic sword's
-    traced spell, a signature spell, and naming magic (true names, a description and a cost)."""
+    """The spells ``who`` could cast now, from each way of casting its class has (in the class's order): the
+    spellbook's, the divine list, a bard's song, a Blood Magic sword's traced spell, a signature spell, naming
+    magic (which asks for true names, a description and a cost)."""
     d = state["delvers"].get(who)
     if d is None:
         return []
-    abilities = dict(data_items(rules.class_(d["class_id"])["abilities"]))
-
-    def has(aid: str) -> bool:
-        return aid in abilities and ability_refusal(rules, who, d, aid, abilities[aid]) is None
-
-    out = []
-    if "grimoire_magic" in abilities:
-        used = set(d.get("spellbook_used", ()))
-        cost = abilities["grimoire_magic"]["cost"]
-        for sid in d.get("spells", ()):
-            s = rules.spell(sid)
-            out.append(SpellChoice(sid, s["name"], "spellbook", cost, cost_text(cost), s["effect"], _spell_inputs(sid),
-                                   sid in used, f"{s['name']} (spellbook{', used' if sid in used else ''})"))
-    if has("divine_spellcasting"):
-        cost = abilities["divine_spellcasting"]["cost"]
-        for sid, s in data_items(rules.spell_lists["divine"]["spells"]):
-            out.append(SpellChoice(sid, s["name"], "blessing", cost, cost_text(cost), s["effect"], _spell_inputs(sid),
-                                   False, f"{s['name']} ({cost_text(cost)})"))
-    chosen = d["choices"].get("bard_spell")
-    if has("bard_magic") and chosen:
-        s, cost = rules.spell(chosen), abilities["bard_magic"]["cost"]
-        out.append(SpellChoice(chosen, s["name"], "bard", cost, cost_text(cost), s["effect"], _spell_inputs(chosen),
-                               False, f"{s['name']} (bard, {cost_text(cost)})"))
-    if has("blood_magic_sword"):
-        traced = [c for c in state["conditions"] if c["who"] == who and c["kind"] == "blood_magic_trace"]
-        charged = any(c["who"] == who and c["kind"] == "blood_magic_charge" for c in state["conditions"])
-        if traced:
-            sid = traced[0]["data"]["spell"]
-            s = rules.spell(sid)
-            out.append(SpellChoice(sid, s["name"], "sword", {}, "a charge", s["effect"], _spell_inputs(sid),
-                                   not charged, f"{s['name']} (sword{'' if charged else ', not charged'})"))
-    sig = d.get("signature_spell")
-    if sig and sig.get("name"):
-        cost = {sig["resource"]: sig["cost"]} if "cost" in sig else {}
-        out.append(SpellChoice(sig["name"], sig["name"], "signature", cost, cost_text(cost), sig["description"], (),
-                               False, f"{sig['name']} (signature, {sig.get('cost', '?')})"))
-    if "naming_magic" in abilities and has("naming_magic"):
-        naming = abilities["naming_magic"]
-        resource = naming["variable_cost"]["resource"]
-        out.append(SpellChoice("naming", naming["name"], "naming", {}, f"{resource.replace('_', ' ')}: the keeper "
-                               f"sets the cost", naming["effect"], _NAMING_INPUTS, False,
-                               f"{naming['name']} (the keeper sets the cost)"))
+    r = Reader(state, rules)
+    out: list[SpellChoice] = []
+    for aid, a in r.class_abilities(d).items():
+        way = effects.CASTINGS.get(aid)
+        if way is not None and way.offers is not None:
+            out += way.offers(r, who, d, aid, a)
     return out
 
 

@@ -17,8 +17,8 @@ from .. import combat, effects
 from ..base import Ctx, Reader, data_items
 from ..effects import Boost, Input
 from ..checks import resolve_death_save
-from ..queries import d20_in
-from .shared import (TARGET, begin_cast, casting, cost_paid, damage_with, end_kind, heal_with, pay,
+from ..queries import SpellChoice, ability_ready, cost_text, d20_in, spell_inputs
+from .shared import (TARGET, begin_cast, cost_paid, damage_with, end_kind, heal_with, pay,
                      require_ability, save, save_target, spell_attack, spell_effect)
 
 __all__: list[str] = []
@@ -163,7 +163,16 @@ def _holy_weapon(r: Reader, who: str, c, weapon) -> dict | None:
 
 # ---------------------------------------------------------------- divine spellcasting
 
-@casting("divine_spellcasting")
+def _offers_divine(r: Reader, who: str, d: dict, aid: str, a) -> list[SpellChoice]:
+    """Every divine spell, for a blessing each, once the cleric reaches divine spellcasting."""
+    if not ability_ready(r.rules, who, d, aid, a):
+        return []
+    words = cost_text(a["cost"])
+    return [SpellChoice(sid, s["name"], "blessing", a["cost"], words, s["effect"], spell_inputs(sid), False,
+                        f"{s['name']} ({words})") for sid, s in data_items(r.rules.spell_lists["divine"]["spells"])]
+
+
+@effects.casting("divine_spellcasting", offers=_offers_divine)
 def _cast_divine(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -> dict:
     """A cleric's divine spell for one blessing."""
     ability = ctx.class_abilities(d)["divine_spellcasting"]

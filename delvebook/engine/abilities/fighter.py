@@ -19,7 +19,8 @@ from ...model import current_actor, present, is_alive
 from .. import combat, effects
 from ..base import Ctx, Reader
 from ..effects import AttackPlan, Input
-from .shared import (ATTACK_INPUTS, TARGET, attack_now, begin_cast, casting, cost_paid, dual_wield, end_kind,
+from ..queries import SpellChoice, ability_ready, spell_inputs
+from .shared import (ATTACK_INPUTS, TARGET, attack_now, begin_cast, cost_paid, dual_wield, end_kind,
                      heal_with, not_used_alone, pay, require_ability, spell_effect, until_next_turn, weapon_for)
 
 __all__ = ["ORDERS", "is_sword"]
@@ -249,7 +250,19 @@ def _charge_blood_sword(ctx: Ctx, plan: AttackPlan) -> None:
     ctx.out(blood_magic_charged=spell)
 
 
-@casting("blood_magic_sword", forced_by=("sword",))
+def _offers_sword(r: Reader, who: str, d: dict, aid: str, a) -> list[SpellChoice]:
+    """The spell traced on the sword, said not charged until a kill charges it."""
+    traced = r.conditions(who, "blood_magic_trace")
+    if not (traced and ability_ready(r.rules, who, d, aid, a)):
+        return []
+    sid = traced[0]["data"]["spell"]
+    s = r.rules.spell(sid)
+    charged = bool(r.conditions(who, "blood_magic_charge"))
+    return [SpellChoice(sid, s["name"], "sword", {}, "a charge", s["effect"], spell_inputs(sid), not charged,
+                        f"{s['name']} (sword{'' if charged else ', not charged'})")]
+
+
+@effects.casting("blood_magic_sword", forced_by=("sword",), offers=_offers_sword)
 def _cast_sword(ctx: Ctx, who: str, d: dict, spell: str | None, target, via, opts) -> dict:
     """The Blood Magic sword casts its traced spell once per charge; the charge is spent."""
     ability = ctx.class_abilities(d).get("blood_magic_sword")

@@ -14,9 +14,10 @@ from __future__ import annotations
 from ...distribution import odds
 from ...model import is_dead
 from .. import combat, effects
-from ..base import Ctx
+from ..base import Ctx, Reader
 from ..effects import Input
-from .shared import (TARGET, begin_cast, casting, cost_paid, damage_with, end_kind, pay, require_ability,
+from ..queries import SpellChoice, cost_text, signature_choice, spell_inputs
+from .shared import (TARGET, begin_cast, cost_paid, damage_with, end_kind, pay, require_ability,
                      spell_attack, spell_effect)
 
 __all__: list[str] = []
@@ -24,7 +25,20 @@ __all__: list[str] = []
 
 # ---------------------------------------------------------------- grimoire magic
 
-@casting("grimoire_magic", via=("book", "spellbook", "wand"))
+def _offers_book(r: Reader, who: str, d: dict, aid: str, a) -> list[SpellChoice]:
+    """Each spell in the book (used ones said so: the wand may still cast them), and a signature spell."""
+    used = set(d.get("spellbook_used", ()))
+    out = []
+    for sid in d.get("spells", ()):
+        s = r.rules.spell(sid)
+        label = f"{s['name']} (spellbook{', used' if sid in used else ''})"
+        out.append(SpellChoice(sid, s["name"], "spellbook", a["cost"], cost_text(a["cost"]), s["effect"],
+                               spell_inputs(sid), sid in used, label))
+    sig = signature_choice(d)
+    return out + ([sig] if sig else [])
+
+
+@effects.casting("grimoire_magic", via=("book", "spellbook", "wand"), offers=_offers_book)
 def _cast_grimoire(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -> dict:
     """A spell from the book (once a charge), or from the wand (``via="wand"``: a wand charge)."""
     abilities = ctx.class_abilities(d)

@@ -8,12 +8,28 @@ from __future__ import annotations
 
 from .. import effects
 from ..base import Ctx, Reader, data_items
-from .shared import begin_cast, casting, check_names_and_cost, cost_paid, pay
+from ..effects import Input
+from ..queries import SpellChoice, signature_choice
+from .shared import begin_cast, check_names_and_cost, cost_paid, pay
 
 __all__: list[str] = []
 
 
-@casting("naming_magic")
+_NAMING_INPUTS = (Input("names", "names", True, "the true names the spell uses"),
+                  Input("description", "text", True, "the spell, described for the keeper to price"),
+                  Input("cost", "number", True, "the soul points agreed with the keeper"))
+
+
+def _offers_names(r: Reader, who: str, d: dict, aid: str, a) -> list[SpellChoice]:
+    """A signature spell at its fixed cost, and naming magic: true names, a description, a cost agreed."""
+    sig = signature_choice(d)
+    resource = a["variable_cost"]["resource"].replace("_", " ")
+    naming = SpellChoice("naming", a["name"], "naming", {}, f"{resource}: the keeper sets the cost", a["effect"],
+                         _NAMING_INPUTS, False, f"{a['name']} (the keeper sets the cost)")
+    return ([sig] if sig else []) + [naming]
+
+
+@effects.casting("naming_magic", offers=_offers_names)
 def _cast_naming(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -> dict:
     """Names chosen, a spell described, a cost agreed with the keeper: soul points paid, the spell cast."""
     ability = ctx.class_abilities(d)["naming_magic"]

@@ -16,8 +16,8 @@ from .. import effects
 from ..base import Ctx, Reader, data_items
 from ..checks import check as check_cmd
 from ..effects import Boost, Input, Reduction
-from ..queries import skill_bonus
-from .shared import (ATTACK_INPUTS, attack_now, begin_cast, casting, cost_paid, dual_wield, end_kind, in_fight,
+from ..queries import SpellChoice, ability_ready, cost_text, skill_bonus, spell_inputs
+from .shared import (ATTACK_INPUTS, attack_now, begin_cast, cost_paid, dual_wield, end_kind, in_fight,
                      pay, require_ability, spell_effect, until_next_turn, weapon_for)
 
 __all__ = ["INSTRUMENTS", "dodge_reduction"]
@@ -200,7 +200,17 @@ def _use_bard_magic(ctx, who, d, aid, a, target, opts):
     return {"bard_spell": chosen, "was": before}
 
 
-@casting("bard_magic")
+def _offers_song(r: Reader, who: str, d: dict, aid: str, a) -> list[SpellChoice]:
+    """The bard's chosen spell, once there is one."""
+    chosen = d["choices"].get("bard_spell")
+    if not (chosen and ability_ready(r.rules, who, d, aid, a)):
+        return []
+    s = r.rules.spell(chosen)
+    return [SpellChoice(chosen, s["name"], "bard", a["cost"], cost_text(a["cost"]), s["effect"],
+                        spell_inputs(chosen), False, f"{s['name']} (bard, {cost_text(a['cost'])})")]
+
+
+@effects.casting("bard_magic", offers=_offers_song)
 def _cast_bard(ctx: Ctx, who: str, d: dict, spell: str | None, target, via, opts) -> dict:
     """A bard's one spell, for 1 grit, played on an instrument."""
     ability = ctx.class_abilities(d).get("bard_magic")

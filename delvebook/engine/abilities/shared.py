@@ -23,10 +23,10 @@ from ..base import Ctx, data_items
 from ..effects import Input
 from ..queries import ability_refusal, plan_spell_attack, save_expr
 
-__all__ = ["Options", "TARGET", "ATTACK_INPUTS", "ATTACK_OPTIONS", "CASTINGS", "find_ability", "require_ability",
+__all__ = ["Options", "TARGET", "ATTACK_INPUTS", "ATTACK_OPTIONS", "find_ability", "require_ability",
            "pay", "cost_paid", "in_fight", "until_next_turn", "end_kind", "heal_with", "save_target", "save",
            "spell_attack", "damage_with", "weapon_for", "attack_now", "dual_wield", "use_by_mechanics",
-           "not_used_alone", "begin_cast", "spell_effect", "check_names_and_cost", "casting", "cast_with"]
+           "not_used_alone", "begin_cast", "spell_effect", "check_names_and_cost", "cast_with"]
 
 ATTACK_OPTIONS = ("advantage", "bonus", "target_bonus", "counter", "extra_damage", "surprised", "dodge",
                   "focus", "max_damage", "weapon")
@@ -274,37 +274,18 @@ def check_names_and_cost(ctx: Ctx, who: str, d: dict, names, cost) -> tuple[list
     return [known[str(n).lower()] for n in names], cost
 
 
-class Casting:
-    """A way a class casts (a mage's book, a cleric's blessings, a bard's song, a sword, naming): ``fn(ctx,
-    who, d, spell, target, via, opts) -> dict``; ``via`` words it accepts, ``forced_by`` words that pick it."""
-
-    def __init__(self, ability: str, fn: Callable, via: tuple = (), forced_by: tuple = ()):
-        self.ability, self.fn, self.via, self.forced_by = ability, fn, tuple(via), tuple(forced_by)
-
-
-CASTINGS: dict[str, Casting] = {}
-
-
-def casting(ability: str, *, via: tuple = (), forced_by: tuple = ()) -> Callable:
-    """Register a way of casting that comes with class ability ``ability``."""
-    def register(fn: Callable) -> Callable:
-        CASTINGS[ability] = Casting(ability, fn, via, forced_by)
-        return fn
-    return register
-
-
 def cast_with(ctx: Ctx, who: str, d: dict, spell: str | None, target, via, opts: Options) -> dict:
     """Cast by the delver's way of casting: the one ``via`` names, else its class's first (a way that comes
     with a specialty or technique counts once it is chosen)."""
-    for way in CASTINGS.values():
+    for way in effects.CASTINGS.values():
         if via is not None and via in way.forced_by:
             return way.fn(ctx, who, d, spell, target, via, opts)
-    words = [w for way in CASTINGS.values() for w in way.via + way.forced_by]
+    words = [w for way in effects.CASTINGS.values() for w in way.via + way.forced_by]
     if via is not None and via not in words:
         ctx.refuse(f"a spell is cast via {', '.join(repr(w) for w in words)} (or with no via: the caster's own "
                    f"way), not via {via!r}")
     for aid, a in ctx.class_abilities(d).items():
-        way = CASTINGS.get(aid)
+        way = effects.CASTINGS.get(aid)
         if way is None:
             continue
         req = a.get("requires")
