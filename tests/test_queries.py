@@ -146,3 +146,9 @@ def test_each_way_of_casting_offers_its_own_spells():
     t.do("use", who="Fa", ability="blood_magic_sword", trace="light")
     (sword,) = queries.spells_available(t.state, t.rules, "Fa")
     assert (sword.id, sword.via, sword.used) == ("light", "sword", True)  # traced, not yet charged by a kill
+
+
+def test_a_negative_attack_bonus_is_one_roll_with_the_d20():
+    t = _fight()
+    e = _attack_matches_query(t, "Gob", "Wren", bonus=-1, faces={"attack": [12], "resist": [2], "damage": [3]})
+    assert e["attack_expr"] == "d20-1" and e["attack_totals"] == [11]

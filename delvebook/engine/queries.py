@@ -25,7 +25,7 @@ from .base import Reader, Refused, data_items
 from .effects import AttackPlan, Input
 
 __all__ = [
-    "D20", "AbilityChoice", "SpellChoice", "DeathSave",
+    "D20", "SpellAttack", "AbilityChoice", "SpellChoice", "DeathSave", "ANY_WEAPON_SKILL",
     "skill_id", "skill_bonus", "skill_label", "d20_in", "check_expr", "opposed_expr", "check_odds",
     "unarmed", "weapon_of", "weapon_skill", "weapons", "plan_attack", "attack_exprs", "attack_odds", "hit_chance",
     "plan_spell_attack", "spell_attack_odds", "save_expr", "death_save", "luck_die_sides",
@@ -269,7 +269,7 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
     plan.spends += roll.spends
     plan.base = parse(roll.parts[0]).text
     plan.bonus = parse(_join(roll.parts[1:])).text.lstrip("+") if len(roll.parts) > 1 else None
-    plan.expr = parse(plan.base + ("+" + plan.bonus if plan.bonus else "")).text
+    plan.expr = roll.expr
     plan.resist = d20_in(r, target, t, None, die=r.core["attack"]["resist_die"], bonus=asked.get("target_bonus")).expr
     return plan
 
