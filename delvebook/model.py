@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 __all__ = ["new_state", "Delver", "Foe", "Armor", "Condition", "format_purse", "STATUS_ALIVE", "STATUS_DYING",
            "STATUS_DEAD", "PARTY", "FOES", "is_alive", "is_dying", "is_dead", "status_of", "combatant", "party",
-           "party_names", "present", "foes", "foe_names", "conditions_on", "current_actor"]
+           "party_names", "present", "dying", "foes", "foe_names", "conditions_on", "luck_dice", "current_actor"]
 
 STATUS_ALIVE = "alive"
 STATUS_DYING = "dying"     # below 1 heart with a death save to make
@@ -360,6 +360,17 @@ def conditions_on(state: Mapping, who: str | None = None, kind: str | None = Non
     """The conditions in play (on ``who``, of ``kind``), oldest first."""
     return [Condition(c) for c in state["conditions"]
             if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
+
+
+def luck_dice(state: Mapping) -> dict[str, int]:
+    """Each player's luck dice left this session."""
+    return dict(state["luck"])
+
+
+def dying(state: Mapping) -> list[str]:
+    """Delvers with a death save to make, in seat order."""
+    delvers = state["delvers"]
+    return [n for n in state["seats"] if delvers[n]["status"] == STATUS_DYING]
 
 
 def current_actor(state: Mapping) -> str | None:

@@ -73,6 +73,11 @@ def test_xp_per_coin_follows_the_coin_the_house_rules_name():
     assert t.state["xp_awarded"] == 4 + 2 and t.delver("Wren")["purse"] == 50 + 45 + 20
 
 
+def test_an_xp_coin_that_is_not_a_currency_unit_is_a_clear_error():
+    with pytest.raises(RulesError, match="core.xp.coin.*'ducat'"):
+        Engine(load_rules({"core": {"xp": {"coin": "ducat"}}}), new_state("t", 1))
+
+
 def test_an_unknown_coin_symbol_names_the_campaigns_own_coins():
     t = Table(house_rules=_DUCAT).party(("Wren", "rogue"))
     msg = t.refused("earn", amount="3Q")

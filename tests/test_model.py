@@ -16,6 +16,7 @@ def _fight() -> Table:
 def test_statuses_are_read_through_the_model_for_dicts_and_views():
     t = _fight()
     t.do("damage", who="Bo", amount=99)
+    assert model.dying(t.state) == ["Bo"]
     bo = t.delver("Bo")
     assert model.is_dying(bo) and not model.is_dead(bo) and not model.is_alive(bo)
     assert model.is_dying(model.Delver(bo))
@@ -29,6 +30,7 @@ def test_the_party_is_in_seat_order_and_the_present_leave_out_the_dead():
     t.do("damage", who="Bo", amount=99)
     t.do("death_save", who="Bo", faces={"death_save": [2]})
     assert model.present(t.state) == ["Wren", "Ada"]
+    assert model.luck_dice(t.state) == {"Wren": 3, "Bo": 3, "Ada": 3}
 
 
 def test_foes_combatants_and_the_current_actor():

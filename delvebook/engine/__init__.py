@@ -25,7 +25,7 @@ from ..events import apply_changes
 from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone, replay
 from ..rules import Rules
 from .base import COMMANDS, Ctx, Reader, Refused, command
-from .queries import luck_die_sides
+from .queries import coin_talons, luck_die_sides
 from . import creation, checks, combat, progress, conditions, abilities  # noqa: F401  (register the commands)
 
 __all__ = ["Engine", "Refused", "Reader", "COMMANDS", "command"]
@@ -39,7 +39,9 @@ class Engine:
     """The rules engine over one campaign's state."""
 
     def __init__(self, rules: Rules, setup: dict, events: list[dict] = ()):
-        luck_die_sides(rules)  # a luck die the engine cannot roll is an error now, not at the first luck die
+        # rules the engine cannot play are an error now, not at the first luck die or the first coin earned
+        luck_die_sides(rules)
+        coin_talons(rules)
         self.rules = rules
         self.setup = setup
         self.history: History = replay(setup, events)

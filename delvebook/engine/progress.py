@@ -8,6 +8,7 @@ from ..events import clone
 from ..model import format_purse, is_dead, present
 from .base import Ctx, command, data_items
 from .creation import items_to_gear, level_up_in
+from .queries import coin_talons
 
 __all__ = ["award", "talons_of"]
 
@@ -192,8 +193,7 @@ def earn(ctx: Ctx, amount, who: str | None = None, reason: str | None = None) ->
     for name, t in split.items():
         if t:
             ctx.set(["delvers", name, "purse"], ctx.state["delvers"][name]["purse"] + t)
-    coin = ctx.core["currency"]["units"][ctx.core["xp"]["coin"]]["talons"]  # what the XP rules call a coin
-    coins, rest = divmod(ctx.state["coin_pool"] + talons, coin)
+    coins, rest = divmod(ctx.state["coin_pool"] + talons, coin_talons(ctx.rules))
     ctx.set(["coin_pool"], rest)
     ctx.out(talons=talons, purses=split, reason=reason)
     if coins:

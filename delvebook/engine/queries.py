@@ -28,7 +28,7 @@ __all__ = [
     "D20", "SpellAttack", "AbilityChoice", "SpellChoice", "DeathSave", "ANY_WEAPON_SKILL",
     "skill_id", "skill_bonus", "skill_label", "d20_in", "check_expr", "opposed_expr", "check_odds",
     "unarmed", "weapon_of", "weapon_skill", "weapons", "plan_attack", "attack_exprs", "attack_odds", "hit_chance",
-    "plan_spell_attack", "spell_attack_odds", "save_expr", "death_save", "luck_die_sides",
+    "plan_spell_attack", "spell_attack_odds", "save_expr", "death_save", "luck_die_sides", "coin_talons",
     "current_actor", "present", "able", "can_act",
     "ability_refusal", "ability_ready", "abilities_available", "spells_available", "spell_inputs",
     "signature_choice", "cost_text", "option_name",
@@ -362,6 +362,16 @@ def luck_die_sides(rules: Rules) -> int:
             or terms[0].sign < 0:
         raise RulesError(f"core.luck_dice.die: a luck die is one die (d4, d6, d8...), not {text!r}")
     return terms[0].sides
+
+
+def coin_talons(rules: Rules) -> int:
+    """Talons in the coin that earns XP (``core.xp.coin``, a unit of the currency table); a RulesError names it
+    when the currency table has no such unit."""
+    coin = rules.core["xp"]["coin"]
+    units = dict(data_items(rules.core["currency"]["units"]))
+    if coin not in units:
+        raise RulesError(f"core.xp.coin: {coin!r} is not a currency unit (units: {', '.join(units)})")
+    return units[coin]["talons"]
 
 
 # ---------------------------------------------------------------- who may act
