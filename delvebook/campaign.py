@@ -19,8 +19,8 @@ from typing import Any, Iterable, Mapping
 from .dice import roll_html
 from .dice import Roll
 from .engine import Engine, Refused
-from .engine.combat import current_actor
-from .events import clone, replay
+from .model import current_actor
+from .events import Touched, clone, replay
 from .model import Delver, Foe, new_state
 
 __all__ = ["Campaign", "Fight", "Outcome", "Refused"]
@@ -32,6 +32,7 @@ class Outcome(dict):
     """An event of play as the action returned it: a dict, with its rolls drawn in a notebook."""
 
     _roll_objects: dict | None = None  # the rolls themselves, when the engine that made them handed them over
+    touched: Touched | None = None  # what the event changed (delvers, foes, players...), when it was just applied
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -259,8 +260,9 @@ class Campaign:
             raise Refused("this campaign is open read-only")
         event["ts"] = self._now()
         self._store.append(event)  # on disk (fsync'ed) before the state changes
-        self.engine.apply(event)
+        touched = self.engine.apply(event)
         outcome = Outcome(event)
+        outcome.touched = touched
         outcome._roll_objects = self.engine.rolls_of(event)
         for listener in list(self.listeners):
             listener(outcome)

@@ -517,18 +517,6 @@ class Roll:
             return None
         return self._derive(())
 
-    def term_values(self) -> list[int]:
-        """The signed value each term contributed."""
-        out = []
-        for t, g in zip(self.expression.terms, self.groups):
-            if g is None:
-                out.append(t.sign * t.constant)
-            elif t.d66:
-                out.append(t.sign * (g[0].face * 10 + g[1].face))
-            else:
-                out.append(t.sign * sum(d.face for d in g if d.kept))
-        return out
-
     def with_luck(self, sign: int, rng: _random.Random | None = None, *, face: int | None = None,
                   who: str | None = None, sides: int = 6) -> "Roll":
         """A new roll with one more luck die added (sign +1) or subtracted (sign -1).

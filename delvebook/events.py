@@ -7,6 +7,10 @@ therefore exact and never re-rolls; undo appends an ``undo`` event and applies t
 a luck die or typed faces produce an action that *replaces* the previous one (the original stays in
 the log, and undoing the replacement brings it back).
 
+Which actions stand is worked out once, by ``Ledger``: ``History`` uses it to move the state, and
+``standing`` uses it over a bare log (analysis needs no state for that). ``History.apply`` says what the
+event touched (``Touched``), so views redraw what changed without reading change paths themselves.
+
 Standard library only: part of the pure core.
 """
 
@@ -14,12 +18,14 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-__all__ = ["apply_changes", "History", "replay", "clone", "get_path", "EVENT_VERSION", "UNDO", "REDO"]
+__all__ = ["apply_changes", "History", "Ledger", "Touched", "replay", "standing", "clone", "get_path",
+           "EVENT_VERSION", "UNDO", "REDO"]
 
 EVENT_VERSION = 1
 UNDO = "undo"
 REDO = "redo"
 _MISSING = object()
+_POOLS = frozenset({"xp_pool", "coin_pool", "xp_awarded"})
 
 
 def clone(value: Any) -> Any:
@@ -39,116 +45,319 @@ def get_path(state: Any, path: Iterable) -> Any:
     return node
 
 
+def _set(state: dict, path: list, value: Any) -> Any:
+    """Set one place; returns what was there (``_MISSING`` for an append or a new key)."""
+    node = state
+    for key in path[:-1]:
+        node = node[key]
+    last = path[-1]
+    if type(node) is list:
+        if last == len(node):  # an append (its inverse pops it)
+            node.append(clone(value))
+            return _MISSING
+        if value is _MISSING:
+            return node.pop(last)
+        old = node[last]
+        node[last] = clone(value)
+        return old
+    old = node.get(last, _MISSING)
+    if value is _MISSING:
+        node.pop(last, None)
+    else:
+        node[last] = clone(value)
+    return old
+
+
 def apply_changes(state: dict, changes: list) -> list:
     """Apply ``[path, value]`` changes in order; return the inverse changes (to apply in order)."""
+    inverse = [(path, _set(state, path, value)) for path, value in changes]
+    inverse.reverse()
+    return inverse
+
+
+# ---------------------------------------------------------------- what an event touched
+
+class Touched:
+    """What one event changed, in the game's nouns, derived from its change paths (an undo, a redo and a
+    replacing action count the changes they take back or put back too).
+
+    ``delvers``, ``foes``: names whose sheet changed; ``players``: players whose luck dice count changed;
+    ``conditions``: ids of conditions begun, changed or ended, and ``holders``: who has (or had) them;
+    ``encounter``: the fight itself (begun, ended, its order, round or turn); ``session``, ``seats``,
+    ``clock``: those changed; ``pools``: ``xp_pool`` / ``coin_pool`` / ``xp_awarded``; ``other``: any other
+    top-level key (``quests``, ``rooms``...); ``paths``: every change path, in the order applied."""
+
+    __slots__ = ("paths", "delvers", "foes", "players", "conditions", "holders", "encounter", "session",
+                 "seats", "clock", "pools", "other")
+
+    def __init__(self) -> None:
+        self.paths: list[tuple] = []
+        self.delvers: set[str] = set()
+        self.foes: set[str] = set()
+        self.players: set[str] = set()
+        self.conditions: set[int] = set()
+        self.holders: set[str] = set()
+        self.encounter = False
+        self.session = False
+        self.seats = False
+        self.clock = False
+        self.pools: set[str] = set()
+        self.other: set[str] = set()
+
+    def __bool__(self) -> bool:
+        return bool(self.paths)
+
+    def under(self, *prefix: Any) -> bool:
+        """Whether any change sits under ``prefix`` (or replaced a whole branch that holds it)."""
+        n = len(prefix)
+        return any(p[:n] == prefix or prefix[:len(p)] == p for p in self.paths)
+
+    def __repr__(self) -> str:
+        bits = [f"{k}={sorted(getattr(self, k))}" for k in ("delvers", "foes", "players", "conditions", "pools",
+                                                          "other") if getattr(self, k)]
+        bits += [k for k in ("encounter", "session", "seats", "clock") if getattr(self, k)]
+        return f"Touched({', '.join(bits) or 'nothing'})"
+
+    # ---- noting one change (called as it is applied: a condition's index means the list as it is then)
+    def _note(self, state: dict, path: list, value: Any) -> None:
+        head = path[0]
+        n = len(path)
+        if head == "conditions" and n >= 3:
+            cond = state["conditions"][path[1]]
+            self.conditions.add(cond["id"])
+            self.holders.add(cond["who"])
+
+    def _noted(self, path: list, new: Any, old: Any) -> None:
+        self.paths.append(tuple(path))
+        head = path[0]
+        n = len(path)
+        if head == "delvers":
+            if n > 1:
+                self.delvers.add(path[1])
+            else:
+                self.delvers |= _keys(old) | _keys(new)
+        elif head == "encounter":
+            if n > 2 and path[1] == "foes":
+                self.foes.add(path[2])
+                return
+            self.encounter = True
+            if n == 1:
+                for enc in (old, new):
+                    if isinstance(enc, dict):
+                        self.foes |= set(enc.get("foes", ()))
+            elif n == 2 and path[1] == "foes":
+                self.foes |= _keys(old) | _keys(new)
+        elif head == "luck":
+            if n > 1:
+                self.players.add(path[1])
+            else:
+                was, now = _dict(old), _dict(new)
+                self.players |= {p for p in set(was) | set(now) if was.get(p, _MISSING) != now.get(p, _MISSING)}
+        elif head == "conditions":
+            if n == 1:
+                was = {c["id"]: c for c in _list(old)}
+                now = {c["id"]: c for c in _list(new)}
+                for cid in set(was) | set(now):
+                    a, b = was.get(cid), now.get(cid)
+                    if a != b:
+                        self.conditions.add(cid)
+                        self.holders.add((a or b)["who"])
+            elif n == 2:
+                for cond in (old, new):
+                    if isinstance(cond, dict):
+                        self.conditions.add(cond["id"])
+                        self.holders.add(cond["who"])
+        elif head == "session":
+            self.session = True
+        elif head == "seats":
+            self.seats = True
+        elif head == "clock":
+            self.clock = True
+        elif head in _POOLS:
+            self.pools.add(head)
+        else:
+            self.other.add(head)
+
+
+def _keys(x: Any) -> set:
+    return set(x) if isinstance(x, dict) else set()
+
+
+def _dict(x: Any) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
+def _list(x: Any) -> list:
+    return x if isinstance(x, list) else []
+
+
+def _apply_noting(state: dict, changes: list, touched: Touched | None) -> list:
+    """``apply_changes``, noting each change in ``touched`` as it is applied (None: note nothing)."""
+    if touched is None:
+        return apply_changes(state, changes)
     inverse = []
     for path, value in changes:
-        node = state
-        for key in path[:-1]:
-            node = node[key]
-        last = path[-1]
-        if type(node) is list:
-            if last == len(node):  # an append (its inverse pops it)
-                old = _MISSING
-                node.append(clone(value))
-            elif value is _MISSING:
-                old = node.pop(last)
-            else:
-                old = node[last]
-                node[last] = clone(value)
-        else:
-            old = node.get(last, _MISSING)
-            if value is _MISSING:
-                node.pop(last, None)
-            else:
-                node[last] = clone(value)
+        touched._note(state, path, value)
+        old = _set(state, path, value)
+        touched._noted(path, value, old)
         inverse.append((path, old))
     inverse.reverse()
     return inverse
 
 
+# ---------------------------------------------------------------- which actions stand
+
 class _Entry:
     __slots__ = ("seq", "changes", "inverse", "replaced")
 
-    def __init__(self, seq: int, changes: list, inverse: list, replaced: "_Entry | None"):
+    def __init__(self, seq: int, changes: list | None, inverse: list | None, replaced: "_Entry | None"):
         self.seq = seq
         self.changes = changes
         self.inverse = inverse
         self.replaced = replaced
 
 
-class History:
-    """Folds events into a state and keeps what undo and redo need.
+class Ledger:
+    """The undo, redo and replaces bookkeeping, over seqs and without any state.
 
-    An action is any event with ``changes``. ``undo`` takes back the latest action still in force,
-    ``redo`` puts back the latest undone one (a new action clears the redo stack). An action with
-    ``replaces: seq`` (a luck die, typed faces) first takes back that action, which must be the latest
-    in force, then applies its own changes; undoing it restores the replaced action.
-    """
+    An action is any event with ``changes``. ``undo`` takes back the latest action still in force (and puts
+    back one it replaced), ``redo`` puts back the latest undone one (a new action clears the redo stack), and
+    an action with ``replaces: seq`` first takes back that action, which must be the latest in force.
+    Each step validates the event and moves the stacks; it returns the entries the caller must fold."""
 
-    def __init__(self, state: dict):
-        self.state = state
+    def __init__(self) -> None:
         self.done: list[_Entry] = []
         self.undone: list[_Entry] = []
-        self.events_by_seq: dict[int, dict] = {}
 
-    def apply(self, event: dict) -> None:
-        kind = event.get("kind")
+    def undo(self, event: dict) -> _Entry:
+        """The entry this undo takes back (any entry it had replaced is in force again)."""
         seq = event["seq"]
-        self.events_by_seq[seq] = event
-        if kind == UNDO:
-            if not self.done:
-                raise ValueError(f"event {seq}: undo with nothing to undo")
-            entry = self.done.pop()
-            if event.get("undoes") not in (None, entry.seq):
-                raise ValueError(f"event {seq}: undoes {event.get('undoes')} but the latest action is {entry.seq}")
-            apply_changes(self.state, entry.inverse)
-            if entry.replaced is not None:
-                apply_changes(self.state, entry.replaced.changes)
-                self.done.append(entry.replaced)
-            self.undone.append(entry)
-            return
-        if kind == REDO:
-            if not self.undone:
-                raise ValueError(f"event {seq}: redo with nothing to redo")
-            entry = self.undone.pop()
-            if event.get("redoes") not in (None, entry.seq):
-                raise ValueError(f"event {seq}: redoes {event.get('redoes')} but the latest undone is {entry.seq}")
-            if entry.replaced is not None:
-                self.done.pop()
-                apply_changes(self.state, entry.replaced.inverse)
-            entry.inverse = apply_changes(self.state, entry.changes)
-            self.done.append(entry)
-            return
-        changes = event.get("changes")
-        if changes is None:
-            return  # a note or a record that changes nothing
+        if not self.done:
+            raise ValueError(f"event {seq}: undo with nothing to undo")
+        entry = self.done[-1]
+        if event.get("undoes") not in (None, entry.seq):
+            raise ValueError(f"event {seq}: undoes {event.get('undoes')} but the latest action is {entry.seq}")
+        self.done.pop()
+        if entry.replaced is not None:
+            self.done.append(entry.replaced)
+        self.undone.append(entry)
+        return entry
+
+    def redo(self, event: dict) -> _Entry:
+        """The entry this redo puts back (any entry it had replaced is taken back again)."""
+        seq = event["seq"]
+        if not self.undone:
+            raise ValueError(f"event {seq}: redo with nothing to redo")
+        entry = self.undone[-1]
+        if event.get("redoes") not in (None, entry.seq):
+            raise ValueError(f"event {seq}: redoes {event.get('redoes')} but the latest undone is {entry.seq}")
+        self.undone.pop()
+        if entry.replaced is not None:
+            self.done.pop()
+        self.done.append(entry)
+        return entry
+
+    def act(self, event: dict, changes: list | None = None) -> _Entry:
+        """A new action in force (its ``replaced`` entry, if any, is taken back); the redo stack clears."""
+        seq = event["seq"]
         replaced = None
         target = event.get("replaces")
         if target is not None:
             if not self.done or self.done[-1].seq != target:
                 raise ValueError(f"event {seq}: replaces {target}, which is not the latest action in force")
             replaced = self.done.pop()
-            apply_changes(self.state, replaced.inverse)
-        inverse = apply_changes(self.state, changes)
-        self.done.append(_Entry(seq, changes, inverse, replaced))
+        entry = _Entry(seq, changes, None, replaced)
+        self.done.append(entry)
         self.undone.clear()
+        return entry
+
+
+def standing(events: Iterable[dict]) -> tuple[set[int], dict[int, int], dict[int, int]]:
+    """Which actions stand after ``events``: (seqs in force, replaced seq -> the seq that replaced it,
+    undone seq -> the undo that took it back). The same bookkeeping ``History`` folds the state with."""
+    ledger = Ledger()
+    undone_by: dict[int, int] = {}
+    for e in events:
+        kind = e.get("kind")
+        if kind == UNDO:
+            undone_by[ledger.undo(e).seq] = e["seq"]
+        elif kind == REDO:
+            undone_by.pop(ledger.redo(e).seq, None)
+        elif e.get("changes") is not None:
+            ledger.act(e)
+    replaced_by: dict[int, int] = {}
+    for entry in ledger.done:
+        s, r = entry.seq, entry.replaced
+        while r is not None:
+            replaced_by[r.seq] = s
+            s, r = r.seq, r.replaced
+    return {e.seq for e in ledger.done}, replaced_by, undone_by
+
+
+class History:
+    """Folds events into a state and keeps what undo and redo need (the stacks are a ``Ledger``)."""
+
+    def __init__(self, state: dict):
+        self.state = state
+        self.ledger = Ledger()
+        self.events_by_seq: dict[int, dict] = {}
+
+    @property
+    def done(self) -> list[_Entry]:
+        return self.ledger.done
+
+    @property
+    def undone(self) -> list[_Entry]:
+        return self.ledger.undone
+
+    def apply(self, event: dict) -> Touched:
+        """Fold one event in; returns what it touched."""
+        touched = Touched()
+        self._fold(event, touched)
+        return touched
+
+    def _fold(self, event: dict, touched: Touched | None) -> None:
+        kind = event.get("kind")
+        self.events_by_seq[event["seq"]] = event
+        state = self.state
+        if kind == UNDO:
+            entry = self.ledger.undo(event)
+            _apply_noting(state, entry.inverse, touched)
+            if entry.replaced is not None:
+                entry.replaced.inverse = _apply_noting(state, entry.replaced.changes, touched)
+            return
+        if kind == REDO:
+            entry = self.ledger.redo(event)
+            if entry.replaced is not None:
+                _apply_noting(state, entry.replaced.inverse, touched)
+            entry.inverse = _apply_noting(state, entry.changes, touched)
+            return
+        changes = event.get("changes")
+        if changes is None:
+            return  # a note or a record that changes nothing
+        entry = self.ledger.act(event, changes)
+        if entry.replaced is not None:
+            _apply_noting(state, entry.replaced.inverse, touched)
+        entry.inverse = _apply_noting(state, changes, touched)
 
     def latest_action(self) -> dict | None:
         """The latest action still in force."""
-        return self.events_by_seq[self.done[-1].seq] if self.done else None
+        done = self.ledger.done
+        return self.events_by_seq[done[-1].seq] if done else None
 
     def latest_undone(self) -> dict | None:
-        return self.events_by_seq[self.undone[-1].seq] if self.undone else None
+        undone = self.ledger.undone
+        return self.events_by_seq[undone[-1].seq] if undone else None
 
     def in_force(self) -> list[int]:
         """Seqs of the actions in force, oldest first."""
-        return [e.seq for e in self.done]
+        return [e.seq for e in self.ledger.done]
 
 
 def replay(setup: dict, events: Iterable[dict]) -> History:
     """Fold ``events`` over a copy of ``setup``; the result's ``.state`` is the state after them."""
     h = History(clone(setup))
+    fold = h._fold
     for e in events:
-        h.apply(e)
+        fold(e, None)
     return h

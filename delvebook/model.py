@@ -1,7 +1,9 @@
-"""Plain data: the state of a campaign, and read-only views of delvers, foes and armor.
+"""Plain data: the state of a campaign, and read-only views of delvers, foes, armor and conditions.
 
 The state is a JSON-like dict (see ``new_state``), so it can be folded, copied, compared and cached;
-the view classes give it names in the game's words (``hearts``, ``grit``, ``luck_dice``).
+the view classes and helpers give it names in the game's words (``hearts``, ``grit``, ``luck_dice``).
+This module is the one place outside the engine that knows the state's layout: views ask it (``party``,
+``foes``, ``is_dead``, ``current_actor``...) instead of reading the dicts themselves.
 
 Standard library only: part of the pure core.
 """
@@ -11,11 +13,15 @@ from __future__ import annotations
 import html
 from typing import Any, Mapping
 
-__all__ = ["new_state", "Delver", "Foe", "Armor", "format_purse", "STATUS_ALIVE", "STATUS_DYING", "STATUS_DEAD"]
+__all__ = ["new_state", "Delver", "Foe", "Armor", "Condition", "format_purse", "STATUS_ALIVE", "STATUS_DYING",
+           "STATUS_DEAD", "PARTY", "FOES", "is_alive", "is_dying", "is_dead", "status_of", "combatant", "party",
+           "party_names", "present", "dying", "foes", "foe_names", "conditions_on", "luck_dice", "current_actor"]
 
 STATUS_ALIVE = "alive"
 STATUS_DYING = "dying"     # below 1 heart with a death save to make
 STATUS_DEAD = "dead"
+
+PARTY, FOES = "party", "foes"  # the two sides of a fight
 
 
 def new_state(name: str = "", seed: int | None = None) -> dict:
@@ -29,7 +35,7 @@ def new_state(name: str = "", seed: int | None = None) -> dict:
         "delvers": {},              # name -> delver dict
         "luck": {},                 # player -> luck dice left this session
         "xp_pool": 0,               # XP remainder waiting for the next award
-        "coin_pool": 0,             # talons earned that have not yet made a whole crown of XP
+        "coin_pool": 0,             # talons earned that have not yet made a whole coin of XP (core.xp.coin)
         "xp_awarded": 0,            # every XP ever awarded (held by delvers + pool)
         "encounter": None,
         "encounters_fought": 0,
@@ -214,12 +220,163 @@ class Foe(_Combatant):
         return f"Foe({self.name!r}, {self.hearts}/{self.max_hearts} hearts, {self.status})"
 
 
-def format_purse(talons: int) -> str:
-    """A purse as a keeper reads it: '2B 3C 4T' (1 B = 10 C = 100 T)."""
+_TEXT_COINS = ((100, "B"), (10, "C"), (1, "T"))  # for a caller without the rules at hand; see format_purse
+
+
+def format_purse(talons: int, units: Mapping | None = None) -> str:
+    """A purse as a keeper reads it: '2B 3C 4T', largest coin first.
+
+    ``units`` is the rules' currency table (``rules.core["currency"]["units"]``: id -> {symbol, talons}), so a
+    campaign's own coins show; without it the text's bars, crowns and talons are used (1 B = 10 C = 100 T)."""
+    if units is None:
+        coins = _TEXT_COINS
+    else:
+        coins = tuple(sorted(((u["talons"], u["symbol"]) for k, u in units.items() if isinstance(u, Mapping)),
+                             reverse=True))
     if talons == 0:
-        return "0T"
+        return f"0{coins[-1][1]}"
     sign = "-" if talons < 0 else ""
-    b, rest = divmod(abs(talons), 100)
-    c, t = divmod(rest, 10)
-    parts = [f"{n}{u}" for n, u in ((b, "B"), (c, "C"), (t, "T")) if n]
+    left = abs(talons)
+    parts = []
+    for worth, symbol in coins:
+        n, left = divmod(left, worth)
+        if n:
+            parts.append(f"{n}{symbol}")
     return sign + " ".join(parts)
+
+class Condition(_View):
+    """A condition in play: who has it, from whom, when it began and when it ends."""
+
+    @property
+    def id(self) -> int:
+        return self._d["id"]
+
+    @property
+    def kind(self) -> str:
+        return self._d["kind"]
+
+    @property
+    def who(self) -> str:
+        return self._d["who"]
+
+    @property
+    def source(self) -> str | None:
+        return self._d["source"]
+
+    @property
+    def start(self) -> int:
+        return self._d["start"]
+
+    @property
+    def ends_at(self) -> int | None:
+        """Game clock (seconds) at which it ends by itself, or None."""
+        return self._d["ends_at"]
+
+    @property
+    def ends_on(self) -> str | None:
+        """``"rest"`` or ``"turn:NAME"`` (the start of NAME's next turn), or None."""
+        return self._d["ends_on"]
+
+    @property
+    def ends_when(self) -> list[str]:
+        """Actions that end it early (``attack``, ``cast``)."""
+        return list(self._d["ends_when"])
+
+    @property
+    def data(self) -> Mapping:
+        return self._d["data"]
+
+    def __repr__(self) -> str:
+        return f"Condition({self.id}: {self.kind} on {self.who!r} from {self.source!r})"
+
+
+# ---------------------------------------------------------------- reading the state
+
+def _status(c: Any) -> str:
+    return c.status if isinstance(c, _Combatant) else c["status"]
+
+
+def status_of(c: Any) -> str:
+    """A combatant's status (alive, dying, dead), from its dict or its view."""
+    return _status(c)
+
+
+def is_alive(c: Any) -> bool:
+    """Up and able: neither dying nor dead."""
+    return _status(c) == STATUS_ALIVE
+
+
+def is_dying(c: Any) -> bool:
+    """Below 1 heart with a death save to make."""
+    return _status(c) == STATUS_DYING
+
+
+def is_dead(c: Any) -> bool:
+    return _status(c) == STATUS_DEAD
+
+
+def combatant(state: Mapping, name: str) -> tuple[str, Mapping] | None:
+    """(``"delver"`` | ``"foe"``, its data) for a name in the party or the current fight; None if no one."""
+    d = state["delvers"].get(name)
+    if d is not None:
+        return "delver", d
+    enc = state["encounter"]
+    if enc is not None and name in enc["foes"]:
+        return "foe", enc["foes"][name]
+    return None
+
+
+def party_names(state: Mapping) -> list[str]:
+    """The party's names in seat order (clockwise), the dead included."""
+    return list(state["seats"])
+
+
+def party(state: Mapping) -> list[Delver]:
+    """The party in seat order (clockwise), the dead included."""
+    return [Delver(state["delvers"][n]) for n in state["seats"]]
+
+
+def present(state: Mapping) -> list[str]:
+    """The party present: every delver not dead, in seat order (XP and coins are split across them)."""
+    delvers = state["delvers"]
+    return [n for n in state["seats"] if delvers[n]["status"] != STATUS_DEAD]
+
+
+def foe_names(state: Mapping, *, living: bool = False) -> list[str]:
+    """The current fight's foes by name (``living``: those not dead); [] outside a fight."""
+    enc = state["encounter"]
+    if enc is None:
+        return []
+    return [n for n, f in enc["foes"].items() if not living or f["status"] != STATUS_DEAD]
+
+
+def foes(state: Mapping) -> list[Foe]:
+    """The current fight's foes, in the order they joined; [] outside a fight."""
+    enc = state["encounter"]
+    return [Foe(f) for f in enc["foes"].values()] if enc is not None else []
+
+
+def conditions_on(state: Mapping, who: str | None = None, kind: str | None = None) -> list[Condition]:
+    """The conditions in play (on ``who``, of ``kind``), oldest first."""
+    return [Condition(c) for c in state["conditions"]
+            if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
+
+
+def luck_dice(state: Mapping) -> dict[str, int]:
+    """Each player's luck dice left this session."""
+    return dict(state["luck"])
+
+
+def dying(state: Mapping) -> list[str]:
+    """Delvers with a death save to make, in seat order."""
+    delvers = state["delvers"]
+    return [n for n in state["seats"] if delvers[n]["status"] == STATUS_DYING]
+
+
+def current_actor(state: Mapping) -> str | None:
+    """Whose turn it is in the fight (None outside a fight, before initiative, or past the end of a side)."""
+    enc = state["encounter"]
+    if enc is None or enc["side"] is None:
+        return None
+    order = enc["order"][enc["side"]]
+    return order[enc["turn"]] if enc["turn"] < len(order) else None

@@ -5,6 +5,11 @@ back, and returns the event; ``Engine.apply`` folds an event in (the same path r
 live state and a replayed log cannot drift apart). Luck dice and faces typed after the fact re-run
 the latest action with the same faces plus the new ones, as an action that replaces it.
 
+The package, one way down: ``base`` (Reader, Ctx, Refused), ``effects`` (where class features plug in),
+``queries`` (the questions views ask; the commands build their rolls with them), the core commands
+(``checks``, ``combat``, ``creation``, ``progress``, ``conditions``), and ``abilities/`` (one module per class).
+A command is refused (``Refused``) only by a rule; any other exception is an error and propagates.
+
 Standard library only: part of the pure core.
 """
 
@@ -13,14 +18,17 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from ..dice import LuckDie, parse
-from ..events import apply_changes
-from ..events import EVENT_VERSION, History, REDO, UNDO, clone, replay
-from ..rules import Rules
-from .base import COMMANDS, Ctx, Refused, command
-from . import creation, checks, combat, progress, abilities  # noqa: F401  (register the commands)
+import inspect
 
-__all__ = ["Engine", "Refused", "COMMANDS", "command"]
+from ..dice import LuckDie
+from ..events import apply_changes
+from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone, replay
+from ..rules import Rules
+from .base import COMMANDS, Ctx, Reader, Refused, command
+from .queries import coin_talons, luck_die_sides
+from . import creation, checks, combat, progress, conditions, abilities  # noqa: F401  (register the commands)
+
+__all__ = ["Engine", "Refused", "Reader", "COMMANDS", "command"]
 
 
 _RESERVED = {"seq", "kind", "v", "at", "session", "encounter", "args", "rolls", "changes", "replaces",
@@ -31,6 +39,9 @@ class Engine:
     """The rules engine over one campaign's state."""
 
     def __init__(self, rules: Rules, setup: dict, events: list[dict] = ()):
+        # rules the engine cannot play are an error now, not at the first luck die or the first coin earned
+        luck_die_sides(rules)
+        coin_talons(rules)
         self.rules = rules
         self.setup = setup
         self.history: History = replay(setup, events)
@@ -40,8 +51,9 @@ class Engine:
     def state(self) -> dict:
         return self.history.state
 
-    def apply(self, event: dict) -> None:
-        self.history.apply(event)
+    def apply(self, event: dict) -> Touched:
+        """Fold ``event`` in (the path replay takes); returns what it touched."""
+        return self.history.apply(event)
 
     # ---- deciding
     def _meta(self) -> dict:
@@ -58,20 +70,14 @@ class Engine:
         fn = COMMANDS.get(kind)
         if fn is None:
             raise Refused(f"there is no action {kind!r}")
+        _bind(kind, fn, args)  # a wrong argument is the caller's mistake: refused, naming it
         ctx = Ctx(self.state, self.rules, rng, kind, args, faces=faces, recorded=recorded, extra_luck=extra_luck)
         try:
             fn(ctx, **args)
             ctx.check_faces_used()
             self._charge_luck(ctx)
-        except TypeError as err:
+        finally:  # refused, or a programming error (which propagates as itself): nothing stays changed
             ctx.rollback()
-            if "argument" in str(err):
-                raise Refused(f"{kind}: {err}") from None
-            raise
-        except BaseException:
-            ctx.rollback()
-            raise
-        ctx.rollback()
         return ctx
 
     def _charge_luck(self, ctx: Ctx) -> None:
@@ -144,7 +150,7 @@ class Engine:
             raise Refused(f"the latest action has no roll {name!r} (its rolls: {', '.join(target['rolls'])})")
         if sign not in (1, -1):
             raise Refused("a luck die is added (+1) or subtracted (-1)")
-        sides = parse(self.rules.core["luck_dice"]["die"]).terms[0].sides
+        sides = luck_die_sides(self.rules)
         if face is None:
             face = rng.randrange(sides) + 1
         elif not (isinstance(face, int) and 1 <= face <= sides):
@@ -175,3 +181,26 @@ class Engine:
         if target is None:
             raise Refused("there is nothing to redo")
         return {"seq": seq, "kind": REDO, **self._meta(), "redoes": target["seq"], "what": target["kind"]}
+
+
+_SIGNATURES: dict = {}
+
+
+def _bind(kind: str, fn, args: Mapping) -> None:
+    """Refuse arguments the command does not take, or a required one left out, naming it and the accepted ones
+    (a command with ``**options`` checks its own options)."""
+    sig = _SIGNATURES.get(fn)
+    if sig is None:
+        params = list(inspect.signature(fn).parameters.values())[1:]  # after ctx
+        named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        sig = _SIGNATURES[fn] = ([p.name for p in named], [p.name for p in named if p.default is p.empty],
+                                 any(p.kind == p.VAR_KEYWORD for p in params))
+    names, required, open_ended = sig
+    takes = f"{kind} takes: {', '.join(names) or 'nothing'}" + (", and options" if open_ended else "")
+    if not open_ended:
+        unknown = [a for a in args if a not in names]
+        if unknown:
+            raise Refused(f"{kind} has no argument {', '.join(map(repr, unknown))} ({takes})")
+    missing = [n for n in required if n not in args]
+    if missing:
+        raise Refused(f"{kind} needs {', '.join(map(repr, missing))} ({takes})")

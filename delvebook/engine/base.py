@@ -16,10 +16,10 @@ from typing import Any, Callable, Mapping
 
 from ..dice import DiceError, Roll, parse
 from ..events import apply_changes, clone
-from ..model import STATUS_ALIVE, STATUS_DEAD, STATUS_DYING
+from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
-__all__ = ["Refused", "Ctx", "command", "COMMANDS", "data_items", "is_alive"]
+__all__ = ["Refused", "Reader", "Ctx", "command", "COMMANDS", "data_items"]
 
 COMMANDS: dict[str, Callable] = {}
 
@@ -43,14 +43,85 @@ def data_items(mapping: Mapping):
             yield k, v
 
 
-class Ctx:
+class Reader:
+    """The state and the rules, read and never changed: the lookups every rule and every question needs.
+
+    Queries (``engine.queries``) work on a Reader; a command's ``Ctx`` is a Reader that may also change the
+    state and roll, so a question a view asks and the command that acts on it run the same code."""
+
+    def __init__(self, state: dict, rules: Rules):
+        self.state = state
+        self.rules = rules
+
+    @property
+    def core(self) -> Mapping:
+        return self.rules.core
+
+    def refuse(self, message: str):
+        raise Refused(message)
+
+    def delver(self, name: str) -> dict:
+        d = self.state["delvers"].get(name)
+        if d is None:
+            known = ", ".join(self.state["delvers"]) or "none yet"
+            self.refuse(f"there is no delver named {name!r} (the party: {known})")
+        return d
+
+    def foe(self, name: str) -> dict:
+        enc = self.state["encounter"]
+        if enc is None or name not in enc["foes"]:
+            known = ", ".join(enc["foes"]) if enc else "no encounter is running"
+            self.refuse(f"there is no foe named {name!r} ({known})")
+        return enc["foes"][name]
+
+    def combatant(self, name: str) -> tuple[str, dict]:
+        """("delver" | "foe", data) for a name in the party or the current encounter."""
+        found = combatant(self.state, name)
+        if found is None:
+            enc = self.state["encounter"]
+            party = ", ".join(self.state["delvers"]) or "none"
+            foes = ", ".join(enc["foes"]) if enc else "no encounter"
+            self.refuse(f"no one named {name!r} is here (party: {party}; foes: {foes})")
+        return found
+
+    def path_of(self, name: str) -> list:
+        side, _ = self.combatant(name)
+        return ["delvers", name] if side == "delver" else ["encounter", "foes", name]
+
+    def require_able(self, name: str, doing: str) -> dict:
+        """The combatant, refusing if it is dead or dying."""
+        side, c = self.combatant(name)
+        if is_dead(c):
+            self.refuse(f"{name} is dead and cannot {doing}")
+        if is_dying(c):
+            self.refuse(f"{name} is dying and must make a death save before anything else")
+        return c
+
+    def require_living(self, name: str, doing: str) -> tuple[str, dict]:
+        """(side, combatant), refusing if it is dead (the dying may still be the target of some things)."""
+        side, c = self.combatant(name)
+        if is_dead(c):
+            self.refuse(f"{name} is dead and cannot {doing}")
+        return side, c
+
+    def conditions(self, who: str | None = None, kind: str | None = None) -> list[dict]:
+        return [c for c in self.state["conditions"]
+                if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
+
+    def class_abilities(self, c: Mapping) -> dict:
+        """A delver's class abilities by id (a foe has none)."""
+        if "class_id" not in c:
+            return {}
+        return dict(data_items(self.rules.class_(c["class_id"])["abilities"]))
+
+
+class Ctx(Reader):
     """One command being decided on the live state; changes are undone if it is refused."""
 
     def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict,
                  faces: Mapping[str, Any] | None = None, recorded: Mapping[str, dict] | None = None,
                  extra_luck: Mapping[str, list] | None = None):
-        self.state = state
-        self.rules = rules
+        super().__init__(state, rules)
         self.rng = rng
         self.kind = kind
         self.args = args
@@ -62,6 +133,7 @@ class Ctx:
         self.rolls: dict[str, dict] = {}
         self.roll_objects: dict[str, Roll] = {}
         self.fields: dict[str, Any] = {}
+        self.used: set[str] = set()  # once-an-action options already used (a Dodge paid on the first hit)
 
     # ---- state
     def set(self, path: list, value: Any) -> None:
@@ -85,9 +157,6 @@ class Ctx:
         """Record what happened, in the game's words (shown in the log and read by analysis)."""
         for k, v in fields.items():
             self.fields[k] = clone(v)
-
-    def refuse(self, message: str):
-        raise Refused(message)
 
     # ---- dice
     def roll(self, name: str, expr: str, who: str | None = None, why: str | None = None) -> Roll:
@@ -118,7 +187,7 @@ class Ctx:
             else:
                 r = e.roll(faces=rec["faces"], who=who, why=why)
                 for l in rec.get("luck", ()):
-                    r = r.with_luck(l["sign"], face=l["face"], who=l.get("who"), sides=l.get("sides", 6))
+                    r = r.with_luck(l["sign"], face=l["face"], who=l.get("who"), sides=l["sides"])
         else:
             r = e.roll(self.rng, who=who, why=why)
         for l in self.extra_luck.get(key, ()):
@@ -133,54 +202,7 @@ class Ctx:
             self.refuse(f"faces were typed for rolls this action does not make: {names} "
                         f"(it rolls: {', '.join(self.rolls) or 'nothing'})")
 
-    # ---- lookups
-    @property
-    def core(self) -> Mapping:
-        return self.rules.core
-
-    def delver(self, name: str) -> dict:
-        d = self.state["delvers"].get(name)
-        if d is None:
-            known = ", ".join(self.state["delvers"]) or "none yet"
-            self.refuse(f"there is no delver named {name!r} (the party: {known})")
-        return d
-
-    def foe(self, name: str) -> dict:
-        enc = self.state["encounter"]
-        if enc is None or name not in enc["foes"]:
-            known = ", ".join(enc["foes"]) if enc else "no encounter is running"
-            self.refuse(f"there is no foe named {name!r} ({known})")
-        return enc["foes"][name]
-
-    def combatant(self, name: str) -> tuple[str, dict]:
-        """("delver" | "foe", data) for a name in the party or the current encounter."""
-        if name in self.state["delvers"]:
-            return "delver", self.state["delvers"][name]
-        enc = self.state["encounter"]
-        if enc is not None and name in enc["foes"]:
-            return "foe", enc["foes"][name]
-        party = ", ".join(self.state["delvers"]) or "none"
-        foes = ", ".join(enc["foes"]) if enc else "no encounter"
-        self.refuse(f"no one named {name!r} is here (party: {party}; foes: {foes})")
-
-    def path_of(self, name: str) -> list:
-        side, _ = self.combatant(name)
-        return ["delvers", name] if side == "delver" else ["encounter", "foes", name]
-
-    def require_able(self, name: str, doing: str) -> dict:
-        """The combatant, refusing if it is dead or dying."""
-        side, c = self.combatant(name)
-        if c["status"] == STATUS_DEAD:
-            self.refuse(f"{name} is dead and cannot {doing}")
-        if c["status"] == STATUS_DYING:
-            self.refuse(f"{name} is dying and must make a death save before anything else")
-        return c
-
     # ---- conditions
-    def conditions(self, who: str | None = None, kind: str | None = None) -> list[dict]:
-        return [c for c in self.state["conditions"]
-                if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
-
     def add_condition(self, kind: str, who: str, source: str | None = None, *, duration: str | None = None,
                       ends_on: str | None = None, ends_when: list[str] | None = None, **data: Any) -> dict:
         """A condition: who has it, from whom, when it started and when it ends.
@@ -215,9 +237,6 @@ class Ctx:
         self.set(["clock"], now)
         self.end_conditions(lambda c: c["ends_at"] is None or c["ends_at"] > now, "time ran out")
 
-    def has_condition(self, who: str, kind: str) -> bool:
-        return any(c["who"] == who and c["kind"] == kind for c in self.state["conditions"])
-
     # ---- resources
     def spend(self, who: str, resource: str, amount: int, what: str) -> None:
         d = self.delver(who)
@@ -228,6 +247,3 @@ class Ctx:
             self.refuse(f"{who} has {have} {resource.replace('_', ' ')}; {what} needs {amount}")
         self.set(["delvers", who, "resources", resource], have - amount)
 
-
-def is_alive(c: Mapping) -> bool:
-    return c["status"] == STATUS_ALIVE

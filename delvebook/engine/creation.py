@@ -5,16 +5,19 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..events import clone
-from ..model import STATUS_ALIVE
+from ..model import STATUS_ALIVE, is_alive
 from .base import Ctx, command, data_items
+from .queries import find_choice, raisable_skills
+
+__all__ = ["items_to_gear", "level_up_in", "add_delver", "choose", "level_up"]
 
 
-def _items_to_gear(ctx: Ctx, items) -> tuple[list, list, list]:
-    """Starting items as (weapons, armor, other items)."""
+def items_to_gear(ctx: Ctx, items) -> tuple[list, list, list]:
+    """Gear entries ({item, count}) as (weapons, armor, other items), the way a delver's sheet holds them."""
     weapons, armor, other = [], [], []
     tables = ctx.rules.gear_tables
     for entry in items:
-        item_id, count = entry["item"], entry.get("count", 1)
+        item_id, count = entry["item"], entry["count"]
         item = ctx.rules.item(item_id)
         if "armor" in tables and item_id in tables["armor"]:
             for _ in range(count):
@@ -32,7 +35,7 @@ def _items_to_gear(ctx: Ctx, items) -> tuple[list, list, list]:
 def _pick_option(ctx: Ctx, who: str, choice_id: str, choice: Mapping, picked: Any) -> tuple[str, Mapping]:
     options = dict(data_items(choice["options"]))
     if picked is None:
-        ctx.refuse(f"{who}: choose {choice.get('prompt', choice_id).lower()}: one of {', '.join(options)}")
+        ctx.refuse(f"{who}: choose {choice['prompt'].lower()}: one of {', '.join(options)}")
     if picked not in options:
         ctx.refuse(f"{who}: {picked!r} is not an option for {choice_id} (options: {', '.join(options)})")
     return picked, options[picked]
@@ -67,8 +70,8 @@ def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
         ctx.refuse(f"class {class_id}: level 1 must set or roll hearts")
 
     # gear and the starting choices (fighter's weapon option, a dagger or a staff)
-    gear = cls.get("starting_gear", {})
-    items = list(gear.get("items", ()))
+    gear = cls["starting_gear"]
+    items = list(gear["items"])
     for cid, choice in data_items(gear.get("choices", {})):
         picked = choices.pop(cid, None)
         if picked is None:  # a table that has not decided yet gets the first option, said so in the log
@@ -77,13 +80,13 @@ def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
         opt_id, opt = _pick_option(ctx, name, cid, choice, picked)
         made[cid] = opt_id
         items += list(opt.get("items", ()))
-    weapons, armor, other = _items_to_gear(ctx, items)
-    purse = ctx.rules.talons(gear.get("purse", {}))
+    weapons, armor, other = items_to_gear(ctx, items)
+    purse = ctx.rules.talons(gear.get("purse", {}))  # a class may start with an empty purse
 
     level1 = ctx.rules.level(class_id, 1)
     skills = {k: v for k, v in data_items(level1.get("skills", {}))}
     resources, resource_max = {}, {}
-    for rid, res in data_items(cls.get("resources", {})):
+    for rid, res in data_items(cls["resources"]):
         resource_max[rid] = res["max"][1]
         resources[rid] = res["max"][1]
 
@@ -97,10 +100,10 @@ def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
     }
 
     # the mage's random spells: D6 on the numbered list, a known spell re-rolled
-    abilities = cls.get("abilities", {})
+    abilities = cls["abilities"]
     for aid, ability in data_items(abilities):
         mech = ability.get("mechanics", {})
-        if ability.get("level", 1) == 1 and "spells_known" in mech and "grimoire" in mech.get("spells_from", ()):
+        if ability["level"] == 1 and "spells_known" in mech and "grimoire" in mech.get("spells_from", ()):
             delver["spells"] = _random_spells(ctx, name, "grimoire", mech["spells_known"], [])
     # the namer's random true names: D66, a known name re-rolled
     if "true_names_known" in cls:
@@ -168,31 +171,22 @@ def _apply_option(ctx: Ctx, delver: dict, choice_id: str, opt_id: str, opt: Mapp
         for a in delver["armor"]:
             if a.get("shield") and armor_bonus.get("excludes") == "shields":
                 continue
-            a["bonus_av"] = a.get("bonus_av", 0) + armor_bonus.get("av", 0)
-            a["dv_max"] += armor_bonus.get("dv", 0)
-            a["dv"] += armor_bonus.get("dv", 0)
-        delver["armor_bonus"] = {"av": armor_bonus.get("av", 0), "dv": armor_bonus.get("dv", 0)}
+            a["bonus_av"] = a.get("bonus_av", 0) + armor_bonus["av"]
+            a["dv_max"] += armor_bonus["dv"]
+            a["dv"] += armor_bonus["dv"]
+        delver["armor_bonus"] = {"av": armor_bonus["av"], "dv": armor_bonus["dv"]}
     if effects.get("free_reload"):
         delver["free_reload"] = effects["free_reload"]
     for ability in opt.get("grants", ()):
         if ability not in delver["abilities"]:
             delver["abilities"].append(ability)
     for item in opt.get("items", ()):
-        w, a, o = _items_to_gear(ctx, [item])
+        w, a, o = items_to_gear(ctx, [item])
         delver["weapons"] += w
         delver["armor"] += a
         delver["items"] += o
     for nested_id, _ in data_items(opt.get("choices", {})):
         delver["pending_choices"].append({"level": delver["level"], "choice": nested_id, "within": choice_id})
-
-
-def _find_choice(ctx: Ctx, delver: dict, pending: Mapping) -> Mapping:
-    choices = ctx.rules.level(delver["class_id"], pending["level"]).get("choices", {})
-    if "within" in pending:
-        outer = choices[pending["within"]]
-        opt = outer["options"][delver["choices"][pending["within"]]]
-        return opt["choices"][pending["choice"]]
-    return choices[pending["choice"]]
 
 
 def level_up_in(ctx: Ctx, delver: dict) -> dict:
@@ -213,19 +207,19 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
         delver["max_hearts"] = ctx.roll("hearts", str(rule["roll"]), who=delver["name"],
                                         why=f"level {new} hearts").total
     gained = delver["max_hearts"] - before
-    if delver["status"] == STATUS_ALIVE:
+    if is_alive(delver):
         delver["hearts"] = max(0, delver["hearts"] + gained)
     delver["level"] = new
     for skill, bonus in data_items(block.get("skills", {})):
         delver["skills"][skill] = bonus
-    for rid, res in data_items(cls.get("resources", {})):
+    for rid, res in data_items(cls["resources"]):
         old_max = delver["resource_max"].get(rid, 0)
         new_max = res["max"][new]
         delver["resource_max"][rid] = new_max
         delver["resources"][rid] = delver["resources"].get(rid, 0) + max(0, new_max - old_max)
-    for aid, ability in data_items(cls.get("abilities", {})):
+    for aid, ability in data_items(cls["abilities"]):
         mech = ability.get("mechanics", {})
-        if ability.get("level") == new and mech.get("spells_known"):
+        if ability["level"] == new and mech.get("spells_known"):
             # the mage's level 2: learns the rest of the list
             rest = [sid for sid in ctx.rules.spell_by_number("grimoire").values() if sid not in delver["spells"]]
             delver["spells"] = delver["spells"] + rest[: max(0, mech["spells_known"] - len(delver["spells"]))]
@@ -246,18 +240,14 @@ def choose(ctx: Ctx, who: str, choice: str, option: str) -> None:
     if pending is None:
         waiting = ", ".join(p["choice"] for p in d["pending_choices"]) or "nothing"
         ctx.refuse(f"{who} has no {choice!r} choice to make (waiting: {waiting})")
-    spec = _find_choice(ctx, d, pending)
+    spec = find_choice(ctx.rules, d, pending)
     delver = clone(d)
     del delver["pending_choices"][d["pending_choices"].index(pending)]
     if "from_skills" in spec:
-        wanted = spec["from_skills"]
-        class_skills = ctx.rules.class_(d["class_id"])["skills"]
-        skills = [s for s, bonus in d["skills"].items()
-                  if bonus == wanted.get("bonus", "proficient")
-                  and bool(class_skills.get(s, {}).get("weapon")) == bool(wanted.get("weapon", False))]
+        skills = raisable_skills(ctx.rules, d, spec)
         if option not in skills:
             ctx.refuse(f"{who}: {option!r} is not a skill {who} can raise here (one of: {', '.join(skills)})")
-        delver["skills"][option] = spec.get("raise_to", "expert")
+        delver["skills"][option] = spec["raise_to"]
         delver["choices"][choice] = option
     else:
         opt_id, opt = _pick_option(ctx, who, choice, spec, option)

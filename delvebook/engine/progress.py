@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..events import clone
-from ..model import STATUS_DEAD
+from ..model import format_purse, is_dead, present
 from .base import Ctx, command, data_items
-from .creation import level_up_in
+from .creation import items_to_gear, level_up_in
+from .queries import coin_talons
+
+__all__ = ["award", "talons_of"]
 
 
 # ---------------------------------------------------------------- sessions, time, rests
@@ -55,7 +58,7 @@ def rest(ctx: Ctx) -> None:
     restores = set(ctx.core["rest"]["restores"])
     restored = {}
     for name, d in ctx.state["delvers"].items():
-        if d["status"] == STATUS_DEAD:
+        if is_dead(d):
             continue
         for rid, have in d["resources"].items():
             top = d["resource_max"].get(rid, have)
@@ -75,13 +78,13 @@ def rest(ctx: Ctx) -> None:
 
 def award(ctx: Ctx, amount: int, reason: str, source: str) -> None:
     """Split ``amount`` XP equally across the party present; the remainder waits in the party pool."""
-    present = [n for n in ctx.state["seats"] if ctx.state["delvers"][n]["status"] != STATUS_DEAD]
+    party = present(ctx.state)
     pool = ctx.state["xp_pool"]
     total = amount + pool
     shares, level_ups = {}, []
-    if present:
-        share, left = divmod(total, len(present))
-        for name in present:
+    if party:
+        share, left = divmod(total, len(party))
+        for name in party:
             d = ctx.state["delvers"][name]
             if share == 0:
                 continue
@@ -138,6 +141,14 @@ def explore_room(ctx: Ctx, name: str) -> None:
 
 # ---------------------------------------------------------------- money
 
+def _largest_first(units: Mapping) -> list:
+    return sorted((u for _, u in data_items(units)), key=lambda u: -u["talons"])
+
+
+def _example(units: Mapping) -> str:
+    return " ".join(f"{n}{u['symbol']}" for n, u in zip(range(2, 9), _largest_first(units)))
+
+
 def talons_of(ctx: Ctx, amount) -> int:
     """An amount of money in talons: an int of talons, {"crown": 3, "talon": 4}, or text like '2C 5T'."""
     if isinstance(amount, bool):
@@ -156,7 +167,8 @@ def talons_of(ctx: Ctx, amount) -> int:
         for part in amount.replace(",", " ").split():
             num, sym = part[:-1], part[-1:].upper()
             if not num.isdigit() or sym not in by_symbol:
-                ctx.refuse(f"{amount!r}: write money like '2B 3C 4T' (bars, crowns, talons)")
+                ctx.refuse(f"{amount!r}: write money like {_example(units)!r} "
+                           f"({', '.join(u['name'].lower() for u in _largest_first(units))})")
             total += int(num) * by_symbol[sym]
         return total
     ctx.refuse(f"{amount!r} is not an amount of money")
@@ -164,24 +176,24 @@ def talons_of(ctx: Ctx, amount) -> int:
 
 @command("earn")
 def earn(ctx: Ctx, amount, who: str | None = None, reason: str | None = None) -> None:
-    """Coins earned: into one delver's purse (or shared out by seat), and 1 XP per crown to the party."""
+    """Coins earned: into one delver's purse (or shared out by seat), and XP per coin (the unit the XP rules
+    name, ``core.xp.coin``) to the party; talons short of a coin wait in the coin pool."""
     talons = talons_of(ctx, amount)
     if talons <= 0:
         ctx.refuse("earnings must be more than nothing")
-    present = [n for n in ctx.state["seats"] if ctx.state["delvers"][n]["status"] != STATUS_DEAD]
+    party = present(ctx.state)
     if who is not None:
         ctx.delver(who)
         split = {who: talons}
-    elif present:
-        share, left = divmod(talons, len(present))
-        split = {n: share + (1 if i < left else 0) for i, n in enumerate(present)}
+    elif party:
+        share, left = divmod(talons, len(party))
+        split = {n: share + (1 if i < left else 0) for i, n in enumerate(party)}
     else:
         ctx.refuse("there is no one to hold the money")
     for name, t in split.items():
         if t:
             ctx.set(["delvers", name, "purse"], ctx.state["delvers"][name]["purse"] + t)
-    crown = ctx.core["currency"]["units"]["crown"]["talons"]
-    coins, rest = divmod(ctx.state["coin_pool"] + talons, crown)
+    coins, rest = divmod(ctx.state["coin_pool"] + talons, coin_talons(ctx.rules))
     ctx.set(["coin_pool"], rest)
     ctx.out(talons=talons, purses=split, reason=reason)
     if coins:
@@ -195,8 +207,8 @@ def spend(ctx: Ctx, who: str, amount, reason: str | None = None) -> None:
     if talons <= 0:
         ctx.refuse("spending must be more than nothing")
     if d["purse"] < talons:
-        from ..model import format_purse
-        ctx.refuse(f"{who} has {format_purse(d['purse'])}, not enough for {format_purse(talons)}")
+        units = ctx.core["currency"]["units"]
+        ctx.refuse(f"{who} has {format_purse(d['purse'], units)}, not enough for {format_purse(talons, units)}")
     ctx.set(["delvers", who, "purse"], d["purse"] - talons)
     ctx.out(who=who, talons=talons, reason=reason)
 
@@ -204,7 +216,6 @@ def spend(ctx: Ctx, who: str, amount, reason: str | None = None) -> None:
 @command("buy")
 def buy(ctx: Ctx, who: str, item: str, count: int = 1) -> None:
     """Buy gear at the price the rules give (a bundle counts once: 20 arrows for 1 crown)."""
-    from .creation import _items_to_gear
     if item not in ctx.rules.gear:
         ctx.refuse(f"there is no {item!r} in the gear list")
     price = ctx.rules.price_talons(item)
@@ -214,11 +225,11 @@ def buy(ctx: Ctx, who: str, item: str, count: int = 1) -> None:
     cost = price * count
     d = ctx.delver(who)
     if d["purse"] < cost:
-        from ..model import format_purse
-        ctx.refuse(f"{who} has {format_purse(d['purse'])}, not enough for {format_purse(cost)}")
+        units = ctx.core["currency"]["units"]
+        ctx.refuse(f"{who} has {format_purse(d['purse'], units)}, not enough for {format_purse(cost, units)}")
     delver = clone(d)
     delver["purse"] -= cost
-    w, a, o = _items_to_gear(ctx, [{"item": item, "count": count * bundle if bundle > 1 else count}])
+    w, a, o = items_to_gear(ctx, [{"item": item, "count": count * bundle if bundle > 1 else count}])
     delver["weapons"] += w
     delver["armor"] += a
     delver["items"] += o

@@ -10,7 +10,8 @@ import ipywidgets as w
 
 from ..model import format_purse
 from ._base import Table, bar_html, button, esc, hearts_colour, luck_pips, put
-from .preview import attack_chance, check_chance, odds_inputs, pct, skill_label, weapon_choices
+from ..distribution import percent
+from ..engine import queries
 
 __all__ = ["DelverCard", "sheet_html"]
 
@@ -154,7 +155,7 @@ class DelverCard:
                 b = button(sid, (lambda s=sid: self.check(s)), cls="delvebook-skill")
                 self._skill_buttons[sid] = b
             self.skills.children = list(self._skill_buttons.values())
-        weapons = tuple(weapon_choices(self.camp, self.name))
+        weapons = tuple(queries.weapons(self.camp.state, self.camp.rules, self.name))
         if weapons != self._weapon_keys:
             self._weapon_keys = weapons
             self._weapon_buttons = []
@@ -171,20 +172,20 @@ class DelverCard:
         vs, target = t.vs, t.target.value
         enc = self.camp.state["encounter"]
         foe = vs if enc is not None and vs in enc["foes"] else None
-        key = (vs, target, foe, self._skill_ids, self._weapon_keys, odds_inputs(self.camp, self.name, vs))
+        key = (vs, target, foe, self._skill_ids, self._weapon_keys, queries.odds_inputs(self.camp.state, self.name, vs))
         if key == self._chances_key:
             return  # the same odds as last time: a lost heart or a spent luck die does not change them
         self._chances_key = key
         for sid, b in self._skill_buttons.items():
-            label = skill_label(self.camp, d, sid)
-            p = check_chance(self.camp, self.name, sid, None if vs else target, vs)
+            label = queries.skill_label(self.camp.state, self.camp.rules, self.name, sid)
+            p = queries.check_odds(self.camp.state, self.camp.rules, self.name, sid, None if vs else target, vs)
             if p is not None:
-                label += f" · {pct(p)} vs {vs}" if vs else f" · {pct(p)} vs {target}"
+                label += f" · {percent(p, 0)} vs {vs}" if vs else f" · {percent(p, 0)} vs {target}"
             put(b, description=label)
         for label, arg, b in self._weapon_buttons:
             if foe:
-                p = attack_chance(self.camp, self.name, foe, arg)
-                label = f"{label} · {pct(p)} vs {foe}" if p is not None else label
+                p = queries.hit_chance(self.camp.state, self.camp.rules, self.name, foe, arg)
+                label = f"{label} · {percent(p, 0)} vs {foe}" if p is not None else label
             put(b, description=label, disabled=foe is None)
 
     def refresh(self) -> None:

@@ -8,7 +8,7 @@ import base64
 import ipywidgets as w
 
 from ._base import Table, button, esc, set_options
-from .preview import ability_choices, choice_options, spell_choices
+from ..engine import queries
 
 __all__ = ["KeeperControls", "download_link"]
 
@@ -131,12 +131,15 @@ class KeeperControls:
         who, choice = self.pending.value
         d = self.camp.state["delvers"].get(who)
         p = next((p for p in (d or {}).get("pending_choices", ()) if p["choice"] == choice), None)
-        set_options(self.option, choice_options(self.camp, who, p) if p else [])
+        set_options(self.option, queries.choice_options(self.camp.state, self.camp.rules, who, p) if p else [])
 
     def _refresh_delver(self) -> None:
         who = self.who.value
-        set_options(self.ability, ability_choices(self.camp, who) if who else [])
-        set_options(self.spell, spell_choices(self.camp, who) if who else [])
+        state, rules = self.camp.state, self.camp.rules
+        set_options(self.ability, [(a.label, a.id) for a in queries.abilities_available(state, rules, who)]
+                    if who else [])
+        set_options(self.spell, [(s.label, s.id) for s in queries.spells_available(state, rules, who)
+                                 if s.via in ("spellbook", "blessing", "signature")] if who else [])
 
     def refresh(self) -> None:
         t = self.table

@@ -11,7 +11,8 @@ import ipywidgets as w
 
 from ._base import Table, button, esc, is_wound, put, set_options
 from .cards import hearts_html
-from .preview import attack_chance, odds_inputs, pct, weapon_choices
+from ..distribution import percent
+from ..engine import queries
 
 __all__ = ["Tracker", "foes_html"]
 
@@ -158,19 +159,20 @@ class Tracker:
         party, foes = self._sides(enc)
         targets = foes if attacker in party else party
         set_options(self.target, [(t, t) for t in targets])
-        choices = weapon_choices(self.camp, attacker)[:WEAPON_SLOTS]
+        choices = queries.weapons(self.camp.state, self.camp.rules, attacker)[:WEAPON_SLOTS]
         self._weapon_args = [arg for _, arg in choices]
         target = self.target.value
         # the odds depend on who, with what, and the conditions in play (blessings, marks, orders)
-        key = (attacker, target, tuple(choices), odds_inputs(self.camp, attacker, target))
+        key = (attacker, target, tuple(choices), queries.odds_inputs(self.camp.state, attacker, target))
         if key == self._chances_key:
             return
         self._chances_key = key
         for i, b in enumerate(self.weapon_buttons):
             if i < len(choices):
                 label, arg = choices[i]
-                p = attack_chance(self.camp, attacker, target, arg) if target else None
-                put(b, description=f"{label} · {pct(p)} vs {target}" if p is not None else label,
+                p = queries.hit_chance(self.camp.state, self.camp.rules, attacker, target, arg) \
+                    if target else None
+                put(b, description=f"{label} · {percent(p, 0)} vs {target}" if p is not None else label,
                     tooltip=f"{attacker} attacks {target or '(pick a target)'} with {label}", disabled=not target)
                 put(b.layout, display=None)
             else:

@@ -1,0 +1,90 @@
+"""Class abilities (``use``) and spells (``cast``): each with its cost, its limits and its effect.
+
+``use(who, ability, target=None, **options)`` plays any ability of the delver's class by id (or name);
+``cast(who, spell, target=None, via=None, **options)`` casts a mage's grimoire spell (from the book, or
+``via="wand"``), a cleric's divine spell, a bard's chosen spell, a Blood Magic sword's traced spell
+(``via="sword"``) or a namer's naming magic (``cast(who, "naming", names=[...], description=..., cost=N)``).
+
+One module per class registers what its abilities and spells do (``effects.uses``, ``effects.spell``) and what
+they change in rolls, attacks and damage; ``shared`` holds what they have in common. An ability no module
+plays (a campaign's own) is paid and played from its ``mechanics`` (a heal, a next-attack rider) or recorded.
+
+Standard library only: part of the pure core.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import effects
+from ..base import Ctx, command
+from ..effects import Input
+from .shared import (Options, cast_with, check_names_and_cost, find_ability, require_ability, use_by_mechanics)
+from . import rogue, fighter, mage, cleric, namer  # noqa: F401  (each registers its abilities and spells)
+
+__all__ = ["use", "cast"]
+
+
+@command("use")
+def use(ctx: Ctx, who: str, ability: str, target: str | None = None, **options: Any) -> None:
+    """A class ability: the delver must have it (level, specialty or technique), pays its cost, and it acts."""
+    d = ctx.delver(who)
+    aid, a = find_ability(ctx, who, d, ability)
+    ctx.require_able(who, f"use {a['name']}")
+    require_ability(ctx, who, d, aid, a)
+    opts = Options(options)
+    handler = effects.USES.get(aid)
+    detail = (handler.fn if handler is not None else use_by_mechanics)(ctx, who, d, aid, a, target, opts) or {}
+    opts.done(ctx, a["name"])
+    ctx.out(who=who, ability=aid, ability_name=a["name"], target=target, **detail)
+
+
+@command("cast")
+def cast(ctx: Ctx, who: str, spell: str, target: str | None = None, via: str | None = None,
+         **options: Any) -> None:
+    """A spell: a mage's from the book or wand, a cleric's divine spell, a bard's song, a Blood Magic
+    sword's charge (``via="sword"``), or a namer's naming magic."""
+    d = ctx.delver(who)
+    ctx.require_able(who, "cast a spell")
+    opts = Options(options)
+    detail = cast_with(ctx, who, d, spell, target, via, opts)
+    opts.done(ctx, f"casting {spell}")
+    ctx.out(who=who, target=target, **detail)
+
+
+@effects.uses("grimoire_magic", "wand_magic", "divine_spellcasting", "naming_magic",
+              inputs=(Input("spell", "spell", True, "the spell cast"),))
+def _use_spellcasting(ctx, who, d, aid, a, target, opts):
+    """A spellcasting ability used by name casts the spell (the wand's, for Wand Magic)."""
+    spell = opts.take("spell", "naming" if aid == "naming_magic" else None)
+    if spell is None:
+        ctx.refuse(f"{a['name']}: name the spell (spell=...)")
+    via = "wand" if aid == "wand_magic" else opts.take("via")
+    return cast_with(ctx, who, d, spell, target, via, opts)
+
+
+@effects.uses("signature_spell", inputs=(Input("description", "text", True, "the spell as agreed with the keeper"),
+                                         Input("spell", "spell", False, "a mage: the book spell improved"),
+                                         Input("names", "names", False, "a namer: the true names it uses"),
+                                         Input("cost", "number", False, "a namer: its fixed soul point cost"),
+                                         Input("name", "text", False, "what it is called")))
+def _use_signature(ctx, who, d, aid, a, target, opts):
+    """Record the signature spell: a mage improves a book spell with the keeper; a namer writes one
+    spell with a fixed soul point cost."""
+    if d.get("signature_spell"):
+        ctx.refuse(f"{who} already has a signature spell ({d['signature_spell']['name']})")
+    description = opts.take("description")
+    if not description:
+        ctx.refuse("a signature spell needs the description agreed with the keeper (description=...)")
+    if "true_names_known" in ctx.rules.class_(d["class_id"]):
+        names, cost = check_names_and_cost(ctx, who, d, opts.take("names"), opts.take("cost"))
+        sig = {"name": opts.take("name") or "signature", "names": names, "description": description,
+               "cost": cost, "resource": a["variable_cost"]["resource"]}
+    else:
+        spell = opts.take("spell")
+        if spell not in d["spells"]:
+            ctx.refuse(f"a signature spell improves a spell in {who}'s book ({', '.join(d['spells'])}), "
+                       f"not {spell!r}")
+        sig = {"name": opts.take("name") or spell, "spell": spell, "description": description}
+    ctx.set(["delvers", who, "signature_spell"], sig)
+    return {"signature_spell": sig}

@@ -1,0 +1,179 @@
+"""The mage: grimoire magic (the spellbook, charged each night), the wand, continued research, and the six
+spells of the mage spell list (which a bard or a Blood Magic sword may cast too).
+
+How delvebook reads the text where it is silent:
+- Firebolt's D6 of 3+ keeps the spell in the book; cast from a wand, a sword or a bard's song there is no
+  book to keep it in, so no keep roll is made.
+- Magic Missile's darts may be split between targets (one target per dart); armor meets each dart.
+
+Standard library only: part of the pure core.
+"""
+
+from __future__ import annotations
+
+from ...distribution import odds
+from ...model import is_dead
+from .. import combat, effects
+from ..base import Ctx, Reader
+from ..effects import Input
+from ..queries import SpellChoice, cost_text, signature_choice, spell_inputs
+from .shared import (TARGET, begin_cast, cost_paid, damage_with, end_kind, pay, require_ability,
+                     spell_attack, spell_effect)
+
+__all__: list[str] = []
+
+
+# ---------------------------------------------------------------- grimoire magic
+
+def _offers_book(r: Reader, who: str, d: dict, aid: str, a) -> list[SpellChoice]:
+    """Each spell in the book (used ones said so: the wand may still cast them), and a signature spell."""
+    used = set(d.get("spellbook_used", ()))
+    out = []
+    for sid in d.get("spells", ()):
+        s = r.rules.spell(sid)
+        label = f"{s['name']} (spellbook{', used' if sid in used else ''})"
+        out.append(SpellChoice(sid, s["name"], "spellbook", a["cost"], cost_text(a["cost"]), s["effect"],
+                               spell_inputs(sid), sid in used, label))
+    sig = signature_choice(d)
+    return out + ([sig] if sig else [])
+
+
+@effects.casting("grimoire_magic", via=("book", "spellbook", "wand"), offers=_offers_book)
+def _cast_grimoire(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -> dict:
+    """A spell from the book (once a charge), or from the wand (``via="wand"``: a wand charge)."""
+    abilities = ctx.class_abilities(d)
+    grimoire = abilities["grimoire_magic"]
+    require_ability(ctx, who, d, "grimoire_magic", grimoire)
+    sig = d.get("signature_spell") or {}
+    if spell not in d["spells"] and spell == sig.get("name"):
+        spell = sig["spell"]
+    if spell not in d["spells"]:
+        ctx.refuse(f"{who}'s spellbook holds {', '.join(d['spells']) or 'nothing'}; not {spell!r}")
+    worn = [a["name"] for a in d["armor"] if not a.get("shield")]
+    if worn:
+        ctx.refuse(f"{who} wears {', '.join(worn)}: grimoire magic cannot be cast in physical armor")
+    held = [a["name"] for a in d["armor"] if a.get("shield")]
+    if held or opts.take("hands_free", True) is False:
+        ctx.refuse(f"casting grimoire magic needs both hands; {who} holds {', '.join(held) or 'something'}")
+    name = ctx.rules.spell(spell)["name"]
+    out: dict = {"spell": spell, "via": "wand" if via == "wand" else "spellbook"}
+    if via == "wand":
+        wand = abilities.get("wand_magic")
+        if wand is None:
+            ctx.refuse(f"{who} has no wand magic")
+        require_ability(ctx, who, d, "wand_magic", wand)
+        if not any(it.get("item") == "wand" and it.get("count", 1) > 0 for it in d["items"]):
+            ctx.refuse(f"{who} carries no wand")
+        out["paid"] = pay(ctx, who, wand["cost"], f"{name} from the wand")
+    else:
+        if d["resources"].get("spellbook", 0) < 1:
+            ctx.refuse(f"{who}'s spellbook is not charged: it charges at night (a rest)")
+        if spell in d["spellbook_used"]:
+            ctx.refuse(f"{who} has already cast {name} from the book since the last rest "
+                       f"(each spell once a charge; the wand may still cast it)")
+    begin_cast(ctx, who, name)
+    out.update(spell_effect(ctx, who, d, spell, target, opts))
+    if sig.get("spell") == spell:
+        out["signature"] = sig["description"]
+    if via != "wand":
+        keep = ctx.rules.spell(spell).get("keep_on")
+        kept = False
+        if keep:
+            r = ctx.roll("keep", str(keep["die"]), who=who, why=f"is {name} consumed?")
+            kept = r.total >= keep["target"]
+            out["keep"] = {"total": r.total, "target": keep["target"], "kept": kept,
+                           "chance": str(odds(str(keep["die"]), target=keep["target"]))}
+        if not kept:
+            ctx.append(["delvers", who, "spellbook_used"], spell)
+    return out
+
+
+@effects.uses("continued_research", inputs=(Input("spell", "spell", True, "the spell copied"),
+                                            Input("source", "text", False, "book or scroll (a scroll is destroyed)")))
+def _use_research(ctx, who, d, aid, a, target, opts):
+    """Copy a spell from a book or scroll for 20 coins of ink; a scroll is destroyed."""
+    spell = opts.take("spell")
+    source = opts.take("source", "book")
+    if source not in ("book", "scroll"):
+        ctx.refuse(f"a spell is copied from a book or a scroll, not {source!r}")
+    if spell not in ctx.rules.spells:
+        ctx.refuse(f"there is no spell {spell!r} in the rules (add a campaign spell first)")
+    if spell in d["spells"]:
+        ctx.refuse(f"{who}'s book already holds {ctx.rules.spell(spell)['name']}")
+    out = cost_paid(ctx, who, a)
+    ctx.append(["delvers", who, "spells"], spell)
+    return {**out, "copied": spell, "source": source, "scroll_destroyed": source == "scroll"}
+
+
+# ---------------------------------------------------------------- the mage spell list
+
+@effects.spell("light", inputs=(Input("item", "text", False, "what glows"),
+                                Input("blind", "flag", False, "instead touch to blind (an unarmed attack)"),
+                                TARGET))
+def _light(ctx, who, d, spell, s, target, opts):
+    if opts.take("blind", False):  # the touch form: an unarmed attack that blinds for an hour on a hit
+        a = spell_attack(ctx, who, d, target, "Light (blinding touch)", opts)
+        if a["lands"]:
+            ctx.add_condition("blinded", target, who, duration=s["duration"], spell=spell)
+        return {"spell_attack": a, "blinded": a["lands"]}
+    item = opts.take("item", "an item")
+    ctx.add_condition("light", who, who, duration=s["duration"], item=item, light_ft=s["light_ft"])
+    return {"light": {"item": item, "ft": s["light_ft"]}}
+
+
+@effects.spell("magic_missile", inputs=(Input("target", "creature", True, "one target, or one per dart"),))
+def _magic_missile(ctx, who, d, spell, s, target, opts):
+    name, darts = s["name"], int(s["darts"])
+    aims = target if isinstance(target, list) else [target] * darts
+    if target is None or len(aims) != darts:
+        ctx.refuse(f"{name} fires {darts} darts: name one target, or one per dart")
+    for t in set(aims):
+        ctx.require_living(t, "be hit")
+    damage = []
+    for k, t in enumerate(aims):  # each dart always hits; armor meets each one
+        if is_dead(ctx.combatant(t)[1]):
+            damage.append({"target": t, "dart": k + 1, "wasted": True})
+            continue
+        hit = combat.deal_damage(ctx, t, int(s["damage"]), f"{who} ({name}, dart {k + 1})")
+        hit.update(dart=k + 1)
+        damage.append(hit)
+    return {"damage": damage}
+
+
+@effects.spell("find_familiar", inputs=(Input("name", "text", False, "the familiar's name"),
+                                        Input("form", "text", False, "its varmint form")))
+def _find_familiar(ctx, who, d, spell, s, target, opts):
+    if d.get("familiar"):
+        ctx.refuse(f"{who} already has a familiar ({d['familiar']['name']}); each mage has only one")
+    fam = s["familiar"]
+    familiar = {"name": opts.take("name", f"{who}'s familiar"), "form": opts.take("form", "varmint"),
+                "hearts": fam["hearts"], "max_hearts": fam["hearts"], "damage": fam["damage"],
+                "range_ft": fam["range_ft"]}
+    ctx.set(["delvers", who, "familiar"], familiar)
+    return {"familiar": familiar}
+
+
+@effects.spell("firebolt", inputs=(Input("target", "creature", True, "who the bolt is aimed at"),))
+def _firebolt(ctx, who, d, spell, s, target, opts):
+    name = s["name"]
+    if target is None:
+        ctx.refuse(f"{name} is a ranged spell attack: name its target")
+    a = spell_attack(ctx, who, d, target, name, opts)
+    damage = [damage_with(ctx, who, target, str(s["damage"]), name)] if a["lands"] else []
+    return {"spell_attack": a, "damage": damage}
+
+
+@effects.spell("invisibility", inputs=(TARGET,))
+def _invisibility(ctx, who, d, spell, s, target, opts):
+    target = target or who
+    ctx.require_living(target, "turn invisible")
+    end_kind(ctx, target, "invisible", "invisible anew")
+    ctx.add_condition("invisible", target, who, duration=s["duration"], ends_when=["attack", "cast"])
+    return {"invisible": target}
+
+
+@effects.spell("minor_illusion", inputs=(Input("description", "text", False, "what the illusion shows"),))
+def _minor_illusion(ctx, who, d, spell, s, target, opts):
+    what = opts.take("description", "an illusion")
+    ctx.add_condition("illusion", who, who, duration=s["duration"], description=what, area=s["area"])
+    return {"illusion": what}

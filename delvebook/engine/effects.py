@@ -1,0 +1,249 @@
+"""Where abilities, spells and conditions plug into the rules: registries the core rules consult.
+
+The core commands (checks, attacks, damage, healing) never name a class feature or a class's condition:
+each class module registers here what its features do, and the core asks the registry.
+
+- ``roll_bonus``: dice a creature adds to every D20 it rolls (a blessing die).
+- ``skill_boost``: an option that adds dice to a roll already using a skill (Focus), paid or used up once.
+- ``attack_modifier``: what shapes every weapon attack (an order, the next-attack riders of Ferocious strike
+  and Double Strike): advantage, max damage, multi-attack, extra damage.
+- ``attacks_against``: what gives every attack against a creature advantage, weapon or spell (a mark).
+- ``attack_option``: a keyword a class brings to ``attack`` (smite, surprised, sentry) with its hooks:
+  shaping the attack, extra damage on a hit, a check after the hits.
+- ``on_vanquish``: what a kill does for the attacker (a Blood Magic sword is charged).
+- ``conjured_weapon``: a weapon a condition provides (the cleric's Holy Weapon).
+- ``damage_reducer``: what comes off damage before armor (Dodge); ``armor_bonus``: AV a condition adds
+  (Hold the line); ``heal_guard``: what forbids healing (Blood Magic's ban).
+- ``uses`` / ``spell``: the handlers of ``use(ability)`` and of each spell's effect, with the inputs they take.
+- ``casting``: a way a class casts (a mage's book, a cleric's blessings, a bard's song, a sword, naming), with
+  the spells it offers now (what a view lists).
+
+Shaping only reads (a ``Reader``), so the odds a view shows and the roll a command makes come from the same
+code; anything that costs or uses something up is a ``spend`` the plan carries, which only a command pays.
+
+Standard library only: part of the pure core.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, NamedTuple
+
+__all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "casting", "CASTINGS",
+           "roll_bonus", "skill_boost", "attack_modifier", "attacks_against", "attack_option", "on_vanquish",
+           "conjured_weapon", "damage_reducer", "armor_bonus", "heal_guard", "uses", "spell",
+           "ROLL_BONUSES", "SKILL_BOOSTS", "ATTACK_MODIFIERS", "ATTACKS_AGAINST", "ATTACK_OPTIONS", "ON_VANQUISH",
+           "CONJURED_WEAPONS", "DAMAGE_REDUCERS", "ARMOR_BONUSES", "HEAL_GUARDS", "USES", "SPELLS"]
+
+
+# ---------------------------------------------------------------- what a plan carries
+
+class Boost(NamedTuple):
+    """Dice added to a roll, the words that say why, and what taking them costs (paid by a command only)."""
+
+    dice: str
+    said: str
+    spend: Callable | None = None
+
+
+@dataclass
+class AttackPlan:
+    """One attack as the rules shape it before any die is rolled (a query stops here; a command rolls it)."""
+
+    attacker: str
+    attacker_side: str
+    a: Mapping
+    target: str
+    target_side: str
+    t: Mapping
+    weapon: Mapping
+    asked: dict                      # the options the attack was given (advantage, bonus, smite=True, ...)
+    advantage: bool = False
+    max_damage: bool = False
+    multi: int | None = None         # set by riders (Double Strike); an asked multi wins
+    extra_damage: list = field(default_factory=list)   # dice added to every hit's damage
+    attack_bonus: list = field(default_factory=list)   # dice added to the attack roll
+    boosts: list = field(default_factory=list)         # skill boosts taken (Focus)
+    spends: list = field(default_factory=list)         # costs and used-up conditions, in order
+    state: dict = field(default_factory=dict)          # scratch for options' hooks (a smite spent on a hit)
+    # worked out from the above
+    skill: str | None = None
+    n: int = 1
+    counter: bool = True
+    ranged: bool = False
+    base: str = ""                   # the D20 part of the attack roll
+    bonus: str | None = None         # the bonus dice, rolled once for every attack of a multi-attack
+    expr: str = ""                   # base and bonus as one roll (what a single attack rolls)
+    resist: str = ""                 # the target's resist roll
+
+    def spend(self, fn: Callable) -> None:
+        """Something the attack uses up or pays (a condition ended, grit spent), done before the dice."""
+        self.spends.append(fn)
+
+
+class Reduction(NamedTuple):
+    """Damage taken off before armor, the field of the damage record it is written in, and whether damage
+    reduced to nothing still reaches the armor."""
+
+    amount: int
+    field: str
+    spares_armor: bool = True
+
+
+class Input(NamedTuple):
+    """An input an ability or a spell takes: its keyword, its kind (``creature``, ``number``, ``names``,
+    ``text``, ``spell``, ``item``, ``flag``), whether it is required, and a line saying what it is."""
+
+    name: str
+    kind: str
+    required: bool = False
+    what: str = ""
+
+
+@dataclass
+class Handler:
+    """The code behind an ability or a spell, the inputs it takes, and (a spell) what must hold before its
+    cost is paid: ``ready(ctx, who, d, spell_id, s, target)`` refuses, or returns."""
+
+    fn: Callable
+    inputs: tuple = ()
+    ready: Callable | None = None
+
+
+@dataclass
+class AttackOption:
+    """A keyword a class brings to ``attack``: ``shape(reader, plan)`` (may refuse, may add spends),
+    ``on_hit(ctx, plan, hit_number) -> [dice]`` (extra damage on a landed hit), ``after(ctx, plan, results)``."""
+
+    name: str
+    shape: Callable | None = None
+    on_hit: Callable | None = None
+    after: Callable | None = None
+    what: str = ""
+
+
+@dataclass
+class Casting:
+    """A way of casting that comes with a class ability: ``fn(ctx, who, d, spell, target, via, opts) -> dict``;
+    ``via`` words it accepts, ``forced_by`` words that pick it whatever the class; ``offers(reader, who, d, aid,
+    ability) -> [SpellChoice]``: the spells it can cast now."""
+
+    ability: str
+    fn: Callable
+    via: tuple = ()
+    forced_by: tuple = ()
+    offers: Callable | None = None
+
+
+# ---------------------------------------------------------------- the registries
+
+ROLL_BONUSES: list[Callable] = []        # (reader, who) -> Boost | None
+SKILL_BOOSTS: dict[str, Callable] = {}   # option -> (reader, who, c, skill, asked) -> Boost | None
+ATTACK_MODIFIERS: list[Callable] = []    # (reader, plan) -> None
+ATTACKS_AGAINST: list[Callable] = []     # (reader, target) -> bool: attacks against it have advantage
+ATTACK_OPTIONS: dict[str, AttackOption] = {}
+ON_VANQUISH: list[Callable] = []         # (ctx, plan) -> None
+CONJURED_WEAPONS: list[Callable] = []    # (reader, who, c, weapon) -> weapon dict | None
+DAMAGE_REDUCERS: dict[str, Callable] = {}  # option -> (ctx, target, raw, asked) -> Reduction | None
+ARMOR_BONUSES: list[Callable] = []       # (reader, who) -> int
+HEAL_GUARDS: list[Callable] = []         # (reader, who) -> refusal message | None
+USES: dict[str, Handler] = {}            # ability id -> what ``use`` does
+SPELLS: dict[str, Handler] = {}          # spell id -> what the spell does, whoever casts it
+CASTINGS: dict[str, Casting] = {}        # class ability id -> a way of casting
+
+
+def roll_bonus(fn: Callable) -> Callable:
+    """Register dice a creature adds to every D20 roll it makes: ``fn(reader, who) -> Boost | None``."""
+    ROLL_BONUSES.append(fn)
+    return fn
+
+
+def skill_boost(option: str) -> Callable:
+    """Register a roll option (``focus=True``) that adds dice to a roll already using a skill:
+    ``fn(reader, who, c, skill, asked) -> Boost | None`` (asked: the option was given)."""
+    def register(fn: Callable) -> Callable:
+        SKILL_BOOSTS[option] = fn
+        return fn
+    return register
+
+
+def attack_modifier(fn: Callable) -> Callable:
+    """Register what shapes every attack: ``fn(reader, plan)`` sets advantage, max damage, multi, extra dice."""
+    ATTACK_MODIFIERS.append(fn)
+    return fn
+
+
+def attacks_against(fn: Callable) -> Callable:
+    """Register what gives every attack against a creature advantage, weapon or spell (a Guiding Bolt's mark):
+    ``fn(reader, target) -> bool``."""
+    ATTACKS_AGAINST.append(fn)
+    return fn
+
+
+def attack_option(name: str, *, shape: Callable | None = None, on_hit: Callable | None = None,
+                  after: Callable | None = None, what: str = "") -> AttackOption:
+    """Register a keyword option of ``attack`` that a class brings (see ``AttackOption``)."""
+    opt = ATTACK_OPTIONS[name] = AttackOption(name, shape, on_hit, after, what)
+    return opt
+
+
+def on_vanquish(fn: Callable) -> Callable:
+    """Register what an attack that vanquishes its target does afterwards: ``fn(ctx, plan)``."""
+    ON_VANQUISH.append(fn)
+    return fn
+
+
+def conjured_weapon(fn: Callable) -> Callable:
+    """Register a weapon a condition provides: ``fn(reader, who, c, weapon_asked) -> weapon | None``."""
+    CONJURED_WEAPONS.append(fn)
+    return fn
+
+
+def damage_reducer(option: str) -> Callable:
+    """Register what comes off incoming damage before armor, asked for with ``option=True`` (or readied by a
+    condition): ``fn(ctx, target, raw, asked) -> Reduction | None``."""
+    def register(fn: Callable) -> Callable:
+        DAMAGE_REDUCERS[option] = fn
+        return fn
+    return register
+
+
+def armor_bonus(fn: Callable) -> Callable:
+    """Register armor value a condition adds to intact armor: ``fn(reader, who) -> int``."""
+    ARMOR_BONUSES.append(fn)
+    return fn
+
+
+def heal_guard(fn: Callable) -> Callable:
+    """Register what forbids healing: ``fn(reader, who) -> message | None`` (the message refuses it)."""
+    HEAL_GUARDS.append(fn)
+    return fn
+
+
+def uses(*ability_ids: str, inputs: tuple = ()) -> Callable:
+    """Register what ``use(who, ability)`` does for these abilities:
+    ``fn(ctx, who, d, aid, a, target, opts) -> dict`` (what to record)."""
+    def register(fn: Callable) -> Callable:
+        for aid in ability_ids:
+            USES[aid] = Handler(fn, tuple(inputs))
+        return fn
+    return register
+
+
+def spell(*spell_ids: str, inputs: tuple = (), ready: Callable | None = None) -> Callable:
+    """Register what a spell does, whoever casts it and however it is paid for:
+    ``fn(ctx, who, d, spell_id, s, target, opts) -> dict`` (what to record); ``ready`` checks before paying."""
+    def register(fn: Callable) -> Callable:
+        for sid in spell_ids:
+            SPELLS[sid] = Handler(fn, tuple(inputs), ready)
+        return fn
+    return register
+
+
+
+def casting(ability: str, *, via: tuple = (), forced_by: tuple = (), offers: Callable | None = None) -> Callable:
+    """Register the way of casting that comes with class ability ``ability`` (see ``Casting``)."""
+    def register(fn: Callable) -> Callable:
+        CASTINGS[ability] = Casting(ability, fn, tuple(via), tuple(forced_by), offers)
+        return fn
+    return register

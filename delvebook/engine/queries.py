@@ -1,0 +1,597 @@
+"""The questions views and the danger forecast ask, answered from ``(state, rules)`` without changing anything.
+
+What a check or an attack rolls, its exact odds, which weapons a combatant can attack with, whose turn it is,
+which abilities and spells a delver has now with their costs and inputs, the options of a level-up choice,
+the death save. The commands ask the same functions before they roll (an attack builds its expressions with
+``plan_attack``, the one the odds come from), so a button's odds are always the rules' odds.
+
+Each public function takes the state and the rules; the ``*_in`` / ``plan_*`` helpers take a ``Reader`` (a
+command's ``Ctx`` is one). A question about someone who is not there answers None (or an empty list).
+
+Standard library only: part of the pure core.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Mapping, NamedTuple
+
+from ..dice import DiceError, parse
+from ..distribution import Opposed, odds
+from ..model import combatant, current_actor, is_dead, is_dying, present
+from ..rules import Rules, RulesError
+from . import effects
+from .base import Reader, Refused, data_items
+from .effects import AttackPlan, Input
+
+__all__ = [
+    "D20", "SpellAttack", "AbilityChoice", "SpellChoice", "DeathSave", "ANY_WEAPON_SKILL",
+    "skill_id", "skill_bonus", "skill_label", "d20_in", "check_expr", "opposed_expr", "check_odds",
+    "unarmed", "weapon_of", "weapon_skill", "weapons", "plan_attack", "attack_exprs", "attack_odds", "hit_chance",
+    "plan_spell_attack", "spell_attack_odds", "save_expr", "death_save", "luck_die_sides", "coin_talons",
+    "current_actor", "present", "able", "can_act",
+    "ability_refusal", "ability_ready", "abilities_available", "spells_available", "spell_inputs",
+    "signature_choice", "cost_text", "option_name",
+    "find_choice", "raisable_skills", "choice_options", "odds_inputs",
+]
+
+
+# ---------------------------------------------------------------- skills and D20 rolls
+
+def skill_id(r: Reader, c: Mapping, skill: str | None) -> str | None:
+    """A skill named by id or by its display name ('Sleight of hand'), as the delver's class knows it."""
+    if skill is None:
+        return None
+    if skill in c.get("skills", {}):
+        return skill
+    wanted = skill.strip().lower().replace(" ", "_")
+    for sid in c.get("skills", {}):
+        if sid == wanted:
+            return sid
+    if "class_id" in c:
+        for sid, spec in data_items(r.rules.class_(c["class_id"])["skills"]):
+            if spec["name"].lower() == skill.strip().lower() or sid == wanted:
+                return sid
+    return wanted
+
+
+def skill_bonus(r: Reader, c: Mapping, skill: str | None) -> str | None:
+    """The skill's bonus dice for this combatant: +D6 proficient, +2d6 expert (not both), else None."""
+    if skill is None:
+        return None
+    level = c.get("skills", {}).get(skill)
+    if level is None:
+        return None
+    return str(r.core["skill_bonus"][level])
+
+
+def _fmt_dice(expr: str) -> str:
+    """'d6' -> 'D6', '2d6' stays '2d6' (the game writes a lone die in capitals)."""
+    return expr.upper() if expr.startswith("d") else expr
+
+
+def skill_label(state: dict, rules: Rules, who: str, sid: str) -> str:
+    """'Stealth +D6': the class's name for the delver's skill, and its bonus dice."""
+    d = state["delvers"][who]
+    spec = rules.class_(d["class_id"])["skills"].get(sid)
+    name = spec["name"] if spec is not None else None
+    bonus = rules.core["skill_bonus"].get(d["skills"][sid], "")
+    return f"{name or sid.replace('_', ' ').capitalize()} +{str(bonus).upper()}"
+
+
+class D20(NamedTuple):
+    """A D20 roll as the rules build it: the expression, the parts in words, and what taking it costs."""
+
+    expr: str
+    said: list
+    spends: list
+    parts: list
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] + "".join(p if p[0] in "+-" else "+" + p for p in parts[1:])
+
+
+def d20_in(r: Reader, who: str, c: Mapping, skill: str | None, *, die: str | None = None, advantage: bool = False,
+           bonus: Any = None, extra: list[str] = (), asked: Mapping[str, Any] | None = None) -> D20:
+    """A D20 roll by ``who``: the die (or advantage), the skill's bonus, skill boosts when the roller acts
+    (``asked`` is given: Focus, asked for or readied), every roll bonus on ``who`` (a blessing die), ``extra``
+    dice and the keeper's ``bonus``."""
+    core = r.core
+    parts = [str(core["advantage"]["dice"]) if advantage else str(die or core["check"]["die"])]
+    said = ["advantage" if advantage else "D20"]
+    spends: list = []
+    sb = skill_bonus(r, c, skill)
+    if sb:
+        parts.append(sb)
+        said.append(f"{skill} {sb}")
+    if asked is not None and "class_id" in c:  # the actor's own boosts: a foe has no grit to focus with
+        for option, boost in effects.SKILL_BOOSTS.items():
+            b = boost(r, who, c, skill, bool(asked.get(option)))
+            if b is not None:
+                parts.append(b.dice)
+                said.append(b.said)
+                if b.spend is not None:
+                    spends.append(b.spend)
+    for bonus_of in effects.ROLL_BONUSES:
+        b = bonus_of(r, who)
+        if b is not None:
+            parts.append(b.dice)
+            said.append(b.said)
+    for e in extra:
+        parts.append(e)
+        said.append(e)
+    if bonus not in (None, 0, ""):
+        b = str(bonus)
+        parse(b)  # a bad bonus is the keeper's typo: a DiceError says where
+        parts.append(b if b[0] in "+-" else "+" + b)
+        said.append(f"bonus {b}")
+    return D20(parse(_join(parts)).text, said, spends, parts)
+
+
+def check_expr(state: dict, rules: Rules, who: str, skill: str | None = None) -> str | None:
+    """What ``who`` rolls for a check with ``skill`` (by id or name), as things stand."""
+    found = combatant(state, who)
+    if found is None:
+        return None
+    r = Reader(state, rules)
+    return d20_in(r, who, found[1], skill_id(r, found[1], skill), asked={}).expr
+
+
+def opposed_expr(r: Reader, vs: str, c: Mapping, skill: str | None = None, bonus: Any = None) -> str:
+    """What an opponent rolls against a check."""
+    return d20_in(r, vs, c, skill_id(r, c, skill), die=r.core["opposed_check"]["die"], bonus=bonus).expr
+
+
+def check_odds(state: dict, rules: Rules, who: str, skill: str | None = None, target: int | None = None,
+               vs: str | None = None, vs_skill: str | None = None) -> Fraction | None:
+    """The exact chance that a check by ``who`` succeeds: meets or beats ``target``, or beats ``vs`` (on a tie
+    the defender holds)."""
+    expr = check_expr(state, rules, who, skill)
+    if expr is None:
+        return None
+    if vs:
+        found = combatant(state, vs)
+        if found is None or vs == who:
+            return None
+        return odds(expr, vs=opposed_expr(Reader(state, rules), vs, found[1], vs_skill)).win
+    if target is None:
+        return None
+    return odds(expr, target=target)
+
+
+# ---------------------------------------------------------------- weapons and attacks
+
+def unarmed(r: Reader) -> dict:
+    """Fists: the damage the rules give an unarmed attack, with the unarmed skill."""
+    return {"name": "Unarmed", "item": "unarmed", "damage": str(r.core["unarmed"]["damage"]), "skill": "unarmed",
+            "ranged": False, "bonus": 0}
+
+
+def _foe_attack(c: Mapping) -> dict:
+    return {"name": "attack", "damage": c["damage"], "skill": None, "ranged": c["ranged"], "bonus": 0,
+            "attack_bonus": c["attack_bonus"]}
+
+
+def weapon_of(r: Reader, who: str, c: Mapping, weapon: Any = None) -> dict:
+    """The weapon ``who`` attacks with: a foe's bestiary attack; a conjured weapon (Holy Weapon); by index, item
+    or name among its weapons; its first weapon if none is named; else fists."""
+    if "class_id" not in c:
+        return _foe_attack(c)
+    for conjure in effects.CONJURED_WEAPONS:
+        w = conjure(r, who, c, weapon)
+        if w is not None:
+            return w
+    if weapon in (None, "") and c["weapons"]:
+        return c["weapons"][0]
+    if weapon in (None, "", "unarmed", "Unarmed"):
+        return unarmed(r)
+    if isinstance(weapon, int) and not isinstance(weapon, bool) and 0 <= weapon < len(c["weapons"]):
+        return c["weapons"][weapon]
+    for w in c["weapons"]:
+        if weapon in (w.get("item"), w.get("name")) or str(weapon).lower() == str(w.get("name", "")).lower():
+            return w
+    names = ", ".join(w["name"] for w in c["weapons"]) or "none"
+    r.refuse(f"{who} has no weapon {weapon!r} (weapons: {names}, or unarmed)")
+
+
+ANY_WEAPON_SKILL = "weapons"
+"""The fighter's Weapons skill: 'If you can kill with it, your skill applies' (a class with a skill of this id
+gets it on every weapon)."""
+
+
+def weapon_skill(r: Reader, c: Mapping, w: Mapping) -> str | None:
+    """The best skill that applies: the weapon's own skill, or Weapons (anything it can kill with)."""
+    best, rank = None, 0
+    ranks = {"proficient": 1, "expert": 2}
+    for s in (w.get("skill"), ANY_WEAPON_SKILL):
+        if s and ranks.get(c.get("skills", {}).get(s), 0) > rank:
+            best, rank = s, ranks[c["skills"][s]]
+    return best
+
+
+def weapons(state: dict, rules: Rules, who: str) -> list[tuple[str, Any]]:
+    """(label, weapon argument) for each distinct weapon ``who`` carries ('Sword 2d6', 0); fists when it carries
+    none; a foe has its one attack ('Attack D6', None)."""
+    found = combatant(state, who)
+    if found is None:
+        return []
+    c = found[1]
+    if "class_id" not in c:
+        return [(f"Attack {_fmt_dice(str(c['damage']))}", None)]
+    out, seen = [], set()
+    for i, wpn in enumerate(c["weapons"]):
+        key = (wpn["name"], wpn["damage"], wpn.get("bonus"))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append((f"{wpn['name']} {_fmt_dice(str(wpn['damage']))}", i))
+    if not out:
+        out.append((f"Unarmed {rules.core['unarmed']['damage']}", "unarmed"))
+    return out
+
+
+def _against(r: Reader, target: str) -> bool:
+    """Whether attacks against ``target`` have advantage (a Guiding Bolt's mark)."""
+    return any(against(r, target) for against in effects.ATTACKS_AGAINST)
+
+
+def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
+                asked: Mapping[str, Any] | None = None) -> AttackPlan:
+    """An attack as the rules shape it before any die: the weapon, advantage, max damage, the number of attacks,
+    whether the target may counter, the attack roll and the target's resist roll. Refuses what the rules do not
+    allow (a weapon ``attacker`` lacks, an option it cannot take); pays nothing (``plan.spends`` does)."""
+    asked = dict(asked or {})
+    a_side, a = r.combatant(attacker)
+    t_side, t = r.combatant(target)
+    w = weapon_of(r, attacker, a, weapon)
+    plan = AttackPlan(attacker, a_side, a, target, t_side, t, w, asked)
+    plan.ranged = bool(w.get("ranged"))
+    if asked.get("extra_damage"):
+        plan.extra_damage.append(str(asked["extra_damage"]))
+    for name, opt in effects.ATTACK_OPTIONS.items():
+        if asked.get(name) and opt.shape is not None:
+            opt.shape(r, plan)
+    for modify in effects.ATTACK_MODIFIERS:
+        modify(r, plan)
+    plan.advantage = bool(asked.get("advantage") or plan.advantage or _against(r, target))
+    plan.max_damage = bool(asked.get("max_damage") or plan.max_damage)
+    plan.n = int(asked.get("multi") or plan.multi or (a["multi_attack"] if a_side == "foe" else 1))
+    if plan.n < 1:
+        r.refuse("a multi-attack makes at least one attack")
+    counter = asked.get("counter")
+    plan.counter = (not plan.ranged and w.get("counter", True)) if counter is None else counter
+    plan.skill = weapon_skill(r, a, w)
+    if w.get("attack_bonus") not in (None, "0", 0):
+        plan.attack_bonus.append(str(w["attack_bonus"]))
+    roll = d20_in(r, attacker, a, plan.skill, die=r.core["attack"]["die"], advantage=plan.advantage,
+                  bonus=asked.get("bonus"), extra=plan.attack_bonus, asked=asked)
+    plan.spends += roll.spends
+    plan.base = parse(roll.parts[0]).text
+    plan.bonus = parse(_join(roll.parts[1:])).text.lstrip("+") if len(roll.parts) > 1 else None
+    plan.expr = roll.expr
+    plan.resist = d20_in(r, target, t, None, die=r.core["attack"]["resist_die"], bonus=asked.get("target_bonus")).expr
+    return plan
+
+
+def attack_exprs(state: dict, rules: Rules, attacker: str, target: str, weapon: Any = None,
+                 **asked: Any) -> tuple[str, str] | None:
+    """(what the attacker rolls, what the target rolls to resist), as the attack command would roll them."""
+    try:
+        plan = plan_attack(Reader(state, rules), attacker, target, weapon, asked)
+    except Refused:
+        return None
+    return plan.expr, plan.resist
+
+
+def attack_odds(state: dict, rules: Rules, attacker: str, target: str, weapon: Any = None,
+                **asked: Any) -> Opposed | None:
+    """The exact odds of one attack: ``.win`` (it hits), ``.tie`` (both sides hit), ``.lose`` (it misses; a
+    target that can counter hits back). None when there is no such attack."""
+    if attacker == target:
+        return None
+    exprs = attack_exprs(state, rules, attacker, target, weapon, **asked)
+    return None if exprs is None else odds(exprs[0], vs=exprs[1])
+
+
+def hit_chance(state: dict, rules: Rules, attacker: str, target: str, weapon: Any = None) -> Fraction | None:
+    """The chance an attack hits (beats the target's resist roll); a tie, where both hit, is not counted."""
+    o = attack_odds(state, rules, attacker, target, weapon)
+    return None if o is None else o.win
+
+
+class SpellAttack(NamedTuple):
+    expr: str
+    resist: str
+    advantage: bool
+    spends: list
+
+
+def plan_spell_attack(r: Reader, who: str, c: Mapping, target: str, t: Mapping,
+                      asked: Mapping[str, Any]) -> SpellAttack:
+    """A spell attack (Firebolt, Guiding Bolt, Light's blinding touch): D20 + Magic (and any blessing die,
+    Focus) against the target's D20."""
+    advantage = bool(asked.get("advantage")) or _against(r, target)
+    skill = "magic" if "magic" in c.get("skills", {}) else None
+    roll = d20_in(r, who, c, skill, die=r.core["attack"]["die"], advantage=advantage, bonus=asked.get("bonus"),
+                  asked=asked)
+    resist = d20_in(r, target, t, None, die=r.core["attack"]["resist_die"], bonus=asked.get("target_bonus")).expr
+    return SpellAttack(roll.expr, resist, advantage, roll.spends)
+
+
+def spell_attack_odds(state: dict, rules: Rules, who: str, target: str, **asked: Any) -> Opposed | None:
+    """The exact odds of ``who``'s spell attack on ``target`` (a tie lands)."""
+    a, t = combatant(state, who), combatant(state, target)
+    if a is None or t is None or who == target:
+        return None
+    s = plan_spell_attack(Reader(state, rules), who, a[1], target, t[1], asked)
+    return odds(s.expr, vs=s.resist)
+
+
+def save_expr(r: Reader, who: str, c: Mapping) -> str:
+    """What ``who`` rolls to save against a spell (its D20, and any blessing die)."""
+    return d20_in(r, who, c, None, die=r.core["save"]["die"]).expr
+
+
+# ---------------------------------------------------------------- death and luck
+
+class DeathSave(NamedTuple):
+    """The death save: the die, the number it must meet or beat, and the exact chance it does."""
+
+    die: str
+    target: int
+    chance: Fraction
+
+
+def death_save(state: dict, rules: Rules) -> DeathSave:
+    """What a dying delver rolls, what it needs, and its chance (before luck dice)."""
+    rule = rules.core["death_save"]
+    return DeathSave(str(rule["die"]), rule["target"], odds(str(rule["die"]), target=rule["target"]))
+
+
+def luck_die_sides(rules: Rules) -> int:
+    """The sides of the luck die: one die of N sides (d4, d6, d8...), the only kind a luck die can be (it is
+    rolled and added to, or subtracted from, a roll already made). Anything else is a RulesError."""
+    text = rules.core["luck_dice"]["die"]
+    try:
+        e = parse(str(text))
+    except DiceError as err:
+        raise RulesError(f"core.luck_dice.die: {err}") from None
+    terms = e.terms
+    if len(terms) != 1 or terms[0].is_constant or terms[0].d66 or terms[0].count != 1 or terms[0].keep \
+            or terms[0].sign < 0:
+        raise RulesError(f"core.luck_dice.die: a luck die is one die (d4, d6, d8...), not {text!r}")
+    return terms[0].sides
+
+
+def coin_talons(rules: Rules) -> int:
+    """Talons in the coin that earns XP (``core.xp.coin``, a unit of the currency table); a RulesError names it
+    when the currency table has no such unit."""
+    coin = rules.core["xp"]["coin"]
+    units = dict(data_items(rules.core["currency"]["units"]))
+    if coin not in units:
+        raise RulesError(f"core.xp.coin: {coin!r} is not a currency unit (units: {', '.join(units)})")
+    return units[coin]["talons"]
+
+
+# ---------------------------------------------------------------- who may act
+
+def able(state: dict) -> list[str]:
+    """Everyone in play who can act now (neither dying nor dead): the party in seat order, then the foes."""
+    out = [n for n in state["seats"] if not (is_dead(state["delvers"][n]) or is_dying(state["delvers"][n]))]
+    enc = state["encounter"]
+    if enc is not None:
+        out += [n for n, f in enc["foes"].items() if not is_dead(f)]
+    return out
+
+
+def can_act(state: dict, name: str) -> str | None:
+    """Why ``name`` cannot act now (not here, dead, dying: a death save first), or None if it can."""
+    found = combatant(state, name)
+    if found is None:
+        return f"no one named {name!r} is here"
+    if is_dead(found[1]):
+        return f"{name} is dead"
+    if is_dying(found[1]):
+        return f"{name} is dying and must make a death save before anything else"
+    return None
+
+
+# ---------------------------------------------------------------- abilities and spells
+
+def option_name(rules: Rules, class_id: str, choice: str, option: str | None) -> str:
+    """The display name of a level choice's option ('bows' -> 'Bows'), nested choices included."""
+    def search(choices: Mapping) -> str | None:
+        for cid, spec in data_items(choices):
+            for oid, opt in data_items(spec.get("options", {})):
+                if cid == choice and oid == option:
+                    return opt["name"]
+                found = search(opt.get("choices", {}))
+                if found:
+                    return found
+        return None
+    for lv in range(1, rules.level_cap + 1):
+        found = search(rules.level(class_id, lv).get("choices", {}))
+        if found:
+            return found
+    return str(option)
+
+
+def ability_refusal(rules: Rules, who: str, d: Mapping, aid: str, a: Mapping) -> str | None:
+    """Why ``who`` does not have ability ``aid`` now (its level, or the specialty or technique it comes with),
+    or None when it does."""
+    if aid in d.get("abilities", ()):
+        return None
+    level = a["level"]
+    if d["level"] < level:
+        return f"{who} is level {d['level']}; {a['name']} comes at level {level}"
+    req = a.get("requires")
+    if req and d["choices"].get(req["choice"]) != req["option"]:
+        needs = option_name(rules, d["class_id"], req["choice"], req["option"])
+        chose = d["choices"].get(req["choice"])
+        said = (f"{who} chose {option_name(rules, d['class_id'], req['choice'], chose)}" if chose
+                else f"{who} has not chosen a {req['choice'].replace('_', ' ')} yet")
+        return f"{a['name']} comes with the {needs} {req['choice'].replace('_', ' ')}; {said}"
+    return None
+
+
+def cost_text(cost: Mapping, per: str | None = None) -> str:
+    """A cost in words: '1 grit', '1 blessing', '2 grit', '20 crown'; 'free' for none."""
+    words = []
+    for res, n in data_items(cost):
+        name = res.replace("_", " ")
+        if n == 1 and name.endswith("s") and not name.endswith("ss"):
+            name = name[:-1]
+        words.append(f"{n} {name}" + (f" a {per}" if per else ""))
+    return ", ".join(words) or "free"
+
+
+def _affordable(d: Mapping, cost: Mapping, rules: Rules) -> bool:
+    units = dict(data_items(rules.core["currency"]["units"]))
+    for res, n in data_items(cost):
+        if res == "hearts":
+            have = d["hearts"]
+        elif res in units:
+            have, n = d["purse"], n * units[res]["talons"]
+        else:
+            have = d["resources"].get(res, 0)
+        if have < n:
+            return False
+    return True
+
+
+class AbilityChoice(NamedTuple):
+    """An ability a delver has now: its id, name, cost (and the cost in words), what it does (the rules'
+    ``effect``), the inputs ``use`` takes for it, whether the delver can pay now, and a label for a picker."""
+
+    id: str
+    name: str
+    cost: Mapping
+    cost_text: str
+    effect: str
+    inputs: tuple
+    affordable: bool
+    label: str
+
+
+_TARGET = Input("target", "creature", False, "who it is used on (the delver itself if none)")
+
+
+def _ability_inputs(aid: str, a: Mapping) -> tuple:
+    handler = effects.USES.get(aid)
+    if handler is not None:
+        return handler.inputs
+    mech = a.get("mechanics", {})
+    return (_TARGET,) if mech.get("heal") else ()
+
+
+def abilities_available(state: dict, rules: Rules, who: str) -> list[AbilityChoice]:
+    """The abilities ``who`` has now (level and specialty met), in the class's order, with what each costs."""
+    d = state["delvers"].get(who)
+    if d is None:
+        return []
+    out = []
+    for aid, a in data_items(rules.class_(d["class_id"])["abilities"]):
+        if ability_refusal(rules, who, d, aid, a) is not None:
+            continue
+        cost = a["cost"]
+        words = cost_text(cost, a.get("cost_per"))
+        out.append(AbilityChoice(aid, a["name"], cost, words, a["effect"], _ability_inputs(aid, a),
+                                 _affordable(d, cost, rules), f"{a['name']} ({words})"))
+    return out
+
+
+class SpellChoice(NamedTuple):
+    """A spell a delver can cast now: its id (what ``cast`` takes), name, how it is cast (``via``: spellbook,
+    blessing, bard, sword, signature, naming), its cost, what it does, the inputs ``cast`` takes, whether it was
+    used since the last rest, and a label for a picker."""
+
+    id: str
+    name: str
+    via: str
+    cost: Mapping
+    cost_text: str
+    effect: str
+    inputs: tuple
+    used: bool
+    label: str
+
+
+def spell_inputs(spell_id: str) -> tuple:
+    """The inputs ``cast`` takes for a spell (a target, if its handler says nothing)."""
+    handler = effects.SPELLS.get(spell_id)
+    return handler.inputs if handler is not None else (_TARGET,)
+
+
+def ability_ready(rules: Rules, who: str, d: Mapping, aid: str, a: Mapping) -> bool:
+    """Whether ``who`` has ability ``aid`` now (see ``ability_refusal``)."""
+    return ability_refusal(rules, who, d, aid, a) is None
+
+
+def signature_choice(d: Mapping) -> SpellChoice | None:
+    """A delver's signature spell, if it has recorded one."""
+    sig = d.get("signature_spell")
+    if not (sig and sig.get("name")):
+        return None
+    cost = {sig["resource"]: sig["cost"]} if "cost" in sig else {}
+    return SpellChoice(sig["name"], sig["name"], "signature", cost, cost_text(cost), sig["description"], (), False,
+                       f"{sig['name']} (signature, {sig.get('cost', '?')})")
+
+
+def spells_available(state: dict, rules: Rules, who: str) -> list[SpellChoice]:
+    """The spells ``who`` could cast now, from each way of casting its class has (in the class's order): the
+    spellbook's, the divine list, a bard's song, a Blood Magic sword's traced spell, a signature spell, naming
+    magic (which asks for true names, a description and a cost)."""
+    d = state["delvers"].get(who)
+    if d is None:
+        return []
+    r = Reader(state, rules)
+    out: list[SpellChoice] = []
+    for aid, a in r.class_abilities(d).items():
+        way = effects.CASTINGS.get(aid)
+        if way is not None and way.offers is not None:
+            out += way.offers(r, who, d, aid, a)
+    return out
+
+
+# ---------------------------------------------------------------- level-up choices
+
+def find_choice(rules: Rules, d: Mapping, pending: Mapping) -> Mapping:
+    """The rules of a level-up choice waiting on a delver (``pending`` from its ``pending_choices``)."""
+    choices = rules.level(d["class_id"], pending["level"]).get("choices", {})
+    if "within" in pending:
+        outer = choices[pending["within"]]
+        opt = outer["options"][d["choices"][pending["within"]]]
+        return opt["choices"][pending["choice"]]
+    return choices[pending["choice"]]
+
+
+def raisable_skills(rules: Rules, d: Mapping, spec: Mapping) -> list[str]:
+    """For a choice among the delver's own skills (``from_skills``): the skills it may raise."""
+    wanted = spec["from_skills"]
+    class_skills = rules.class_(d["class_id"])["skills"]
+    return [s for s, bonus in d["skills"].items()
+            if bonus == wanted["bonus"] and bool(class_skills[s]["weapon"]) == bool(wanted["weapon"])]
+
+
+def choice_options(state: dict, rules: Rules, who: str, pending: Mapping) -> list[tuple[str, str]]:
+    """(label, option id) for a level-up choice waiting on ``who``."""
+    d = state["delvers"][who]
+    spec = find_choice(rules, d, pending)
+    if "from_skills" in spec:
+        return [(s, s) for s in raisable_skills(rules, d, spec)]
+    return [(str(opt["name"]), oid) for oid, opt in data_items(spec["options"])]
+
+
+# ---------------------------------------------------------------- what odds depend on
+
+def odds_inputs(state: dict, *names: str | None) -> tuple:
+    """What the odds of ``names``' rolls depend on besides who, which skill or weapon, and the target: the
+    conditions in play (blessings, marks, orders) and each one's skills, weapons and attack bonus. Equal keys,
+    equal odds: a view may keep its odds while this stays the same."""
+    out: list = [tuple(c["id"] for c in state["conditions"])]
+    for n in names:
+        found = combatant(state, n) if n else None
+        c = found[1] if found is not None else None
+        out.append(None if c is None else repr((c.get("skills"), c.get("weapons"), c.get("attack_bonus"))))
+    return tuple(out)

@@ -1,0 +1,137 @@
+"""The log's bookkeeping: which actions stand (one implementation, with or without a state), and what each
+event touched."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from delvebook.events import History, Ledger, replay, standing
+from enginekit import Table
+
+
+def _table() -> Table:
+    t = Table(seed=5).party(("Wren", "rogue"), ("Bo", "fighter", {"weapon": "sword_and_shield"}))
+    t.do("start_session")
+    return t
+
+
+def test_standing_and_history_agree_on_what_is_in_force():
+    t = _table()
+    t.do("check", who="Wren", skill="stealth", target=12, faces={"check": [5, 2]})
+    t.luck("Ana" if "Ana" in t.state["luck"] else "Wren", +1, face=4)
+    t.do("award_xp", amount=10)
+    t.undo()
+    t.undo()
+    t.redo()
+    t.do("rest")
+    in_force, replaced_by, undone_by = standing(t.events)
+    assert in_force == set(t.engine.history.in_force())
+    luck = next(e for e in t.events if e.get("replaces"))
+    assert replaced_by == {luck["replaces"]: luck["seq"]}
+    award = next(e for e in t.events if e["kind"] == "award_xp")
+    first_undo = next(e for e in t.events if e["kind"] == "undo")
+    assert undone_by == {award["seq"]: first_undo["seq"]}  # the redo put the luck die back, not the award
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["check", "xp", "luck", "undo", "redo"]), min_size=1, max_size=40))
+def test_standing_of_any_log_is_what_history_folds(steps):
+    t = _table()
+    for step in steps:
+        try:
+            if step == "check":
+                t.do("check", who="Wren", skill="stealth", target=10)
+            elif step == "xp":
+                t.do("award_xp", amount=3)
+            elif step == "luck":
+                t.luck("Wren", -1)
+            elif step == "undo":
+                t.undo()
+            else:
+                t.redo()
+        except Exception:  # refused: nothing was logged
+            pass
+    assert standing(t.events)[0] == set(replay(t.setup, t.events).in_force())
+
+
+def test_standing_matches_what_analysis_counted_before(tmp_path):
+    from delvebook import analysis
+    t = _table()
+    for k in range(6):
+        t.do("check", who="Bo", skill="athletics", target=8 + k)
+        if k % 2:
+            t.luck("Wren", +1)
+        if k % 3 == 0:
+            t.undo()
+    t.undo()
+    t.undo()
+    t.redo()
+    assert standing(t.events) == analysis.in_force(t.events)
+
+
+def test_a_ledger_refuses_an_undo_with_nothing_to_undo():
+    ledger = Ledger()
+    try:
+        ledger.undo({"seq": 1, "kind": "undo"})
+    except ValueError as err:
+        assert "nothing to undo" in str(err)
+    else:
+        raise AssertionError("an undo with nothing to undo was accepted")
+
+
+def test_an_attack_touches_the_target_and_nothing_else_it_did_not_change():
+    t = _table()
+    t.do("encounter", foes=[{"foe": "goblin", "name": "Gob"}])
+    t.do("initiative", first="party")
+    event = t.engine.decide("attack", {"attacker": "Bo", "target": "Gob"}, t.rng, len(t.events) + 1,
+                            {"attack": [18, 2], "resist": [3], "damage": [2, 2]})
+    t.events.append(event)
+    touched = t.engine.apply(event)
+    assert touched.foes == {"Gob"} and not touched.delvers and not touched.players
+    assert not touched.session and not touched.seats
+
+
+def test_a_luck_die_touches_its_player_only_and_undo_touches_it_again():
+    t = _table()
+    t.do("check", who="Wren", skill="stealth", target=12, faces={"check": [5, 2]})
+    event = t.engine.decide_luck("Wren", +1, t.rng, len(t.events) + 1, face=3)
+    t.events.append(event)
+    touched = t.engine.apply(event)
+    assert touched.players == {"Wren"} and not touched.delvers
+    undo = t.engine.decide_undo(len(t.events) + 1)
+    t.events.append(undo)
+    assert t.engine.apply(undo).players == {"Wren"}
+
+
+def test_a_new_session_touches_every_player_whose_luck_changed():
+    t = _table()  # Wren and Bo play themselves
+    t.do("check", who="Wren", skill="stealth", target=12, faces={"check": [5, 2]})
+    t.luck("Wren", +1, face=2)
+    t.do("end_session")
+    h = History(dict(t.state, luck=dict(t.state["luck"])))
+    event = t.engine.decide("start_session", {}, t.rng, len(t.events) + 1)
+    touched = h.apply(event)
+    assert touched.session and touched.players == {"Wren"}  # Bo still had 3
+
+
+def test_conditions_touched_name_their_holders():
+    t = _table()
+    event = t.engine.decide("use", {"who": "Wren", "ability": "dodge"}, t.rng, len(t.events) + 1)
+    t.events.append(event)
+    touched = t.engine.apply(event)
+    assert touched.holders == {"Wren"} and len(touched.conditions) == 1 and touched.delvers == {"Wren"}
+    rest = t.engine.decide("rest", {}, t.rng, len(t.events) + 1)
+    touched = t.engine.apply(rest)
+    assert touched.holders == {"Wren"} and touched.clock and touched.under("delvers", "Wren", "resources")
+
+
+def test_the_campaign_hands_what_an_event_touched_to_its_listeners(tmp_path):
+    import delvebook as db
+    camp = db.Campaign.create(tmp_path / "c", name="T", seed=1)
+    seen = []
+    camp.listeners.append(seen.append)
+    camp.add_delver("Wren", "rogue", player="Ana")
+    camp.start_session()
+    assert seen[0].touched.delvers == {"Wren"} and seen[0].touched.seats
+    assert seen[1].touched.session and seen[1].touched.players == set()  # Ana already had 3
+    camp.close()
