@@ -581,3 +581,75 @@ def test_store_errors_pickle_and_print_like_compiler_errors():
     assert str(pickle.loads(pickle.dumps(err))) == "campaigns/x/campaign.yaml:12: name: expected text, got 7"
     assert isinstance(err, ValueError)
     assert issubclass(LockedError, StoreError)
+
+
+# ---------------------------------------------------------------- following a log (the players' view)
+
+
+def test_following_a_folder_reads_it_all_then_only_what_comes(tmp_path):
+    folder = tmp_path / "c"
+    with CampaignStore.create(folder, {"name": "C"}) as camp:
+        camp.append(event(1))
+        tail = st.follow(folder)
+        assert [e["seq"] for e in tail.poll().events] == [1]
+        camp.append(event(2))
+        assert tail.poll() == ([event(2)], False)
+        assert tail.poll() == ([], False)
+
+
+def test_a_follower_waits_for_a_line_still_being_written(tmp_path):
+    folder = tmp_path / "c"
+    CampaignStore.create(folder, {"name": "C"}).close()
+    tail = st.follow(folder)
+    line = dump_event_line(event(1, text="x" * 50))
+    with open(folder / "log.yaml", "ab") as f:
+        f.write(line[:20])
+        f.flush()
+        assert tail.poll() == ([], False)
+        f.write(line[20:] + dump_event_line(event(2))[:5])
+        f.flush()
+        assert [e["seq"] for e in tail.poll().events] == [1]
+
+
+def test_a_follower_is_told_to_reload_when_the_log_shrinks_or_is_replaced(tmp_path):
+    folder = write_campaign_yaml(tmp_path / "c", "format: 1\nname: C\n", log_of(event(1)) + b'- {"seq": 2, "ki')
+    with CampaignStore.open(folder, read_only=True) as reader:
+        tail = reader.follow()
+    assert tail.poll() == ([], False)  # the torn line is not a whole event
+    with CampaignStore.open(folder) as keeper:  # sets the torn line aside: the follower had not taken it
+        keeper.append(event(2, text="whole"))
+    assert tail.poll() == ([event(2, text="whole")], False)
+    (folder / "log.yaml").write_bytes(log_of(event(1)))  # cut below what the follower read
+    assert tail.poll().reload
+
+    tail = st.follow(folder)
+    tail.poll()
+    replacement = tmp_path / "other.yaml"
+    replacement.write_bytes(log_of(event(1, text="another campaign's"), event(2)))
+    os.replace(replacement, folder / "log.yaml")
+    assert tail.poll().reload
+
+    tail = st.follow(folder)
+    tail.poll()
+    (folder / "log.yaml").write_bytes(log_of(event(1, text="rewritten in place, longer"), event(2)))
+    assert tail.poll().reload
+
+
+def test_a_follower_names_the_line_of_an_event_out_of_order(tmp_path):
+    folder = write_campaign_yaml(tmp_path / "c", "format: 1\nname: C\n", log_of(event(1)))
+    tail = st.follow(folder)
+    tail.poll()
+    with open(folder / "log.yaml", "ab") as f:
+        f.write(dump_event_line(event(3)))
+    with pytest.raises(StoreError, match=r"log.yaml:3: seq: expected 2"):
+        tail.poll()
+
+
+def test_a_read_only_store_follows_the_writer_from_where_it_read(tmp_path):
+    folder = tmp_path / "c"
+    with CampaignStore.create(folder, {"name": "C"}) as writer:
+        writer.append(event(1))
+        with CampaignStore.open(folder, read_only=True) as reader:
+            tail = reader.follow()
+        writer.append(event(2))
+        assert tail.poll() == ([event(2)], False)

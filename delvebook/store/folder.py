@@ -21,7 +21,7 @@ from pathlib import Path
 from ..rules.schema import FORMAT_VERSION, show
 from .campaign_file import CAMPAIGN_FILE, CAMPAIGN_KEYS, campaign_errors, dump_campaign, raise_first, read_campaign
 from .errors import LockedError, StoreError
-from .log import LOG_FILE, LOG_HEADER, LogRead, LogTail, encode_event, follow, scan
+from .log import LOG_FILE, LOG_HEADER, LogRead, LogTail, encode_event, scan
 
 __all__ = [
     "LOCK_FILE",
@@ -136,7 +136,8 @@ class CampaignStore:
         self._lock_fd: int | None = None
         self._log_fd: int | None = None
         self._broken: str | None = None
-        self._read: LogRead | None = None
+        self._end = 0  # bytes of the log this store has read or written (where a follower goes on)
+        self._lines = 0  # lines of the log up to there
 
     # opening and closing
     @classmethod
@@ -164,6 +165,7 @@ class CampaignStore:
             atomic_write(folder / CAMPAIGN_FILE, dump_campaign(campaign))
             atomic_write(folder / LOG_FILE, LOG_HEADER.encode())
             atomic_write(folder / ".gitignore", _GITIGNORE.encode())
+            store._end, store._lines = len(LOG_HEADER.encode()), 1
             store.campaign = campaign
             store._open_log()
         except BaseException:
@@ -236,12 +238,14 @@ class CampaignStore:
             raise
         self._write(line)
         self.events.append(event)
+        self._end += len(line)
+        self._lines += 1
 
     # reading on
     def follow(self) -> LogTail:
-        """A ``LogTail`` that goes on from where this open read the log: each poll returns what a writer (this
-        store or another process) appended since."""
-        return follow(self.path, after=self._read)
+        """A ``LogTail`` that goes on from the events this store holds: each poll returns what a writer (this
+        store, or another process when this one is read-only) appended since."""
+        return LogTail(self.path / LOG_FILE, offset=self._end, seq=len(self.events), lineno=self._lines)
 
     # internals
     def _check_writable(self) -> None:
@@ -279,11 +283,12 @@ class CampaignStore:
                 self.problems.append(f"{file}: missing; read as an empty log")
             else:
                 atomic_write(file, LOG_HEADER.encode())
+                self._end, self._lines = len(LOG_HEADER.encode()), 1
                 self.problems.append(f"{file}: was missing; started an empty log")
             return
         read = scan(file)
         self.events = read.events
-        self._read = read
+        self._end, self._lines = read.end, read.lines
         if read.torn_line is not None:
             self.problems.append(self._set_aside(file, read))
         elif read.add_newline and not self.read_only:
@@ -291,7 +296,7 @@ class CampaignStore:
                 f.write(b"\n")
                 f.flush()
                 os.fsync(f.fileno())
-            read.end += 1
+            self._end += 1
             self.problems.append(f"{file}: the last line had no newline at the end; added one")
 
     def _set_aside(self, file: Path, read: LogRead) -> str:
