@@ -168,9 +168,9 @@ def show(value: Any) -> str:
     if isinstance(value, str):
         return repr(value) if len(value) <= 60 else repr(value[:57] + "...")
     if isinstance(value, Mapping):
-        return "a mapping"
+        return "a mapping" if value else "an empty mapping"
     if isinstance(value, (list, tuple)):
-        return "a list"
+        return "a list" if value else "an empty list"
     if isinstance(value, (_dt.date, _dt.datetime)):
         return f"a date ({value})"
     return repr(value)
