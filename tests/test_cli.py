@@ -90,3 +90,35 @@ def test_lab_opens_the_session_notebook_for_the_campaign(monkeypatch, tmp_path):
     assert cmd[cmd.index("--port"):][:3] == ["--port", "8899", "--no-browser"]
     assert any(a.endswith("run-a-session.ipynb") for a in cmd)
     assert env["DELVEBOOK_CAMPAIGN"] == str(tmp_path / "campaigns" / "keep")
+
+
+def _campaign(tmp_path, text: str):
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "campaign.yaml").write_text(text)
+    (folder / "log.yaml").write_text("")
+    return folder
+
+
+def test_validate_names_a_foe_without_tags_by_file_line_and_field(tmp_path):
+    folder = _campaign(tmp_path, "format: 1\nname: Pond\nbestiary:\n  newt:\n    name: Newt\n    hearts: 1\n"
+                                 "    attack_bonus: 0\n    damage: 1\n")
+    out = delvebook("validate", str(folder))
+    assert out.returncode == 1
+    assert f"{folder / 'campaign.yaml'}:4: bestiary.newt.tags: missing: a foe has tags" in out.stdout
+
+
+def test_validate_refuses_a_luck_die_the_engine_cannot_roll(tmp_path):
+    folder = _campaign(tmp_path, "format: 1\nname: Pond\nhouse_rules:\n  core:\n    luck_dice:\n      die: 2d4\n")
+    out = delvebook("validate", str(folder))
+    assert out.returncode == 1
+    assert "campaign.yaml:6: house_rules.core.luck_dice.die: expected a single die" in out.stdout
+
+
+def test_validate_replays_the_log_of_a_well_formed_folder(tmp_path):
+    folder = _campaign(tmp_path, "format: 1\nname: Pond\n")
+    (folder / "log.yaml").write_text('- {"seq": 1, "kind": "undo", "undoes": 1}\n')
+    out = delvebook("validate", str(folder))
+    assert out.returncode == 1 and "the log does not replay: event 1: undo with nothing to undo" in out.stdout
+    (folder / "log.yaml").write_text("")
+    assert delvebook("validate", str(folder)).stdout.strip().endswith("valid (0 events)")
