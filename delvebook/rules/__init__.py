@@ -25,6 +25,7 @@ from .schema import (
     SOURCES,
     Problem,
     RulesError,
+    bestiary_problems,
     merge_overrides,
     rules_problems,
 )
@@ -105,6 +106,7 @@ class Rules:
     def __init__(self, data: Mapping, *, house_paths: tuple[str, ...] = ()):
         self._data = _freeze(data)
         self._house_paths = tuple(house_paths)
+        self._checked = False  # validate() or with_overrides() found the whole data set sound
 
     # the tables
     @property
@@ -267,12 +269,15 @@ class Rules:
         return out
 
     def problems(self) -> list[Problem]:
-        """Every problem in the data's shape (``rules.schema``), each a ``Problem(path, reason)``."""
-        return rules_problems(self._data)
+        """Every problem in the data's shape (``rules.schema``), each a ``Problem(path, reason)``. A clean result
+        is remembered: laying only a bestiary over these rules then checks only the bestiary."""
+        problems = rules_problems(self._data)
+        self._checked = not problems
+        return problems
 
     def validate(self) -> "Rules":
         """Check the data's shape; raises RulesError naming every bad key path (``err.problems``). Returns self."""
-        problems = rules_problems(self._data)
+        problems = self.problems()
         if problems:
             raise RulesError.of(problems, "rules: ")
         return self
@@ -283,10 +288,13 @@ class Rules:
         if not house_rules:
             return self
         merged, changed, problems = merge_overrides(self._data, house_rules)
-        problems += rules_problems(merged)
+        only_foes = self._checked and set(house_rules) <= {"bestiary"}
+        problems += bestiary_problems(merged) if only_foes else rules_problems(merged)
         if problems:
             raise RulesError.of(problems, f"{origin}: ")
-        return Rules(merged, house_paths=self._house_paths + tuple(changed))
+        rules = Rules(merged, house_paths=self._house_paths + tuple(changed))
+        rules._checked = True
+        return rules
 
     def to_dict(self) -> dict:
         return _thaw(self._data)

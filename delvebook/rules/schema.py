@@ -36,6 +36,7 @@ __all__ = [
     "ENCOUNTER_FIELDS",
     "PLACE_FIELDS",
     "rules_problems",
+    "bestiary_problems",
     "foe_problems",
     "merge_overrides",
     "campaign_rules",
@@ -716,6 +717,22 @@ def _check_class(p: _Problems, klass: Any, kp: tuple, cap: int, units: set, gear
     return resource_ids
 
 
+def bestiary_problems(data: Mapping) -> list[Problem]:
+    """The problems ``rules_problems`` would find in the bestiary alone: its provenance and every foe.
+
+    Nothing else in the rules refers to a foe, so rules known to hold, with only their bestiary changed, need only
+    this check (a campaign's own bestiary, laid over the rules at every open)."""
+    p = _Problems()
+    bestiary = data.get("bestiary")
+    if not isinstance(bestiary, Mapping):
+        p.add(("bestiary",), "missing or not a mapping")
+        return p.items
+    _check_provenance(p, bestiary, ("bestiary",), None)
+    for fid, foe in _data_items(bestiary):
+        _check_foe(p, foe, ("bestiary", fid))
+    return p.items
+
+
 # ---------------------------------------------------------------- house rules
 
 
@@ -838,9 +855,26 @@ def _merge(base: Mapping, override: Any, parts: tuple, changed: list, p: _Proble
 # ---------------------------------------------------------------- the campaign file
 
 
+_CAMPAIGN_RULES: dict[str, tuple[Any, Any, tuple]] = {}
+"""Recent campaign_rules results by the text of (house rules, bestiary): the store's check and the campaign's
+open ask for the same rules one after the other, and Rules never change, so the second asks for nothing."""
+
+
 def campaign_rules(campaign: Mapping, base: Any) -> tuple[Any, list[Problem]]:
     """The rules a campaign plays by: ``base`` (a ``Rules``) with the campaign's house rules, then its own bestiary,
     laid over. Returns (the Rules, or None if they do not hold, and the problems at campaign-file paths)."""
+    key = repr((campaign.get("house_rules"), campaign.get("bestiary")))
+    hit = _CAMPAIGN_RULES.get(key)
+    if hit is not None and hit[0] is base:
+        return hit[1], list(hit[2])
+    rules, problems = _campaign_rules(campaign, base)
+    if len(_CAMPAIGN_RULES) >= 16:
+        _CAMPAIGN_RULES.clear()
+    _CAMPAIGN_RULES[key] = (base, rules, tuple(problems))
+    return rules, problems
+
+
+def _campaign_rules(campaign: Mapping, base: Any) -> tuple[Any, list[Problem]]:
     problems: list[Problem] = []
     rules = base
     house = campaign.get("house_rules")
