@@ -28,7 +28,6 @@ from .model import Delver, Foe, new_state
 __all__ = ["Campaign", "Fight", "Outcome", "Refused"]
 
 
-
 class Outcome(dict):
     """An event of play as the action returned it: a dict, with its rolls drawn in a notebook."""
 
@@ -115,8 +114,9 @@ class Campaign:
         p = Path(path)
         if p.is_file() and zipfile.is_zipfile(p):
             p = _unpack_zip(p)
-        # Opening makes tens of thousands of acyclic dicts (events, then the state they fold into): the cycle
-        # collector would scan them again and again and find nothing, so it waits until the open is done.
+        # Opening makes tens of thousands of acyclic dicts (events, then the state they fold into): run during
+        # the open, the cycle collector would scan them again and again as they pile up and find nothing; paused,
+        # it scans them once when it resumes (bench/campaign.py shows both).
         with _collector_paused():
             store = CampaignStore.open(p, read_only=read_only)
             try:
