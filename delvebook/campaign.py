@@ -7,7 +7,9 @@ the kernel dies. Undo and redo are events too.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+import gc
 import io
 import os
 import random
@@ -24,8 +26,6 @@ from .events import Touched, clone, replay
 from .model import Delver, Foe, new_state
 
 __all__ = ["Campaign", "Fight", "Outcome", "Refused"]
-
-_SHEET_FIELDS = ("hearts", "spells", "true_names")
 
 
 class Outcome(dict):
@@ -83,7 +83,7 @@ class Campaign:
                delvers: Iterable[Mapping] = (), bestiary: Mapping | None = None,
                house_rules: Mapping | None = None, **extra: Any) -> "Campaign":
         """A new campaign folder; refuses a folder that already holds one."""
-        from .store import FORMAT_VERSION, CampaignStore
+        from .store import FORMAT_VERSION, CampaignStore  # the store loads YAML: only when a campaign is opened
         data: dict[str, Any] = {"format": FORMAT_VERSION, "name": name}
         if seed is None:
             seed = random.SystemRandom().randrange(2 ** 31)
@@ -105,18 +105,26 @@ class Campaign:
             raise
 
     @classmethod
-    def open(cls, path: str | os.PathLike, read_only: bool = False) -> "Campaign":
-        """Open a campaign folder (or a zip made by ``export_zip``, read-only unless unpacked)."""
-        from .store import CampaignStore
+    def open(cls, path: Any, read_only: bool = False) -> "Campaign":
+        """Open a campaign folder (or a zip made by ``export_zip``, read-only unless unpacked), or play on a store
+        already open (a ``MemoryStore`` for a simulation; ``read_only`` is then the store's own)."""
+        from .store import CampaignStore, MemoryStore
+        if isinstance(path, (CampaignStore, MemoryStore)):
+            with _collector_paused():
+                return cls._from_store(path, read_only=path.read_only)
         p = Path(path)
         if p.is_file() and zipfile.is_zipfile(p):
             p = _unpack_zip(p)
-        store = CampaignStore.open(p, read_only=read_only)
-        try:
-            return cls._from_store(store, read_only=read_only)
-        except BaseException:
-            store.close()
-            raise
+        # Opening makes tens of thousands of acyclic dicts (events, then the state they fold into): run during
+        # the open, the cycle collector would scan them again and again as they pile up and find nothing; paused,
+        # it scans them once when it resumes (bench/campaign.py shows both).
+        with _collector_paused():
+            store = CampaignStore.open(p, read_only=read_only)
+            try:
+                return cls._from_store(store, read_only=read_only)
+            except BaseException:
+                store.close()
+                raise
 
     @classmethod
     def _from_store(cls, store, read_only: bool) -> "Campaign":
@@ -126,7 +134,7 @@ class Campaign:
         return cls(store, rules, engine, read_only)
 
     def close(self) -> None:
-        """Release the write lock (the files stay as they are)."""
+        """Release the write lock (the files stay as they are); safe to call twice."""
         self._store.close()
 
     def __enter__(self) -> "Campaign":
@@ -501,12 +509,22 @@ def view(name: str):
 # ---------------------------------------------------------------- setup from campaign.yaml
 
 def rules_for(campaign: Mapping):
-    """The rules with the campaign's house rules and bestiary folded in."""
-    from .rules.load import load_rules
-    overrides = clone(dict(campaign.get("house_rules") or {}))
-    if campaign.get("bestiary"):
-        overrides.setdefault("bestiary", {}).update(clone(dict(campaign["bestiary"])))
-    return load_rules(overrides or None)
+    """The rules with the campaign's house rules and bestiary folded in: the very rules its check of
+    campaign.yaml played by (``rules.load.rules_for_campaign``), so a campaign that validates opens."""
+    from .rules.load import rules_for_campaign
+    return rules_for_campaign(campaign)
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Pause the cycle collector for a block (opening: read, set up, replay), as it was on entry afterwards."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def setup_state(campaign: Mapping, rules) -> dict:
@@ -528,8 +546,9 @@ def setup_state(campaign: Mapping, rules) -> dict:
         for f in ("spells", "true_names"):
             if f in sheet:
                 d[f] = list(sheet[f])
-        if "purse" in sheet:
-            d["purse"] = int(sheet["purse"])
+        if "purse" in sheet:  # talons, or {currency unit: count} in the campaign's currency
+            purse = sheet["purse"]
+            d["purse"] = purse if isinstance(purse, int) else rules.talons(purse)
     seats = campaign.get("seats")
     if seats:
         engine.state["seats"] = list(seats) + [n for n in engine.state["seats"] if n not in seats]

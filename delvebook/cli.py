@@ -111,11 +111,8 @@ def _cmd_lab(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
-    try:
-        from delvebook.rules.load import load_rules
-    except ImportError as err:
-        print(f"delvebook rules: the rules module is not available ({err}).", file=sys.stderr)
-        return 1
+    from delvebook.rules.load import load_rules
+
     rules = load_rules()
     if args.assumptions:
         for assumption in rules.assumptions():
@@ -188,6 +185,8 @@ def _cmd_share(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    """Every problem in the folder's files (the same checks ``Campaign.open`` makes), then, if there are none,
+    the log replayed against the rules."""
     from delvebook.store import validate
     problems = validate(args.path)
     if not problems:
@@ -195,8 +194,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         try:  # the files are well formed: replaying the log checks every event against the rules
             with Campaign.open(args.path, read_only=True) as camp:
                 n = len(camp.events)
-        except ValueError as err:
-            print(f"{args.path}: {err}")
+        except (ValueError, LookupError) as err:
+            print(f"{args.path}: {Path(args.path) / 'log.yaml'}: the log does not replay: {err}")
             return 1
         print(f"{args.path}: valid ({n} events)")
         return 0

@@ -8,7 +8,7 @@ from importlib import resources
 
 import pytest
 
-from delvebook.rules import FILES, Assumption, Rules, RulesError
+from delvebook.rules import FILES, Assumption, Problem, Rules, RulesError
 from delvebook.rules.load import base_rules, house_rules_from, load_rules, parse_yaml, rules_for_campaign
 
 
@@ -221,13 +221,14 @@ def test_house_rule_with_an_unknown_key_names_the_path(rules):
 def test_house_rule_with_a_wrong_type_names_the_path(rules):
     with pytest.raises(RulesError) as err:
         rules.with_overrides({"core": {"luck_dice": {"per_session": "three"}}})
-    assert str(err.value) == "house rules: core.luck_dice.per_session: expected an integer, got 'three'"
-    with pytest.raises(RulesError, match=r"gear\.weapons\.dagger\.damage: expected a dice expression"):
+    assert str(err.value) == "house rules: core.luck_dice.per_session: expected a whole number, got 'three'"
+    assert err.value.problems == (Problem(("core", "luck_dice", "per_session"), "expected a whole number, got 'three'"),)
+    with pytest.raises(RulesError, match=r"gear\.weapons\.dagger\.damage: expected dice \(like d6\+1\) or a whole"):
         rules.with_overrides({"gear": {"weapons": {"dagger": {"damage": "sharp"}}}})
 
 
 def test_added_entry_with_a_bad_shape_names_the_path(rules):
-    with pytest.raises(RulesError, match=r"house rules: bestiary\.kobold\.hearts: expected a positive integer"):
+    with pytest.raises(RulesError, match=r"house rules: bestiary\.kobold\.hearts: expected a whole number of 1 or more"):
         rules.with_overrides({"bestiary": {"kobold": {"name": "Kobold", "hearts": "many", "attack_bonus": 0,
                                                       "damage": "d6", "tags": []}}})
 

@@ -36,8 +36,8 @@ CAMPAIGN = {
         {"name": "Bram", "class": "fighter", "player": "Cy", "purse": {"talon": 3}},
     ],
     "bestiary": {
-        "eel": {"name": "Keep eel", "hearts": 5, "attack": "d6", "damage": "d6+1",
-                "armor": {"av": 1, "dv": 3}, "tags": ["beast"], "xp": 5},
+        "eel": {"name": "Keep eel", "hearts": 5, "attack_bonus": "d6", "damage": "d6+1",
+                "armor": {"av": 1, "dv": 3}, "tags": ["beast"]},
     },
     "encounters": {"moat": {"foes": ["eel", {"foe": "goblin", "count": 2}], "note": "at the gate"}},
     "rooms": {"gate": {"name": "The gate", "note": "rusted"}},
@@ -77,7 +77,8 @@ def test_events_written_then_read_back_are_the_same(tmp_path):
     folder = tmp_path / "keep"
     with CampaignStore.create(folder, CAMPAIGN) as camp:
         camp.append(event(1, "roll", faces=[3, 5], total=8))
-        camp.append_many([event(2, "attack", hit=True), event(3, "note", text="wren hides")])
+        camp.append(event(2, "attack", hit=True))
+        camp.append(event(3, "note", text="wren hides"))
         camp.append(event(4, "roll", who="Bram", text="ünïcode ✓"))
         written = list(camp.events)
     with CampaignStore.open(folder) as camp:
@@ -122,8 +123,6 @@ def test_a_read_only_store_refuses_to_write(tmp_path):
     with CampaignStore.open(tmp_path / "c", read_only=True) as camp:
         with pytest.raises(StoreError, match="read-only"):
             camp.append(event(1))
-        with pytest.raises(StoreError, match="read-only"):
-            camp.write_campaign({"format": 1, "name": "D"})
 
 
 def test_a_second_process_cannot_write_but_can_read(tmp_path):
@@ -215,21 +214,14 @@ def test_each_line_is_json_and_yaml_with_the_same_data(tmp_path):
     assert read_log(folder)[0] == [tricky]
 
 
-def test_append_many_writes_a_batch_that_survives_whole_or_not_at_all(tmp_path):
-    folder = tmp_path / "c"
-    with CampaignStore.create(folder, {"name": "C"}) as camp:
-        camp.append(event(1))
-        camp.append_many([event(2, "attack"), event(3, "damage"), event(4, "death_save")])
-    full = (folder / "log.yaml").read_bytes()
-    cut = full.index(b'{"seq": 4') + 5  # a crash in the middle of the batch's last line
-    (folder / "log.yaml").write_bytes(full[:cut])
+def test_an_old_batch_comment_is_a_comment_and_its_events_are_kept(tmp_path):
+    """Logs written while append_many existed carry `# batch: N events` lines; they read as comments."""
+    log = log_of(event(1)) + b"# batch: 3 events\n" + dump_event_line(event(2, "attack")) + \
+        dump_event_line(event(3, "damage"))
+    folder = write_campaign_yaml(tmp_path / "c", "format: 1\nname: C\n", log)
     with CampaignStore.open(folder) as camp:
-        assert [e["seq"] for e in camp.events] == [1]
-        assert "batch of 3 events was cut short" in camp.problems[0]
-        side = next(folder.glob("log.torn-*.yaml")).read_bytes()
-        assert b'"seq": 2' in side and b'"seq": 3' in side
-        camp.append(event(2, "again"))
-    assert [e["kind"] for e in read_log(folder)[0]] == ["note", "again"]
+        assert [e["seq"] for e in camp.events] == [1, 2, 3] and camp.problems == []
+    assert validate(folder) == []
 
 
 # ---------------------------------------------------------------- a torn last line
@@ -343,6 +335,8 @@ GOOD_YAML = """\
         name: Keep eel
         hearts: 5
         damage: d6
+        attack_bonus: 0
+        tags: [beast]
 """
 
 
@@ -386,13 +380,13 @@ def test_wrong_shapes_are_named_with_their_line(tmp_path, change, line, field, s
 def test_a_duplicate_yaml_key_names_the_key_and_both_lines(tmp_path):
     folder = write_campaign_yaml(tmp_path / "c", GOOD_YAML + "    name: Again\n")
     err = open_error(folder)
-    assert err.line == 14 and "duplicate key 'name' (first on line 2)" in err.reason
+    assert err.line == 16 and "duplicate key 'name' (first on line 2)" in err.reason
 
 
 def test_house_rules_with_an_unknown_key_name_its_path_and_line(tmp_path):
     folder = write_campaign_yaml(tmp_path / "c", GOOD_YAML + "    house_rules:\n      core:\n        bogus: 3\n")
     err = open_error(folder)
-    assert err.field == "house_rules.core.bogus" and err.line == 16
+    assert err.field == "house_rules.core.bogus" and err.line == 18
     assert "unknown key (known here: check" in err.reason
 
 
@@ -400,7 +394,7 @@ def test_a_house_rule_class_must_be_whole_and_the_error_names_its_path(tmp_path)
     text = GOOD_YAML.replace("class: fighter", "class: bard") + "    house_rules:\n      classes:\n        bard: {}\n"
     folder = write_campaign_yaml(tmp_path / "c", text)
     err = open_error(folder)
-    assert (err.field, err.line, err.reason) == ("house_rules.classes.bard.name", 16, "missing (and 6 more problems: "
+    assert (err.field, err.line, err.reason) == ("house_rules.classes.bard.name", 18, "missing (and 5 more problems: "
                                                  "`delvebook validate` lists them all)")
 
 
@@ -410,7 +404,7 @@ def test_validate_lists_every_problem_in_the_folder(tmp_path):
     folder = write_campaign_yaml(tmp_path / "c", text + "    bestairy: {}\n", log)
     found = [(e.path.name, e.line, e.field) for e in validate(folder)]
     assert found == [
-        ("campaign.yaml", 14, "bestairy"),
+        ("campaign.yaml", 16, "bestairy"),
         ("campaign.yaml", 2, "name"),
         ("campaign.yaml", 12, "bestiary.eel.hearts"),
         ("log.yaml", 3, None),  # unreadable: the next line's seq is taken as it comes
@@ -420,20 +414,11 @@ def test_validate_lists_every_problem_in_the_folder(tmp_path):
     assert validate(write_campaign_yaml(tmp_path / "good", GOOD_YAML, log_of(event(1)))) == []
 
 
-def test_write_campaign_replaces_the_file_whole(tmp_path):
-    folder = tmp_path / "c"
-    with CampaignStore.create(folder, CAMPAIGN) as camp:
-        changed = {**CAMPAIGN, "notes": "After the second session."}
-        camp.write_campaign(changed)
-        with pytest.raises(StoreError, match="name: expected text"):
-            camp.write_campaign({**CAMPAIGN, "name": 5})
-    with CampaignStore.open(folder, read_only=True) as camp:
-        assert camp.campaign == changed
+def test_a_failed_rewrite_leaves_the_old_file_and_no_temporary_file(tmp_path, monkeypatch):
+    from delvebook.store.folder import atomic_write
 
-
-def test_a_failed_rewrite_leaves_the_old_campaign_and_no_temporary_file(tmp_path, monkeypatch):
     folder = tmp_path / "c"
-    camp = CampaignStore.create(folder, CAMPAIGN)
+    CampaignStore.create(folder, CAMPAIGN).close()
     before = (folder / "campaign.yaml").read_bytes()
 
     def crash(*args):
@@ -441,12 +426,13 @@ def test_a_failed_rewrite_leaves_the_old_campaign_and_no_temporary_file(tmp_path
 
     monkeypatch.setattr(os, "replace", crash)
     with pytest.raises(OSError, match="disk pulled out"):
-        camp.write_campaign({**CAMPAIGN, "notes": "never written"})
+        atomic_write(folder / "campaign.yaml", b"format: 1\nname: never written\n")
     monkeypatch.undo()
     assert (folder / "campaign.yaml").read_bytes() == before
     assert sorted(p.name for p in folder.iterdir()) == [".delvebook.lock", ".gitignore", "campaign.yaml", "log.yaml"]
-    assert camp.campaign == CAMPAIGN
-    camp.close()
+    atomic_write(folder / "campaign.yaml", b"format: 1\nname: Written\n")
+    with CampaignStore.open(folder, read_only=True) as camp:
+        assert camp.campaign == {"format": 1, "name": "Written"}
 
 
 # ---------------------------------------------------------------- hostile files
@@ -515,11 +501,12 @@ def test_a_billion_laughs_is_refused_quickly_in_little_memory(tmp_path):
 
 
 def test_a_shared_stat_block_through_an_alias_is_fine(tmp_path):
-    text = GOOD_YAML + "      rat: &rat {name: Rat, hearts: 2, damage: 1}\n" + \
+    text = GOOD_YAML + "      rat: &rat {name: Rat, hearts: 2, attack_bonus: 0, damage: 1, tags: [beast]}\n" + \
         "      big_rat: {<<: *rat, name: Big rat, hearts: 4}\n"
     folder = write_campaign_yaml(tmp_path / "c", text)
     with CampaignStore.open(folder, read_only=True) as camp:
-        assert camp.campaign["bestiary"]["big_rat"] == {"name": "Big rat", "hearts": 4, "damage": 1}
+        assert camp.campaign["bestiary"]["big_rat"] == {"name": "Big rat", "hearts": 4, "attack_bonus": 0,
+                                                        "damage": 1, "tags": ["beast"]}
 
 
 def test_a_recursive_alias_is_refused(tmp_path):
@@ -594,3 +581,75 @@ def test_store_errors_pickle_and_print_like_compiler_errors():
     assert str(pickle.loads(pickle.dumps(err))) == "campaigns/x/campaign.yaml:12: name: expected text, got 7"
     assert isinstance(err, ValueError)
     assert issubclass(LockedError, StoreError)
+
+
+# ---------------------------------------------------------------- following a log (the players' view)
+
+
+def test_following_a_folder_reads_it_all_then_only_what_comes(tmp_path):
+    folder = tmp_path / "c"
+    with CampaignStore.create(folder, {"name": "C"}) as camp:
+        camp.append(event(1))
+        tail = st.follow(folder)
+        assert [e["seq"] for e in tail.poll().events] == [1]
+        camp.append(event(2))
+        assert tail.poll() == ([event(2)], False)
+        assert tail.poll() == ([], False)
+
+
+def test_a_follower_waits_for_a_line_still_being_written(tmp_path):
+    folder = tmp_path / "c"
+    CampaignStore.create(folder, {"name": "C"}).close()
+    tail = st.follow(folder)
+    line = dump_event_line(event(1, text="x" * 50))
+    with open(folder / "log.yaml", "ab") as f:
+        f.write(line[:20])
+        f.flush()
+        assert tail.poll() == ([], False)
+        f.write(line[20:] + dump_event_line(event(2))[:5])
+        f.flush()
+        assert [e["seq"] for e in tail.poll().events] == [1]
+
+
+def test_a_follower_is_told_to_reload_when_the_log_shrinks_or_is_replaced(tmp_path):
+    folder = write_campaign_yaml(tmp_path / "c", "format: 1\nname: C\n", log_of(event(1)) + b'- {"seq": 2, "ki')
+    with CampaignStore.open(folder, read_only=True) as reader:
+        tail = reader.follow()
+    assert tail.poll() == ([], False)  # the torn line is not a whole event
+    with CampaignStore.open(folder) as keeper:  # sets the torn line aside: the follower had not taken it
+        keeper.append(event(2, text="whole"))
+    assert tail.poll() == ([event(2, text="whole")], False)
+    (folder / "log.yaml").write_bytes(log_of(event(1)))  # cut below what the follower read
+    assert tail.poll().reload
+
+    tail = st.follow(folder)
+    tail.poll()
+    replacement = tmp_path / "other.yaml"
+    replacement.write_bytes(log_of(event(1, text="another campaign's"), event(2)))
+    os.replace(replacement, folder / "log.yaml")
+    assert tail.poll().reload
+
+    tail = st.follow(folder)
+    tail.poll()
+    (folder / "log.yaml").write_bytes(log_of(event(1, text="rewritten in place, longer"), event(2)))
+    assert tail.poll().reload
+
+
+def test_a_follower_names_the_line_of_an_event_out_of_order(tmp_path):
+    folder = write_campaign_yaml(tmp_path / "c", "format: 1\nname: C\n", log_of(event(1)))
+    tail = st.follow(folder)
+    tail.poll()
+    with open(folder / "log.yaml", "ab") as f:
+        f.write(dump_event_line(event(3)))
+    with pytest.raises(StoreError, match=r"log.yaml:3: seq: expected 2"):
+        tail.poll()
+
+
+def test_a_read_only_store_follows_the_writer_from_where_it_read(tmp_path):
+    folder = tmp_path / "c"
+    with CampaignStore.create(folder, {"name": "C"}) as writer:
+        writer.append(event(1))
+        with CampaignStore.open(folder, read_only=True) as reader:
+            tail = reader.follow()
+        writer.append(event(2))
+        assert tail.poll() == ([event(2)], False)

@@ -3,8 +3,7 @@
 A child process appends events to a campaign in a loop and prints each seq once its append has returned; the
 parent kills it with SIGKILL at a random moment, opens the campaign for writing (which sets a torn tail aside)
 and checks that every printed seq is there, the seqs run 1, 2, 3 ... and every event is whole. Some events are
-hundreds of KB, so a kill can land inside a write and tear it; some are batches (append_many), which must survive
-whole or not at all. Each kill is a new child continuing the same log.
+hundreds of KB, so a kill can land inside a write and tear it. Each kill is a new child continuing the same log.
 """
 from __future__ import annotations
 
@@ -40,21 +39,15 @@ CHILD = textwrap.dedent("""
 
     while True:
         seq = store.next_seq
-        if rng.random() < 0.1:
-            n = rng.randint(2, 4)
-            batch = [dict(body(seq + i), batch=seq, of=n) for i in range(n)]
-            store.append_many(batch)
-            os.write(1, "".join(f"{e['seq']}\\n" for e in batch).encode())
-        else:
-            store.append(body(seq))
-            os.write(1, f"{seq}\\n".encode())
+        store.append(body(seq))
+        os.write(1, f"{seq}\\n".encode())
 """)
 
 
 @pytest.mark.slow
 def test_events_survive_sigkill_at_random_moments(tmp_path):
     rng = random.Random(20240611)
-    torn = batches_cut = events_total = 0
+    torn = events_total = 0
     started = time.perf_counter()
     for kill in range(KILLS):
         folder = tmp_path / f"camp{kill // KILLS_PER_FOLDER}"
@@ -82,20 +75,13 @@ def test_events_survive_sigkill_at_random_moments(tmp_path):
             if camp.problems:
                 assert all("torn last line" in p and "set aside" in p for p in camp.problems), camp.problems
                 torn += 1
-                batches_cut += any("batch" in p for p in camp.problems)
         seqs = [e["seq"] for e in events]
         assert seqs == list(range(1, len(seqs) + 1))
         assert set(returned) <= set(seqs), f"kill {kill}: returned but lost: {sorted(set(returned) - set(seqs))}"
         for e in events:
             assert len(e["pad"]) == e["size"] and e["pad"].endswith("."), f"half an event: seq {e['seq']}"
-        by_batch: dict[int, int] = {}
-        for e in events:
-            if "batch" in e:
-                by_batch[e["batch"]] = by_batch.get(e["batch"], 0) + 1
-        assert all(count == next(e["of"] for e in events if e.get("batch") == b) for b, count in by_batch.items())
         if kill % KILLS_PER_FOLDER == KILLS_PER_FOLDER - 1:
             events_total += len(events)
     elapsed = time.perf_counter() - started
-    print(f"\n{KILLS} kills in {elapsed:.1f} s: {torn} left a torn tail ({batches_cut} of them a cut batch), "
-          f"{events_total} events kept")
+    print(f"\n{KILLS} kills in {elapsed:.1f} s: {torn} left a torn tail, {events_total} events kept")
     assert os.environ.get("DELVEBOOK_CRASH_STRICT") != "1" or torn > 0
