@@ -11,6 +11,10 @@ from __future__ import annotations
 import html
 from typing import Any, Iterable, Mapping
 
+from .extras import require
+
+require("analysis", "delvebook.charts", "pandas", "plotly")  # before the imports: names the extra
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go

@@ -18,6 +18,8 @@ __all__ = ["main"]
 
 SESSION_NOTEBOOK = Path("examples") / "run-a-session.ipynb"
 DEFAULT_CAMPAIGN = Path("campaigns") / "the-sunken-keep"
+LAB_FOLDER = "delvebook-lab"
+"""Where `delvebook lab` lays out the packaged session notebook when it runs outside the repository."""
 
 
 def _percent(p: Fraction) -> str:
@@ -68,7 +70,7 @@ def _cmd_odds(args: argparse.Namespace) -> int:
 
 
 def _find_notebook() -> Path | None:
-    """The session notebook, from the current directory or beside the installed package."""
+    """The session notebook, from the current directory or beside the installed package (a checkout)."""
     for base in (Path.cwd(), Path(__file__).resolve().parent.parent):
         candidate = base / SESSION_NOTEBOOK
         if candidate.is_file():
@@ -76,15 +78,34 @@ def _find_notebook() -> Path | None:
     return None
 
 
+def _unpack_session(folder: Path) -> Path:
+    """The session notebook and the prepared campaign that ship in the package, laid out in ``folder`` as in the
+    repository (examples/, campaigns/), so the notebook finds its campaign and its play folder lands there.
+    What is there already stays: a later run continues the same play and keeps an edited notebook."""
+    import shutil
+    packaged = Path(__file__).resolve().parent / "session"
+    notebook = folder / SESSION_NOTEBOOK
+    if not notebook.exists():
+        notebook.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(packaged / SESSION_NOTEBOOK.name, notebook)
+    campaign = folder / DEFAULT_CAMPAIGN
+    if not campaign.exists():
+        shutil.copytree(packaged / DEFAULT_CAMPAIGN.name, campaign)
+    return notebook
+
+
 def _cmd_lab(args: argparse.Namespace, extra: list[str]) -> int:
-    notebook = _find_notebook()
-    if notebook is None:
-        print(
-            f"delvebook lab: cannot find {SESSION_NOTEBOOK} in {Path.cwd()} or beside the "
-            "delvebook package; run it from the repository root.",
-            file=sys.stderr,
-        )
+    from delvebook.extras import install_hint, missing
+    if missing("jupyterlab"):
+        print(f"delvebook lab needs JupyterLab, which the core install of delvebook leaves out: "
+              f"{install_hint('lab')} (or {install_hint('all')} for the table and the charts too)", file=sys.stderr)
         return 2
+    notebook = _find_notebook()
+    if notebook is None:  # installed from a wheel: the package carries the notebook and the prepared campaign
+        folder = Path.cwd() / LAB_FOLDER
+        notebook = _unpack_session(folder)
+        print(f"delvebook lab: the session notebook and campaigns/{DEFAULT_CAMPAIGN.name} are in {folder} "
+              "(play is saved there)")
     root = notebook.parent.parent
     env = dict(os.environ)
     if args.campaign:
@@ -157,11 +178,11 @@ def _cmd_players(args: argparse.Namespace) -> int:
     if not (campaign / "campaign.yaml").is_file():
         print(f"delvebook players: {campaign} holds no campaign.yaml", file=sys.stderr)
         return 2
-    try:
-        import voila  # noqa: F401
-    except ImportError:
-        print("delvebook players needs Voila: pip install 'delvebook[players]' (or pip install voila)",
-              file=sys.stderr)
+    from delvebook.extras import install_hint, missing
+    gone = missing("voila", "ipywidgets")
+    if gone:
+        print(f"delvebook players needs {' and '.join(gone)}, which the core install of delvebook leaves out: "
+              f"{install_hint('players')}", file=sys.stderr)
         return 2
     notebook = Path(__file__).resolve().parent / "players.ipynb"
     env = dict(os.environ, DELVEBOOK_CAMPAIGN=str(campaign),
@@ -216,9 +237,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(f"  [{time.perf_counter() - start:5.1f} s] {msg}", file=sys.stderr, flush=True)
 
     out = Path(args.output)
+    from delvebook.extras import MissingExtra
     try:
         from delvebook.report import write_report
         write_report(args.campaign, out, cdn=args.cdn, progress=progress)
+    except MissingExtra as err:
+        print(f"delvebook report: {err}", file=sys.stderr)
+        return 2
     except (StoreError, ValueError, OSError) as err:
         print(f"delvebook report: {err}", file=sys.stderr)
         return 1
@@ -232,6 +257,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="delvebook",
         description="Dice with exact odds, and JupyterLab sessions for delvebook campaigns.",
     )
+    from delvebook import __version__
+    parser.add_argument("--version", action="version", version=f"delvebook {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("roll", help="roll dice: delvebook roll 2d20kh1+d6")
