@@ -152,13 +152,17 @@ def _cmd_new(args: argparse.Namespace) -> int:
     from delvebook.store import StoreError
     name = args.name or Path(args.path).name.replace("-", " ").title()
     if args.repo:
-        from delvebook.share import new_repo
+        from delvebook.share import new_repo, pinned_requirement
         try:
-            made = new_repo(Path(args.path), name=name, seed=args.seed, requirement=args.requirement)
+            requirement, note = (args.requirement, None) if args.requirement else pinned_requirement()
+            made = new_repo(Path(args.path), name=name, seed=args.seed, requirement=requirement)
         except (StoreError, ValueError) as err:
             print(f"delvebook new: {err}", file=sys.stderr)
             return 1
         print(f"{args.path}: a campaign repository: {', '.join(made)}")
+        print(f"  binder/requirements.txt installs {requirement}")
+        if note:
+            print(f"delvebook new: note: {note}", file=sys.stderr)
         print("  commit it, push it to GitHub, then `delvebook share` prints its Binder link")
         return 0
     try:
@@ -197,14 +201,22 @@ def _cmd_players(args: argparse.Namespace) -> int:
 
 
 def _cmd_share(args: argparse.Namespace) -> int:
-    from delvebook.share import binder_link
+    from delvebook.share import badge_notebook, binder_link, write_badge
+    readme = Path(args.readme) if args.readme else None
+    notebook = args.notebook
+    if notebook is None and readme is not None and readme.is_file():
+        # keep the notebook the badge opens: only the repository changes
+        notebook = badge_notebook(readme.read_text(encoding="utf-8"))
     try:
-        link, badge = binder_link(Path(args.path), notebook=args.notebook)
+        link, badge = binder_link(Path(args.path), notebook=notebook)
     except ValueError as err:
         print(f"delvebook share: {err}", file=sys.stderr)
         return 1
     print(f"Binder link:  {link}")
     print(f"README badge: {badge}")
+    if readme is not None:
+        changed = write_badge(readme, badge)
+        print(f"{readme}: {'the Binder badge now launches this link' if changed else 'the badge already launches it'}")
     return 0
 
 
@@ -287,11 +299,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", action="store_true",
                    help="also make it a shareable repository: a session notebook, binder/, a README")
     p.add_argument("--requirement", default=None,
-                   help="how binder/ installs delvebook (default: this version from its git repository)")
+                   help="how binder/ installs delvebook (default: this delvebook, pinned: its release on the "
+                   "package index, or the commit of the git repository it was installed from)")
 
     p = sub.add_parser("share", help="print the Binder link and badge for a campaign repository's git remote")
     p.add_argument("path", nargs="?", default=".", metavar="PATH")
     p.add_argument("--notebook", default=None, help="the notebook Binder opens (default: the session notebook)")
+    p.add_argument("--readme", default=None, metavar="FILE",
+                   help="also write the badge into FILE (e.g. README.md): its Binder badge line, or under its title")
 
     p = sub.add_parser("players", help="serve the read-only players' view with Voila")
     p.add_argument("campaign", metavar="CAMPAIGN")
