@@ -220,6 +220,28 @@ def _cmd_share(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    from delvebook.extras import MissingExtra
+    from delvebook.store import StoreError
+    if not (args.parquet or args.csv):
+        print("delvebook export: say where: --parquet DIR and/or --csv DIR", file=sys.stderr)
+        return 2
+    try:
+        from delvebook import analysis, export
+        frames = analysis.frames(args.campaign, copy=False)
+        for fmt, folder in (("parquet", args.parquet), ("csv", args.csv)):
+            if folder:
+                written = getattr(export, f"write_{fmt}")(frames, folder)
+                print(f"{folder}: {len(written)} files ({', '.join(p.name for p in written)})")
+    except MissingExtra as err:
+        print(f"delvebook export: {err}", file=sys.stderr)
+        return 2
+    except (StoreError, ValueError, OSError) as err:
+        print(f"delvebook export: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     from delvebook.store import validate
     problems = validate(args.path)
@@ -308,6 +330,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--readme", default=None, metavar="FILE",
                    help="also write the badge into FILE (e.g. README.md): its Binder badge line, or under its title")
 
+    p = sub.add_parser("export", help="write a campaign's frames as Parquet or CSV files (with their dtypes)",
+                       description="Write every frame of delvebook.analysis.frames (events, rolls, hearts, xp, "
+                       "encounters, damage, luck, fairness, levels) to one file each. Parquet keeps the dtypes; CSV "
+                       "gets them in schema.json. Lists and mappings are JSON text.")
+    p.add_argument("campaign", metavar="CAMPAIGN", help="campaign folder (opened read-only)")
+    p.add_argument("--parquet", metavar="DIR", help="write DIR/NAME.parquet for each frame")
+    p.add_argument("--csv", metavar="DIR", help="write DIR/NAME.csv for each frame, and DIR/schema.json")
+
     p = sub.add_parser("players", help="serve the read-only players' view with Voila")
     p.add_argument("campaign", metavar="CAMPAIGN")
     p.add_argument("--port", type=int, default=8866)
@@ -362,6 +392,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
         return _cmd_players(args)
     if args.command == "share":
         return _cmd_share(args)
+    if args.command == "export":
+        return _cmd_export(args)
     return _cmd_rules(args)
 
 

@@ -19,7 +19,7 @@ LAYERS = {
     "core": {"dice", "distribution", "rules", "rules.schema", "model", "events", "engine", "narrate", "extras"},
     "store": {"yamlsafe", "rules.load", "store"},
     "campaign": {"campaign", "forecast"},
-    "views": {"analysis", "charts", "report", "players", "table", "widgets", "cli", "share", "__main__"},
+    "views": {"analysis", "charts", "report", "players", "table", "widgets", "cli", "share", "export", "__main__"},
 }
 ORDER = list(LAYERS)
 
