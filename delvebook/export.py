@@ -29,6 +29,8 @@ __all__ = ["write_parquet", "write_csv", "read_parquet", "read_csv", "encode", "
 FORMAT = 1
 """The layout's version, stored with the files (Parquet metadata, schema.json)."""
 _META_KEY = b"delvebook"
+# pandas 3 reads floats back exactly by default (and deprecates asking); pandas 2 must be asked
+_EXACT_FLOATS = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
 
 
 def _frames(x: Any) -> Mapping[str, pd.DataFrame]:
@@ -149,7 +151,7 @@ def read_csv(folder: str | os.PathLike) -> dict[str, pd.DataFrame]:
         dtypes = spec["dtypes"]
         text = {c for c, d in dtypes.items() if not isinstance(d, str) or d in ("object", "str", "string")}
         raw = pd.read_csv(folder / f"{name}.csv", dtype={c: object for c in text}, keep_default_na=False,
-                          na_values={c: [""] for c in dtypes}, float_precision="round_trip")
+                          na_values={c: [""] for c in dtypes}, **_EXACT_FLOATS)
         frame = pd.DataFrame(index=raw.index)
         for c, d in dtypes.items():
             frame[c] = _restore(raw[c], d)
