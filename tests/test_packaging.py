@@ -61,15 +61,18 @@ def test_license_urls_and_classifiers_are_declared():
     assert not [c for c in PROJECT["classifiers"] if c.startswith("License ::")]  # the SPDX expression says it
 
 
+SYNC = ("delvebook/session/ is what a wheel's `delvebook lab` opens; after changing the originals, copy them:\n"
+        "  cp examples/run-a-session.ipynb delvebook/session/ && "
+        "cp -a campaigns/the-sunken-keep/. delvebook/session/the-sunken-keep/")
+
+
 def test_the_packaged_session_is_the_examples_notebook_and_the_prepared_campaign():
-    """delvebook/session/ ships in the wheel; after editing the originals, copy them there:
-    cp examples/run-a-session.ipynb delvebook/session/ && cp campaigns/the-sunken-keep/* delvebook/session/the-sunken-keep/"""
-    assert (PACKAGED / "run-a-session.ipynb").read_bytes() == (EXAMPLES / "run-a-session.ipynb").read_bytes()
+    assert (PACKAGED / "run-a-session.ipynb").read_bytes() == (EXAMPLES / "run-a-session.ipynb").read_bytes(), SYNC
     keep = CAMPAIGNS / "the-sunken-keep"
     tracked = sorted(p.name for p in keep.iterdir() if p.name != ".delvebook.lock")
-    assert sorted(p.name for p in (PACKAGED / "the-sunken-keep").iterdir()) == tracked
+    assert sorted(p.name for p in (PACKAGED / "the-sunken-keep").iterdir()) == tracked, SYNC
     for name in tracked:
-        assert (PACKAGED / "the-sunken-keep" / name).read_bytes() == (keep / name).read_bytes(), name
+        assert (PACKAGED / "the-sunken-keep" / name).read_bytes() == (keep / name).read_bytes(), f"{name}: {SYNC}"
 
 
 # ---------------------------------------------------------------- fresh environments (slow)
