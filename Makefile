@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 
 BIN := $(VENV)/bin
 
-.PHONY: lab test test-all
+.PHONY: lab test test-all binder-constraints
 
 lab: $(VENV)/.installed
 	$(BIN)/delvebook lab $(CAMPAIGN) $(LAB_ARGS)
@@ -28,9 +28,26 @@ $(BIN)/python:
 
 # Stamps: reinstall only when pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -e .
+	$(BIN)/python -m pip install -e '.[all]'
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -e '.[test]'
 	touch $@ $(VENV)/.installed
+
+# Pin Binder's versions: resolve binder/requirements.txt (without its constraints) in a fresh venv on the
+# Python that binder/runtime.txt names, and write what got installed to binder/constraints.txt. Run it
+# after changing a dependency, commit the result, and Binder builds the same image every time.
+BINDER_PYTHON ?= python$(shell sed -n 's/^python-//p' binder/runtime.txt)
+
+binder-constraints:
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(BINDER_PYTHON) -m venv "$$tmp/venv"; \
+	"$$tmp/venv/bin/python" -m pip install -q --upgrade pip; \
+	grep -v -e '^-c' -e '^--constraint' binder/requirements.txt > "$$tmp/requirements.txt"; \
+	"$$tmp/venv/bin/python" -m pip install -q -r "$$tmp/requirements.txt"; \
+	{ echo "# Every version Binder installs, pinned. Written by \`make binder-constraints\` (do not edit by hand):"; \
+	  echo "# binder/requirements.txt resolved in a fresh venv on $$("$$tmp/venv/bin/python" -c 'import platform; print("Python", platform.python_version(), platform.system(), platform.machine())')."; \
+	  "$$tmp/venv/bin/python" -m pip freeze --exclude delvebook; } > binder/constraints.txt.tmp; \
+	mv binder/constraints.txt.tmp binder/constraints.txt; \
+	echo "binder/constraints.txt: $$(grep -c '==' binder/constraints.txt) pinned packages"

@@ -19,6 +19,10 @@ import weakref
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
+from .extras import require
+
+require("analysis", "delvebook.analysis", "pandas")  # before the imports: names the extra
+
 import numpy as np
 import pandas as pd
 

@@ -9,11 +9,16 @@ This module imports plotly; ``import delvebook`` does not.
 from __future__ import annotations
 
 import html
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
+
+from .extras import require
+
+require("analysis", "delvebook.charts", "pandas", "plotly")  # before the imports: names the extra
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 from plotly.subplots import make_subplots
 
 from . import analysis
@@ -25,8 +30,6 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
            "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd")
 """Colours given out in order: the party's seat order, then recruits as they join."""
 KEEPER_COLOR = "#555555"
-
-_TEMPLATE = "plotly_white"
 
 
 def _frames(x: Any) -> dict[str, pd.DataFrame]:
@@ -77,65 +80,99 @@ def _esc(v: Any) -> str:
     return html.escape(str(v))
 
 
+def _escs(values: Iterable) -> list[str]:
+    """Each value as escaped text (once per distinct value: a log repeats its reasons and sources)."""
+    cache: dict[Any, str] = {}
+    return [cache[v] if v in cache else cache.setdefault(v, _esc(v)) for v in values]
+
+
+def _numbers(*columns: Sequence) -> np.ndarray:
+    """Columns of whole numbers side by side, for a hover template's ``customdata``: integers (plotly sends them
+    as a compact typed array), or floats with NaN where a value is missing."""
+    data = np.column_stack([pd.array(c, dtype="Float64").to_numpy(dtype=float, na_value=np.nan) for c in columns])
+    return data if np.isnan(data).any() else data.astype(np.int64)
+
+
+def _templated(fig: go.Figure, template: Any) -> go.Figure:
+    """The figure with ``template`` if the caller named one; otherwise it keeps plotly's default (what
+    ``plotly.io.templates.default`` was when it was made: a dark-theme user gets dark charts)."""
+    if template is not None:
+        fig.update_layout(template=template)
+    return fig
+
+
+def _ink(template: Any) -> str:
+    """A colour for outlines and marks that reads on the template's background: the template's font colour."""
+    name = pio.templates.default if template is None else template
+    try:
+        t = pio.templates[name] if isinstance(name, str) else go.layout.Template(name)
+        return t.layout.font.color or "#444444"
+    except (KeyError, ValueError, TypeError):
+        return "#444444"
+
+
 # ---------------------------------------------------------------- XP
 
-def xp_progress(camp: Any, by: str = "event") -> go.Figure:
+def xp_progress(camp: Any, by: str = "event", template: Any = None) -> go.Figure:
     """Each delver's XP across the campaign, by ``event`` (log seq) or by ``session`` (XP at each session's
-    end), with the level thresholds drawn and level-ups marked."""
+    end), with the level thresholds drawn and level-ups marked. ``template``: a plotly template to draw
+    with (default: plotly's current default, ``plotly.io.templates.default``)."""
     if by not in ("event", "session"):
         raise ValueError(f"by is 'event' or 'session', not {by!r}")
     f = _frames(camp)
     x = f["xp"]
     colors = delver_colors(f)
     fig = go.Figure()
-    ups_x, ups_y, ups_text, ups_color = [], [], [], []
+    ink = _ink(template)
+    ups = []
     for name in colors:
         rows = x[x["who"] == name]
         if rows.empty:
             continue
+        # the numbers go to the browser as typed arrays and the words once, in the template; only the
+        # reason is text per point
         if by == "event":
-            xs = rows["seq"].to_numpy()
-            ys = rows["xp"].to_numpy()
-            hover = [f"<b>{_esc(name)}</b>: {xp} XP (level {lv})<br>+{a} for {_esc(r)}<br>event {s}, session {se}"
-                     for xp, lv, a, r, s, se in zip(ys.tolist(), rows["level"].tolist(), rows["amount"].tolist(),
-                                                    rows["reason"].astype(object).tolist(), xs.tolist(),
-                                                    rows["session"].tolist())]
-            shape = "hv"
+            trace = dict(x=rows["seq"].to_numpy(), y=rows["xp"].to_numpy(), line_shape="hv",
+                         customdata=_numbers(rows["level"], rows["amount"], rows["session"]),
+                         hovertext=_escs(rows["reason"].astype(object)),
+                         hovertemplate=f"<b>{_esc(name)}</b>: %{{y:d}} XP (level %{{customdata[0]}})<br>"
+                         "+%{customdata[1]} for %{hovertext}<br>event %{x:d}, session %{customdata[2]}<extra></extra>")
         else:
             last = rows.groupby("session", observed=True).tail(1)
-            xs = last["session"].to_numpy(dtype=np.int64)
-            ys = last["xp"].to_numpy()
-            hover = [f"<b>{_esc(name)}</b>: {xp} XP (level {lv}) after session {se}"
-                     for xp, lv, se in zip(ys, last["level"], xs)]
-            shape = "linear"
-        fig.add_trace(go.Scatter(x=xs, y=ys, name=name, mode="lines", line=dict(color=colors[name], shape=shape),
-                                 hovertext=hover, hoverinfo="text", legendgroup=name))
-        ups = rows[rows["level_up"]]
-        for _, r in ups.iterrows():
-            ups_x.append(int(r["seq"]) if by == "event" else int(r["session"]))
-            ups_y.append(int(r["xp"]))
-            ups_text.append(f"<b>{_esc(name)}</b> reached level {r['level']}<br>{r['xp']} XP, "
-                            f"event {r['seq']}, session {r['session']}")
-            ups_color.append(colors[name])
-    fig.add_trace(go.Scatter(x=ups_x, y=ups_y, name="level-ups", mode="markers",
-                             marker=dict(symbol="star", size=13, color=ups_color, line=dict(width=1, color="black")),
-                             hovertext=ups_text, hoverinfo="text"))
+            trace = dict(x=last["session"].to_numpy(dtype=np.int64), y=last["xp"].to_numpy(), line_shape="linear",
+                         customdata=_numbers(last["level"])[:, 0],
+                         hovertemplate=f"<b>{_esc(name)}</b>: %{{y:d}} XP (level %{{customdata}}) after session "
+                         "%{x:d}<extra></extra>")
+        fig.add_trace(go.Scatter(name=name, mode="lines", line_color=colors[name], legendgroup=name, **trace))
+        up = rows[rows["level_up"]]
+        ups.append((name, up))
+    names = [n for n, up in ups for _ in range(len(up))]
+    up = pd.concat([u for _, u in ups]) if ups else x.iloc[:0]
+    fig.add_trace(go.Scatter(x=(up["seq"] if by == "event" else up["session"]).to_numpy(dtype=np.int64),
+                             y=up["xp"].to_numpy(dtype=np.int64), name="level-ups", mode="markers",
+                             marker=dict(symbol="star", size=13, color=[colors[n] for n in names],
+                                         line=dict(width=1, color=ink)),
+                             customdata=_numbers(up["level"], up["seq"], up["session"]), hovertext=_escs(names),
+                             hovertemplate="<b>%{hovertext}</b> reached level %{customdata[0]}<br>%{y:d} XP, "
+                             "event %{customdata[1]}, session %{customdata[2]}<extra></extra>"))
     for i, (level, at) in enumerate(sorted(_thresholds(f).items())):
         fig.add_hline(y=at, line=dict(dash="dash", color="#999999", width=1),
                       annotation_text=f"level {level}: {at} XP",
                       annotation_position="top left" if i % 2 else "top right")
     fig.update_layout(title="XP progress by " + ("event" if by == "event" else "session"),
                       xaxis_title="event in the log" if by == "event" else "session",
-                      yaxis_title="XP", template=_TEMPLATE, hovermode="closest", legend_title_text="delver")
-    return fig
+                      yaxis_title="XP", hovermode="closest", legend_title_text="delver")
+    return _templated(fig, template)
 
 
 # ---------------------------------------------------------------- hearts
 
-def heart_history(camp: Any, encounter: int | None = None) -> go.Figure:
+def heart_history(camp: Any, encounter: int | None = None, template: Any = None) -> go.Figure:
     """Hearts of each combatant after every change: the party across the whole campaign, or everyone in one
-    ``encounter`` (its number). Damage, healing, 0 hearts, death saves and deaths are marked."""
+    ``encounter`` (its number). Damage, healing, 0 hearts, death saves and deaths are marked. ``template``: a
+    plotly template to draw with (default: plotly's current default)."""
     f = _frames(camp)
+    ink = _ink(template)
     h = f["hearts"]
     colors = delver_colors(f)
     if encounter is None:
@@ -176,49 +213,55 @@ def heart_history(camp: Any, encounter: int | None = None) -> go.Figure:
         r = rows[rows["who"] == name]
         side = r["side"].iloc[0]
         color = colors.get(name) if side == "party" else foe_palette[i % len(foe_palette)]
-        hover = [f"<b>{_esc(name)}</b>: {hv}/{mx} hearts ({st})<br>{_esc(src)}"
-                 + (f": {int(c):+d}" if pd.notna(c) else "") + f"<br>event {s}"
-                 + (f", session {se}" if pd.notna(se) else "")
-                 + (f", round {rd}" if pd.notna(rd) else "")
-                 for hv, mx, st, src, c, s, se, rd in zip(*(r[k].astype(object).tolist() for k in (
-                     "hearts", "max_hearts", "status", "source", "change", "seq", "session", "round")))]
-        fig.add_trace(go.Scatter(x=r["seq"].to_numpy(), y=r["hearts"].to_numpy(dtype=float, na_value=np.nan),
+        # numbers as typed arrays and the words once, in the template; per point only the source (with the
+        # change, and the status unless alive) and the session and round where the point has them
+        what = [src + (f": {int(c):+d}" if pd.notna(c) else "") + ("" if st == "alive" else f", {st}")
+                for src, c, st in zip(_escs(r["source"].astype(object)), r["change"].astype(object),
+                                      _escs(r["status"].astype(object)))]
+        where = [(f", session {se}" if pd.notna(se) else "") + (f", round {rd}" if pd.notna(rd) else "")
+                 for se, rd in zip(r["session"].astype(object), r["round"].astype(object))]
+        fig.add_trace(go.Scatter(x=r["seq"].to_numpy(), y=_numbers(r["hearts"])[:, 0],
                                  name=name, mode="lines", legendgroup=name,
                                  line=dict(color=color, shape="hv", dash="solid" if side == "party" else "dot"),
-                                 hovertext=hover, hoverinfo="text"))
+                                 customdata=_numbers(r["max_hearts"])[:, 0], hovertext=what, text=where,
+                                 hovertemplate=f"<b>{_esc(name)}</b>: %{{y}}/%{{customdata}} hearts<br>%{{hovertext}}"
+                                 "<br>event %{x:d}%{text}<extra></extra>"))
 
     def marks(mask, name, symbol, color, size=8, text="") -> None:
         m = rows[mask]
-        hover = [f"<b>{_esc(w)}</b> {text}: {hv} hearts<br>{_esc(src)}, event {s}"
-                 for w, hv, src, s in zip(*(m[k].astype(object).tolist() for k in ("who", "hearts", "source", "seq")))]
-        fig.add_trace(go.Scatter(x=m["seq"].to_numpy(), y=m["hearts"].to_numpy(dtype=float, na_value=np.nan),
-                                 name=name, mode="markers", hovertext=hover, hoverinfo="text",
+        fig.add_trace(go.Scatter(x=m["seq"].to_numpy(), y=_numbers(m["hearts"])[:, 0],
+                                 name=name, mode="markers", text=_escs(m["who"].astype(object)),
+                                 hovertext=_escs(m["source"].astype(object)),
+                                 hovertemplate=f"<b>%{{text}}</b> {text}: %{{y}} hearts<br>%{{hovertext}}, event "
+                                 "%{x:d}<extra></extra>",
                                  marker=dict(symbol=symbol, size=size, color=color,
-                                             line=dict(width=1, color="black"))))
+                                             line=dict(width=1, color=ink))))
 
     change = rows["change"].fillna(0)
     marks(change < 0, "damage", "triangle-down", "#e45756", 6, "took damage")
     marks(change > 0, "healing", "triangle-up", "#54a24b", 6, "healed")
-    marks((rows["hearts"] == 0).fillna(False) & (change < 0), "0 hearts", "circle-open", "#000000", 10,
+    marks((rows["hearts"] == 0).fillna(False) & (change < 0), "0 hearts", "circle-open", ink, 10,
           "fell to 0 hearts")
     ds = rows["death_save"]
     marks(ds & rows["death_save_success"].fillna(False).astype(bool), "death save made", "diamond", "#f2cf5b", 11,
           "made a death save")
     marks(ds & ~rows["death_save_success"].fillna(True).astype(bool), "death save failed", "diamond-open",
           "#b279a2", 11, "failed a death save")
-    marks(rows["death"], "deaths", "x", "#000000", 13, "died")
+    marks(rows["death"], "deaths", "x", ink, 13, "died")
     fig.add_hline(y=0, line=dict(color="#bbbbbb", width=1))
-    fig.update_layout(title=title, xaxis_title="event in the log", yaxis_title="hearts", template=_TEMPLATE,
-                      hovermode="closest", legend_title_text="combatant")
-    return fig
+    fig.update_layout(title=title, xaxis_title="event in the log", yaxis_title="hearts", hovermode="closest",
+                      legend_title_text="combatant")
+    return _templated(fig, template)
 
 
 # ---------------------------------------------------------------- dice
 
-def dice_fairness(camp: Any) -> go.Figure:
+def dice_fairness(camp: Any, template: Any = None) -> go.Figure:
     """Each player's D20 and D6 faces (share of their rolls) against the exact chance of each face, with a
-    chi-squared test in words: within what fair dice do 9 times in 10, or not."""
+    chi-squared test in words: within what fair dice do 9 times in 10, or not. ``template``: a plotly template
+    to draw with (default: plotly's current default)."""
     f = _frames(camp)
+    ink = _ink(template)
     fair = f["fairness"]
     r = f["rolls"]
     pcolors = player_colors(f)
@@ -235,17 +278,15 @@ def dice_fairness(camp: Any) -> go.Figure:
                 x=list(range(1, sides + 1)), y=share, name=f"{player}", legendgroup=player,
                 showlegend=(row == 1 or player not in set(fair.loc[fair["sides"] == 20, "player"])),
                 marker_color=pcolors.get(player, KEEPER_COLOR),
-                hovertext=[f"<b>{_esc(player)}</b> rolled {face} on a D{sides} {c} times of {counts.sum()} "
-                           f"({p:.1%}; fair: {float(probs[face - 1]):.1%})"
-                           for face, c, p in zip(range(1, sides + 1), counts, share)],
-                hoverinfo="text"), row=row, col=1)
+                customdata=np.column_stack([counts, [float(p) for p in probs]]),
+                hovertemplate=f"<b>{_esc(player)}</b> rolled %{{x}} on a D{sides} %{{customdata[0]}} times of "
+                f"{counts.sum()} (%{{y:.1%}}; fair: %{{customdata[1]:.1%}})<extra></extra>"), row=row, col=1)
             lines.append(f"{_esc(player)}, D{sides} ({s['rolls']} rolls): {_esc(verdict)} "
                          f"(χ² {s['chi2']:.1f}, p = {s['p_value']:.2f})")
         fig.add_trace(go.Scatter(x=list(range(1, sides + 1)), y=[float(p) for p in probs], mode="lines+markers",
                                  name="fair dice (exact)", legendgroup="fair", showlegend=(row == 1),
-                                 line=dict(color="black", dash="dash"), marker=dict(symbol="line-ew-open"),
-                                 hovertext=[f"a fair D{sides} shows {k} with chance {float(p):.2%}"
-                                            for k, p in zip(range(1, sides + 1), probs)], hoverinfo="text"),
+                                 line=dict(color=ink, dash="dash"), marker=dict(symbol="line-ew-open"),
+                                 hovertemplate=f"a fair D{sides} shows %{{x}} with chance %{{y:.2%}}<extra></extra>"),
                       row=row, col=1)
         fig.update_xaxes(title_text=f"face of the D{sides}", dtick=1, row=row, col=1)
         fig.update_yaxes(title_text="share of rolls", tickformat=".0%", row=row, col=1)
@@ -253,18 +294,19 @@ def dice_fairness(camp: Any) -> go.Figure:
         lines.append(f"({len(lines)} tests: even with fair dice, about 1 in 10 falls outside by chance.)")
     n = len(lines)
     fig.update_layout(
-        title="Are the dice fair? Each player's faces against fair dice", barmode="group", template=_TEMPLATE,
+        title="Are the dice fair? Each player's faces against fair dice", barmode="group",
         height=720 + 18 * n, margin=dict(b=60 + 18 * n), legend_title_text="player",
         meta={"verdicts": lines, "luck_dice_included": bool(r["luck"].any())})
     fig.add_annotation(text="<br>".join(lines), xref="paper", yref="paper", x=0, y=-0.08, xanchor="left",
                        yanchor="top", showarrow=False, align="left", font=dict(size=11))
-    return fig
+    return _templated(fig, template)
 
 
 # ---------------------------------------------------------------- damage
 
-def damage(camp: Any) -> go.Figure:
-    """Hearts of damage each delver dealt and took (after armor), with what armor absorbed."""
+def damage(camp: Any, template: Any = None) -> go.Figure:
+    """Hearts of damage each delver dealt and took (after armor), with what armor absorbed. ``template``: a
+    plotly template to draw with (default: plotly's current default)."""
     f = _frames(camp)
     d = f["damage"]
     colors = delver_colors(f)
@@ -277,28 +319,29 @@ def damage(camp: Any) -> go.Figure:
     taken_v = [int(taken.get(n, 0)) for n in names]
     absorbed_v = [int(absorbed.get(n, 0)) for n in names]
     fig = go.Figure()
+    who = _escs(names)
     fig.add_trace(go.Bar(x=names, y=dealt_v, name="damage dealt", marker_color=[colors[n] for n in names],
-                         hovertext=[f"<b>{_esc(n)}</b> dealt {v} hearts of damage" for n, v in zip(names, dealt_v)],
-                         hoverinfo="text", offsetgroup="dealt"))
+                         hovertext=who, hovertemplate="<b>%{hovertext}</b> dealt %{y} hearts of damage<extra></extra>",
+                         offsetgroup="dealt"))
     fig.add_trace(go.Bar(x=names, y=taken_v, name="damage taken", marker_color=[colors[n] for n in names],
-                         marker_pattern_shape="/", opacity=0.75,
-                         hovertext=[f"<b>{_esc(n)}</b> lost {v} hearts to damage" for n, v in zip(names, taken_v)],
-                         hoverinfo="text", offsetgroup="taken"))
+                         marker_pattern_shape="/", opacity=0.75, hovertext=who,
+                         hovertemplate="<b>%{hovertext}</b> lost %{y} hearts to damage<extra></extra>",
+                         offsetgroup="taken"))
     fig.add_trace(go.Bar(x=names, y=absorbed_v, base=taken_v, name="absorbed by armor", marker_color="#bbbbbb",
-                         hovertext=[f"<b>{_esc(n)}</b>'s armor absorbed {v} hearts of damage"
-                                    for n, v in zip(names, absorbed_v)],
-                         hoverinfo="text", offsetgroup="taken"))
+                         hovertext=who, customdata=absorbed_v,
+                         hovertemplate="<b>%{hovertext}</b>'s armor absorbed %{customdata} hearts of damage"
+                         "<extra></extra>", offsetgroup="taken"))
     fig.update_layout(title="Damage dealt and taken by each delver", xaxis_title="delver",
-                      yaxis_title="hearts of damage", template=_TEMPLATE, barmode="group")
-    return fig
+                      yaxis_title="hearts of damage", barmode="group")
+    return _templated(fig, template)
 
 
 # ---------------------------------------------------------------- luck
 
-def luck(camp: Any) -> go.Figure:
+def luck(camp: Any, template: Any = None) -> go.Figure:
     """Luck dice each player spent (still in force), by what they changed: a failure or miss turned to a
     success or hit, the reverse (a die subtracted from a foe's roll counts as the foe's failure), or only the
-    total."""
+    total. ``template``: a plotly template to draw with (default: plotly's current default)."""
     f = _frames(camp)
     lk = f["luck"]
     pcolors = player_colors(f)
@@ -311,13 +354,12 @@ def luck(camp: Any) -> go.Figure:
         counts = sub.groupby(sub["player"].astype(object)).size()
         ys = [int(counts.get(p, 0)) for p in players]
         fig.add_trace(go.Bar(x=players, y=ys, name=effect, marker_color=[pcolors.get(p, KEEPER_COLOR) for p in players],
-                             marker_pattern_shape=pattern, opacity=opacity,
-                             hovertext=[f"<b>{_esc(p)}</b>: {y} luck {'die' if y == 1 else 'dice'} {effect}"
-                                        for p, y in zip(players, ys)], hoverinfo="text"))
+                             marker_pattern_shape=pattern, opacity=opacity, hovertext=_escs(players),
+                             customdata=["die" if y == 1 else "dice" for y in ys],
+                             hovertemplate=f"<b>%{{hovertext}}</b>: %{{y}} luck %{{customdata}} {effect}<extra></extra>"))
     fig.update_layout(title="Luck dice spent by each player, and what they changed", xaxis_title="player",
-                      yaxis_title="luck dice spent", template=_TEMPLATE, barmode="stack",
-                      legend_title_text="the luck die")
-    return fig
+                      yaxis_title="luck dice spent", barmode="stack", legend_title_text="the luck die")
+    return _templated(fig, template)
 
 
 # ---------------------------------------------------------------- the report's charts

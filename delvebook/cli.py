@@ -18,6 +18,8 @@ __all__ = ["main"]
 
 SESSION_NOTEBOOK = Path("examples") / "run-a-session.ipynb"
 DEFAULT_CAMPAIGN = Path("campaigns") / "the-sunken-keep"
+LAB_FOLDER = "delvebook-lab"
+"""Where `delvebook lab` lays out the packaged session notebook when it runs outside the repository."""
 
 
 def _percent(p: Fraction) -> str:
@@ -68,7 +70,7 @@ def _cmd_odds(args: argparse.Namespace) -> int:
 
 
 def _find_notebook() -> Path | None:
-    """The session notebook, from the current directory or beside the installed package."""
+    """The session notebook, from the current directory or beside the installed package (a checkout)."""
     for base in (Path.cwd(), Path(__file__).resolve().parent.parent):
         candidate = base / SESSION_NOTEBOOK
         if candidate.is_file():
@@ -76,15 +78,34 @@ def _find_notebook() -> Path | None:
     return None
 
 
+def _unpack_session(folder: Path) -> Path:
+    """The session notebook and the prepared campaign that ship in the package, laid out in ``folder`` as in the
+    repository (examples/, campaigns/), so the notebook finds its campaign and its play folder lands there.
+    What is there already stays: a later run continues the same play and keeps an edited notebook."""
+    import shutil
+    packaged = Path(__file__).resolve().parent / "session"
+    notebook = folder / SESSION_NOTEBOOK
+    if not notebook.exists():
+        notebook.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(packaged / SESSION_NOTEBOOK.name, notebook)
+    campaign = folder / DEFAULT_CAMPAIGN
+    if not campaign.exists():
+        shutil.copytree(packaged / DEFAULT_CAMPAIGN.name, campaign)
+    return notebook
+
+
 def _cmd_lab(args: argparse.Namespace, extra: list[str]) -> int:
-    notebook = _find_notebook()
-    if notebook is None:
-        print(
-            f"delvebook lab: cannot find {SESSION_NOTEBOOK} in {Path.cwd()} or beside the "
-            "delvebook package; run it from the repository root.",
-            file=sys.stderr,
-        )
+    from delvebook.extras import install_hint, missing
+    if missing("jupyterlab"):
+        print(f"delvebook lab needs JupyterLab, which the core install of delvebook leaves out: "
+              f"{install_hint('lab')} (or {install_hint('all')} for the table and the charts too)", file=sys.stderr)
         return 2
+    notebook = _find_notebook()
+    if notebook is None:  # installed from a wheel: the package carries the notebook and the prepared campaign
+        folder = Path.cwd() / LAB_FOLDER
+        notebook = _unpack_session(folder)
+        print(f"delvebook lab: the session notebook and campaigns/{DEFAULT_CAMPAIGN.name} are in {folder} "
+              "(play is saved there)")
     root = notebook.parent.parent
     env = dict(os.environ)
     if args.campaign:
@@ -128,13 +149,17 @@ def _cmd_new(args: argparse.Namespace) -> int:
     from delvebook.store import StoreError
     name = args.name or Path(args.path).name.replace("-", " ").title()
     if args.repo:
-        from delvebook.share import new_repo
+        from delvebook.share import new_repo, pinned_requirement
         try:
-            made = new_repo(Path(args.path), name=name, seed=args.seed, requirement=args.requirement)
+            requirement, note = (args.requirement, None) if args.requirement else pinned_requirement()
+            made = new_repo(Path(args.path), name=name, seed=args.seed, requirement=requirement)
         except (StoreError, ValueError) as err:
             print(f"delvebook new: {err}", file=sys.stderr)
             return 1
         print(f"{args.path}: a campaign repository: {', '.join(made)}")
+        print(f"  binder/requirements.txt installs {requirement}")
+        if note:
+            print(f"delvebook new: note: {note}", file=sys.stderr)
         print("  commit it, push it to GitHub, then `delvebook share` prints its Binder link")
         return 0
     try:
@@ -154,11 +179,11 @@ def _cmd_players(args: argparse.Namespace) -> int:
     if not (campaign / "campaign.yaml").is_file():
         print(f"delvebook players: {campaign} holds no campaign.yaml", file=sys.stderr)
         return 2
-    try:
-        import voila  # noqa: F401
-    except ImportError:
-        print("delvebook players needs Voila: pip install 'delvebook[players]' (or pip install voila)",
-              file=sys.stderr)
+    from delvebook.extras import install_hint, missing
+    gone = missing("voila", "ipywidgets")
+    if gone:
+        print(f"delvebook players needs {' and '.join(gone)}, which the core install of delvebook leaves out: "
+              f"{install_hint('players')}", file=sys.stderr)
         return 2
     notebook = Path(__file__).resolve().parent / "players.ipynb"
     env = dict(os.environ, DELVEBOOK_CAMPAIGN=str(campaign),
@@ -173,14 +198,44 @@ def _cmd_players(args: argparse.Namespace) -> int:
 
 
 def _cmd_share(args: argparse.Namespace) -> int:
-    from delvebook.share import binder_link
+    from delvebook.share import badge_notebook, binder_link, write_badge
+    readme = Path(args.readme) if args.readme else None
+    notebook = args.notebook
+    if notebook is None and readme is not None and readme.is_file():
+        # keep the notebook the badge opens: only the repository changes
+        notebook = badge_notebook(readme.read_text(encoding="utf-8"))
     try:
-        link, badge = binder_link(Path(args.path), notebook=args.notebook)
+        link, badge = binder_link(Path(args.path), notebook=notebook)
     except ValueError as err:
         print(f"delvebook share: {err}", file=sys.stderr)
         return 1
     print(f"Binder link:  {link}")
     print(f"README badge: {badge}")
+    if readme is not None:
+        changed = write_badge(readme, badge)
+        print(f"{readme}: {'the Binder badge now launches this link' if changed else 'the badge already launches it'}")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from delvebook.extras import MissingExtra
+    from delvebook.store import StoreError
+    if not (args.parquet or args.csv):
+        print("delvebook export: say where: --parquet DIR and/or --csv DIR", file=sys.stderr)
+        return 2
+    try:
+        from delvebook import analysis, export
+        frames = analysis.frames(args.campaign, copy=False)
+        for fmt, folder in (("parquet", args.parquet), ("csv", args.csv)):
+            if folder:
+                written = getattr(export, f"write_{fmt}")(frames, folder)
+                print(f"{folder}: {len(written)} files ({', '.join(p.name for p in written)})")
+    except MissingExtra as err:
+        print(f"delvebook export: {err}", file=sys.stderr)
+        return 2
+    except (StoreError, ValueError, OSError) as err:
+        print(f"delvebook export: {err}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -215,9 +270,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(f"  [{time.perf_counter() - start:5.1f} s] {msg}", file=sys.stderr, flush=True)
 
     out = Path(args.output)
+    from delvebook.extras import MissingExtra
     try:
         from delvebook.report import write_report
         write_report(args.campaign, out, cdn=args.cdn, progress=progress)
+    except MissingExtra as err:
+        print(f"delvebook report: {err}", file=sys.stderr)
+        return 2
     except (StoreError, ValueError, OSError) as err:
         print(f"delvebook report: {err}", file=sys.stderr)
         return 1
@@ -231,6 +290,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="delvebook",
         description="Dice with exact odds, and JupyterLab sessions for delvebook campaigns.",
     )
+    from delvebook import __version__
+    parser.add_argument("--version", action="version", version=f"delvebook {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("roll", help="roll dice: delvebook roll 2d20kh1+d6")
@@ -259,11 +320,22 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", action="store_true",
                    help="also make it a shareable repository: a session notebook, binder/, a README")
     p.add_argument("--requirement", default=None,
-                   help="how binder/ installs delvebook (default: this version from its git repository)")
+                   help="how binder/ installs delvebook (default: this delvebook, pinned: its release on the "
+                   "package index, or the commit of the git repository it was installed from)")
 
     p = sub.add_parser("share", help="print the Binder link and badge for a campaign repository's git remote")
     p.add_argument("path", nargs="?", default=".", metavar="PATH")
     p.add_argument("--notebook", default=None, help="the notebook Binder opens (default: the session notebook)")
+    p.add_argument("--readme", default=None, metavar="FILE",
+                   help="also write the badge into FILE (e.g. README.md): its Binder badge line, or under its title")
+
+    p = sub.add_parser("export", help="write a campaign's frames as Parquet or CSV files (with their dtypes)",
+                       description="Write every frame of delvebook.analysis.frames (events, rolls, hearts, xp, "
+                       "encounters, damage, luck, fairness, levels) to one file each. Parquet keeps the dtypes; CSV "
+                       "gets them in schema.json. Lists and mappings are JSON text.")
+    p.add_argument("campaign", metavar="CAMPAIGN", help="campaign folder (opened read-only)")
+    p.add_argument("--parquet", metavar="DIR", help="write DIR/NAME.parquet for each frame")
+    p.add_argument("--csv", metavar="DIR", help="write DIR/NAME.csv for each frame, and DIR/schema.json")
 
     p = sub.add_parser("players", help="serve the read-only players' view with Voila")
     p.add_argument("campaign", metavar="CAMPAIGN")
@@ -319,6 +391,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
         return _cmd_players(args)
     if args.command == "share":
         return _cmd_share(args)
+    if args.command == "export":
+        return _cmd_export(args)
     return _cmd_rules(args)
 
 

@@ -174,6 +174,8 @@ def player_widget(path: str | os.PathLike, interval: float = 0.25, show_foe_hear
     """An HTML widget that follows the campaign's log and re-renders when it grows (for Voila)."""
     import asyncio
 
+    from .extras import require
+    require("players", "the players' view", "ipywidgets")
     import ipywidgets as w
 
     follower = LogFollower(path)

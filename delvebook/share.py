@@ -1,19 +1,29 @@
-"""Sharing a prepared campaign: a campaign folder that is also a repository Binder can launch, and its link."""
+"""Sharing a prepared campaign: a campaign folder that is also a repository Binder can launch, and its link.
+
+The link comes from the repository's own git remote, so a fork's badge launches the fork. A new campaign
+repository pins the delvebook it was made with: the release on the package index it came from, or the
+exact commit of the git repository it was installed from.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import urllib.parse
 from pathlib import Path
 
 from . import __version__
 
-__all__ = ["new_repo", "binder_link", "DEFAULT_REQUIREMENT", "SESSION_NOTEBOOK"]
+__all__ = ["new_repo", "binder_link", "binder_spec", "pinned_requirement", "write_badge", "badge_notebook",
+           "BINDER_EXTRAS", "SESSION_NOTEBOOK"]
 
-DEFAULT_REQUIREMENT = f"delvebook @ git+https://github.com/delvebook/delvebook@v{__version__}"
+BINDER_EXTRAS = "table,analysis,lab"
+"""What a campaign repository's Binder installs with delvebook: the table, the charts, JupyterLab."""
 SESSION_NOTEBOOK = "session.ipynb"
 _NOTEBOOKS = (SESSION_NOTEBOOK, "examples/run-a-session.ipynb")
+_BADGE = re.compile(r"^\[!\[Binder\]\(https://mybinder\.org/badge_logo\.svg\)\]\((https://mybinder\.org/v2/[^)\s]*)\)[ \t]*$",
+                    re.MULTILINE)
 
 
 def _session_notebook(name: str) -> dict:
@@ -43,11 +53,14 @@ def _session_notebook(name: str) -> dict:
 
 
 def new_repo(path: Path, name: str, seed: int | None = None, requirement: str | None = None) -> list[str]:
-    """A new campaign folder that is also a shareable repository; returns the files written."""
+    """A new campaign folder that is also a shareable repository; returns the files written.
+
+    ``requirement`` is the line binder/requirements.txt installs delvebook with; by default the delvebook
+    running now, pinned (see :func:`pinned_requirement`), worked out before anything is written."""
     from .campaign import Campaign
+    requirement = requirement or pinned_requirement()[0]
     camp = Campaign.create(path, name=name, seed=seed)
     camp.close()
-    requirement = requirement or DEFAULT_REQUIREMENT
     files = {
         SESSION_NOTEBOOK: json.dumps(_session_notebook(name), indent=1, ensure_ascii=False) + "\n",
         "binder/requirements.txt": f"{requirement}\n",
@@ -77,38 +90,171 @@ def _git(path: Path, *args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
+def _remote(top: Path) -> str | None:
+    """The URL of the remote this checkout pushes to: its branch's upstream, else origin, else the only one."""
+    names = (_git(top, "remote") or "").split()
+    upstream = _git(top, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}") or ""
+    name = next((n for n in names if upstream.startswith(n + "/")), None)
+    if name is None:
+        name = "origin" if "origin" in names else (names[0] if len(names) == 1 else None)
+    return _git(top, "remote", "get-url", name) if name else None
+
+
 def binder_link(path: Path, notebook: str | None = None) -> tuple[str, str]:
-    """(the Binder link, the README badge markdown) for the repository holding ``path``."""
+    """(the Binder link, the README badge markdown) for the repository holding ``path``, from its git remote."""
     top = _git(path, "rev-parse", "--show-toplevel")
     if top is None:
         raise ValueError(f"{path} is not in a git repository. Binder launches a repository: run `git init`, "
                          "commit the campaign, push it to GitHub, then run `delvebook share` again.")
-    remote = _git(path, "remote", "get-url", "origin")
+    root = Path(top)
+    remote = _remote(root)
     if not remote:
+        names = (_git(root, "remote") or "").split()
+        if names:
+            raise ValueError(f"this repository has remotes {', '.join(names)} but none named origin and no upstream "
+                             "for this branch, so it is not clear which one Binder should launch: "
+                             "`git push -u REMOTE HEAD` once, then run `delvebook share` again.")
         raise ValueError("this repository has no remote named origin, so Binder cannot reach it. Create a "
                          "repository on GitHub, then `git remote add origin https://github.com/YOU/NAME.git`, "
                          "`git push -u origin HEAD`, and run `delvebook share` again.")
-    root = Path(top)
     if notebook is None:
         notebook = next((n for n in _NOTEBOOKS if (root / n).is_file()), None)
         if notebook is None:
             raise ValueError(f"no session notebook ({' or '.join(_NOTEBOOKS)}) in {root}; name one with --notebook")
-    spec = _binder_spec(remote)
+    spec = binder_spec(remote)
     link = f"https://mybinder.org/v2/{spec}/HEAD?urlpath=" + urllib.parse.quote(f"lab/tree/{notebook}", safe="/")
     badge = f"[![Binder](https://mybinder.org/badge_logo.svg)]({link})"
     return link, badge
 
 
-def _binder_spec(remote: str) -> str:
-    """mybinder's repository spec for a git remote: gh/OWNER/REPO, gl/..., or git/URL."""
+def _public_url(remote: str) -> str:
+    """The remote as an https URL anyone can clone (no credentials); ValueError for one on this machine."""
     url = remote.strip()
-    if url.startswith("git@") and ":" in url:
-        host, _, rest = url[4:].partition(":")
-        url = f"https://{host}/{rest}"
-    parsed = urllib.parse.urlparse(url)
-    parts = parsed.path.strip("/").removesuffix(".git").split("/")
-    if parsed.hostname == "github.com" and len(parts) == 2:
+    scp = re.fullmatch(r"(?:[\w.-]+@)?([\w.-]+\.[A-Za-z]{2,}):(?!//)(.+)", url)
+    if scp and "://" not in url:  # git@github.com:ana/keep.git
+        url = f"https://{scp.group(1)}/{scp.group(2).lstrip('/')}"
+    parsed = urllib.parse.urlsplit(url)
+    if parsed.scheme in ("", "file") or not parsed.hostname:
+        raise ValueError(f"the remote {remote!r} is a folder on this machine, which Binder cannot reach: push the "
+                         "repository to GitHub, GitLab or another public git host, make that the remote "
+                         "(`git remote set-url origin https://...`), and run `delvebook share` again.")
+    if parsed.scheme not in ("http", "https", "ssh", "git", "git+ssh", "ssh+git"):
+        raise ValueError(f"the remote {remote!r} is not a git URL Binder can clone (https://HOST/OWNER/REPO)")
+    host = parsed.hostname.lower()
+    if parsed.scheme == "http":
+        return urllib.parse.urlunsplit(("http", host + (f":{parsed.port}" if parsed.port else ""), parsed.path,
+                                        "", ""))
+    return f"https://{host}{parsed.path}"  # ssh's port and user are not https's
+
+
+def binder_spec(remote: str) -> str:
+    """mybinder's repository spec for a git remote: ``gh/OWNER/REPO``, ``gl/GROUP%2FREPO``, or ``git/URL`` (any
+    other public git host). Credentials in the remote never reach the link."""
+    url = _public_url(remote)
+    parsed = urllib.parse.urlsplit(url)
+    parts = [p for p in parsed.path.split("/") if p]
+    if parts:
+        parts[-1] = parts[-1].removesuffix(".git")
+    if parsed.hostname in ("github.com", "www.github.com"):
+        if len(parts) != 2:
+            raise ValueError(f"{remote!r} is not a GitHub repository URL (https://github.com/OWNER/REPO)")
         return f"gh/{parts[0]}/{parts[1]}"
     if parsed.hostname == "gitlab.com" and len(parts) >= 2:
         return "gl/" + urllib.parse.quote("/".join(parts), safe="")
-    return "git/" + urllib.parse.quote(remote, safe="")
+    return "git/" + urllib.parse.quote(url, safe="")
+
+
+_binder_spec = binder_spec  # the name the first tests used
+
+
+def badge_notebook(readme_text: str) -> str | None:
+    """The notebook the README's Binder badge opens (its ``urlpath`` after ``lab/tree/``), if it has one."""
+    m = _BADGE.search(readme_text)
+    if not m:
+        return None
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(m.group(1)).query)
+    path = urllib.parse.unquote((query.get("urlpath") or [""])[0])
+    return path.removeprefix("lab/tree/") if path.startswith("lab/tree/") else None
+
+
+def write_badge(readme: Path, badge: str) -> bool:
+    """Put ``badge`` on the README's Binder badge line (or under its first heading if it has none); True if the
+    file changed. Every other line stays as it was."""
+    text = readme.read_text(encoding="utf-8") if readme.exists() else ""
+    if _BADGE.search(text):
+        new = _BADGE.sub(lambda m: badge, text, count=1)
+    else:
+        lines = text.splitlines(keepends=True)
+        at = next((i + 1 for i, line in enumerate(lines) if line.startswith("# ")), 0)
+        new = "".join(lines[:at]) + ("\n" if at else "") + badge + "\n" + ("" if at else "\n") + "".join(lines[at:])
+    if new == text:
+        return False
+    readme.write_text(new, encoding="utf-8")
+    return True
+
+
+# ---------------------------------------------------------------- what a new campaign repository installs
+
+def pinned_requirement(dist=None) -> tuple[str, str | None]:
+    """(the requirement line that installs this delvebook on Binder, a note for the keeper or None).
+
+    Pinned to what exists: installed from a package index, the release there (``delvebook[...]==VERSION``);
+    installed from a git URL, that URL at the commit pip recorded; installed from a git checkout (``pip
+    install -e .``), its remote at the checkout's commit (with a note if that commit is not pushed yet).
+    ValueError when Binder could not reach where it came from (a local wheel, a checkout with no remote).
+    ``dist`` is an ``importlib.metadata`` distribution (default: the installed delvebook)."""
+    if dist is None:
+        from importlib.metadata import distributions
+        # An installer's record has a RECORD file; a source tree's delvebook.egg-info (left there by a build,
+        # and first on sys.path when run from the tree) does not, and says nothing about where it came from.
+        found = sorted(distributions(name="delvebook"), key=lambda d: d.read_text("RECORD") is None)
+        if not found:
+            raise ValueError("delvebook is not installed as a package here (run from a source tree?), so there is "
+                             "nothing to pin: pass --requirement")
+        dist = found[0]
+    version = dist.version or __version__
+    name = f"delvebook[{BINDER_EXTRAS}]"
+    raw = dist.read_text("direct_url.json")
+    if not raw:  # no PEP 610 record: pip took it from an index, where this release is
+        return f"{name}=={version}", None
+    direct = json.loads(raw)
+    url = direct.get("url", "")
+    if "vcs_info" in direct:
+        vcs = direct["vcs_info"]
+        commit = vcs.get("commit_id")
+        return f"{name} @ {vcs.get('vcs', 'git')}+{_public_url(url)}@{commit}", None
+    if "dir_info" in direct:
+        folder = _file_path(url)
+        return _pin_checkout(folder, name)
+    if "archive_info" in direct and urllib.parse.urlsplit(url).scheme in ("http", "https"):
+        return f"{name} @ {url}", None
+    raise ValueError(f"this delvebook was installed from {url}, which Binder cannot reach: pass --requirement "
+                     f"(e.g. a git URL with a commit: 'delvebook[{BINDER_EXTRAS}] @ git+https://github.com/OWNER/REPO@COMMIT')")
+
+
+def _file_path(url: str) -> Path:
+    parsed = urllib.parse.urlsplit(url)
+    return Path(urllib.parse.unquote(parsed.path))
+
+
+def _pin_checkout(folder: Path, name: str) -> tuple[str, str | None]:
+    """The remote and commit of the git checkout delvebook was installed from."""
+    hint = (f"pass --requirement, e.g. 'delvebook[{BINDER_EXTRAS}] @ git+https://github.com/OWNER/REPO@COMMIT' "
+            "for a commit pushed there")
+    top = _git(folder, "rev-parse", "--show-toplevel")
+    commit = _git(folder, "rev-parse", "HEAD") if top else None
+    if not commit:
+        raise ValueError(f"this delvebook was installed from {folder}, which is not a git checkout, so Binder "
+                         f"could not fetch it: {hint}")
+    remote = _remote(Path(top))
+    if not remote:
+        raise ValueError(f"this delvebook was installed from the checkout {top}, which has no remote Binder could "
+                         f"fetch it from: push it (`git remote add origin ...`, `git push`), or {hint}")
+    url = _public_url(remote)
+    note = None
+    if not _git(Path(top), "branch", "-r", "--contains", commit):
+        note = (f"commit {commit[:12]} of {top} is on no remote branch yet: push it before launching the "
+                "campaign on Binder")
+    if _git(Path(top), "status", "--porcelain", "--untracked-files=no"):
+        note = (note + "; " if note else "") + f"{top} has uncommitted changes, which the pin does not include"
+    return f"{name} @ git+{url}@{commit}", note

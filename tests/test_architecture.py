@@ -16,10 +16,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "delvebook"
 
 # Layers, lowest first; a module may import its own layer and the layers below it.
 LAYERS = {
-    "core": {"dice", "distribution", "rules", "rules.schema", "model", "events", "engine", "narrate"},
+    "core": {"dice", "distribution", "rules", "rules.schema", "model", "events", "engine", "narrate", "extras"},
     "store": {"yamlsafe", "rules.load", "store"},
     "campaign": {"campaign", "forecast"},
-    "views": {"analysis", "charts", "report", "players", "table", "widgets", "cli", "share", "__main__"},
+    "views": {"analysis", "charts", "report", "players", "table", "widgets", "cli", "share", "export", "__main__"},
 }
 ORDER = list(LAYERS)
 

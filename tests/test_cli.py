@@ -7,6 +7,8 @@ import sys
 from fractions import Fraction
 from itertools import product
 
+import pytest
+
 from delvebook import cli
 
 
@@ -120,3 +122,39 @@ def test_validate_replays_the_log_of_a_well_formed_folder(tmp_path):
     assert out.returncode == 1 and "the log does not replay: event 1: undo with nothing to undo" in out.stdout
     (folder / "log.yaml").write_text("")
     assert delvebook("validate", str(folder)).stdout.strip().endswith("valid (0 events)")
+
+
+def test_version_prints_the_installed_version_and_exits_0():
+    from importlib.metadata import version
+
+    from delvebook import __version__
+    out = delvebook("--version")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"delvebook {__version__}"
+    assert __version__ == version("delvebook")
+
+
+def test_lab_without_jupyterlab_names_the_extra(monkeypatch, capsys):
+    from delvebook import extras
+    monkeypatch.setattr(extras, "missing", lambda *names: [n for n in names if n == "jupyterlab"])
+    monkeypatch.setattr(cli.subprocess, "call", lambda *a, **k: pytest.fail("started JupyterLab"))
+    assert cli.main(["lab"]) == 2
+    assert "pip install 'delvebook[lab]'" in capsys.readouterr().err
+
+
+def test_lab_outside_the_repository_lays_out_the_packaged_notebook_and_campaign(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd, env, cwd: calls.append((cmd, cwd)) or 0)
+    monkeypatch.setattr(cli, "_find_notebook", lambda: None)  # as from a wheel: no examples/ anywhere
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["lab", "--no-browser"]) == 0
+    folder = tmp_path / "delvebook-lab"
+    (cmd, cwd), = calls
+    assert cwd == folder and f"--ServerApp.root_dir={folder}" in cmd
+    assert "examples/run-a-session.ipynb" in cmd
+    assert (folder / "examples" / "run-a-session.ipynb").read_bytes() == \
+        (cli.Path(cli.__file__).parent / "session" / "run-a-session.ipynb").read_bytes()
+    assert (folder / "campaigns" / "the-sunken-keep" / "campaign.yaml").is_file()
+    (folder / "examples" / "run-a-session.ipynb").write_text("{}")  # the keeper's own edits survive a rerun
+    assert cli.main(["lab"]) == 0
+    assert (folder / "examples" / "run-a-session.ipynb").read_text() == "{}"

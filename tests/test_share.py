@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+from importlib.metadata import PathDistribution
 
 import pytest
 
-from delvebook.share import _binder_spec, binder_link, new_repo
+from conftest import REPO
+from delvebook import share
+from delvebook.share import _binder_spec, binder_link, binder_spec, new_repo, pinned_requirement, write_badge
 
 
 def test_new_repo_writes_campaign_notebook_binder_and_readme(tmp_path):
@@ -24,9 +28,9 @@ def test_new_repo_writes_campaign_notebook_binder_and_readme(tmp_path):
 
 
 def test_new_repo_refuses_a_folder_that_holds_a_campaign(tmp_path):
-    new_repo(tmp_path / "x", name="X")
+    new_repo(tmp_path / "x", name="X", requirement="delvebook==0.1.0")
     with pytest.raises(ValueError):
-        new_repo(tmp_path / "x", name="X")
+        new_repo(tmp_path / "x", name="X", requirement="delvebook==0.1.0")
 
 
 @pytest.mark.parametrize("remote, spec", [
@@ -41,7 +45,7 @@ def test_binder_spec_for_each_kind_of_remote(remote, spec):
 
 
 def test_share_explains_what_to_do_without_git_or_a_remote(tmp_path):
-    new_repo(tmp_path / "r", name="R")
+    new_repo(tmp_path / "r", name="R", requirement="delvebook==0.1.0")
     with pytest.raises(ValueError, match="git init"):
         binder_link(tmp_path / "r")
     subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
@@ -52,3 +56,158 @@ def test_share_explains_what_to_do_without_git_or_a_remote(tmp_path):
     link, badge = binder_link(tmp_path / "r")
     assert link == "https://mybinder.org/v2/gh/ana/r/HEAD?urlpath=lab/tree/session.ipynb"
     assert badge == f"[![Binder](https://mybinder.org/badge_logo.svg)]({link})"
+
+
+# ---------------------------------------------------------------- the link comes from the remote
+
+def _git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def _copy_of_this_repository(dest):
+    """The repository's tracked files, as a fresh clone of a fork would hold them."""
+    files = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, text=True, check=True)
+    for rel in filter(None, files.stdout.split("\0")):
+        if (REPO / rel).is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / rel, dest / rel)
+    subprocess.run(["git", "init", "-q", str(dest)], check=True)
+    return dest
+
+
+def _badge_line(readme_text):
+    return next(line for line in readme_text.splitlines() if line.startswith("[![Binder]"))
+
+
+def test_share_readme_points_a_forks_badge_at_the_fork(tmp_path):
+    fork = _copy_of_this_repository(tmp_path / "delvebook")
+    _git(fork, "remote", "add", "origin", "https://github.com/ana/delvebook.git")
+    before = (fork / "README.md").read_text()
+    assert "/gh/ana/" not in _badge_line(before)
+    out = subprocess.run([sys.executable, "-m", "delvebook", "share", "--readme", "README.md"], cwd=fork,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    after = (fork / "README.md").read_text()
+    assert _badge_line(after) == ("[![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/ana/"
+                                  "delvebook/HEAD?urlpath=lab/tree/examples/run-a-session.ipynb)")
+    assert [l for l in after.splitlines() if not l.startswith("[![Binder]")] == \
+        [l for l in before.splitlines() if not l.startswith("[![Binder]")]
+    again = subprocess.run([sys.executable, "-m", "delvebook", "share", "--readme", "README.md"], cwd=fork,
+                           capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0 and "already" in again.stdout
+    assert (fork / "README.md").read_text() == after
+
+
+def test_share_readme_keeps_the_notebook_the_badge_opens(tmp_path):
+    repo = tmp_path / "keep"
+    new_repo(repo, name="Keep", requirement="delvebook==0.1.0")
+    (repo / "prep.ipynb").write_text((repo / "session.ipynb").read_text())
+    readme = repo / "README.md"
+    readme.write_text("# Keep\n\n[![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/old/"
+                      "keep/HEAD?urlpath=lab/tree/prep.ipynb)\n\nText.\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    _git(repo, "remote", "add", "origin", "git@github.com:ana/keep.git")
+    out = subprocess.run([sys.executable, "-m", "delvebook", "share", str(repo), "--readme", str(readme)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert readme.read_text() == ("# Keep\n\n[![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/"
+                                  "v2/gh/ana/keep/HEAD?urlpath=lab/tree/prep.ipynb)\n\nText.\n")
+
+
+def test_a_readme_without_a_badge_gets_one_under_its_title(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# Keep\n\nText.\n")
+    assert write_badge(readme, "[![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/v2/gh/a/b/HEAD)")
+    assert readme.read_text() == ("# Keep\n\n[![Binder](https://mybinder.org/badge_logo.svg)](https://mybinder.org/"
+                                  "v2/gh/a/b/HEAD)\n\nText.\n")
+
+
+def test_the_branch_upstream_wins_over_origin(tmp_path):
+    repo = tmp_path / "r"
+    new_repo(repo, name="R", requirement="delvebook==0.1.0")
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "campaign")
+    _git(repo, "remote", "add", "origin", "https://github.com/delvebook/r.git")
+    _git(repo, "remote", "add", "ana", "https://github.com/ana/r.git")
+    _git(repo, "update-ref", "refs/remotes/ana/main", "HEAD")
+    _git(repo, "branch", "--set-upstream-to=ana/main")
+    assert binder_link(repo)[0].startswith("https://mybinder.org/v2/gh/ana/r/HEAD?")
+    _git(repo, "branch", "--unset-upstream")
+    assert binder_link(repo)[0].startswith("https://mybinder.org/v2/gh/delvebook/r/HEAD?")
+
+
+@pytest.mark.parametrize("remote, spec", [
+    ("git@codeberg.org:ana/keep.git", "git/https%3A%2F%2Fcodeberg.org%2Fana%2Fkeep.git"),
+    ("ssh://git@gitlab.com:2222/ana/keep.git", "gl/ana%2Fkeep"),
+    ("https://ana:ghp_secret@github.com/ana/keep.git", "gh/ana/keep"),
+    ("https://ana:secret@example.org/ana/keep.git", "git/https%3A%2F%2Fexample.org%2Fana%2Fkeep.git"),
+])
+def test_any_public_remote_gives_a_link_binder_can_clone_with_no_credentials(remote, spec):
+    assert binder_spec(remote) == spec
+
+
+@pytest.mark.parametrize("remote", ["/srv/git/keep.git", "file:///srv/git/keep.git", "../keep"])
+def test_a_remote_on_this_machine_gets_a_clear_message(tmp_path, remote):
+    with pytest.raises(ValueError, match="folder on this machine"):
+        binder_spec(remote)
+    repo = tmp_path / "r"
+    new_repo(repo, name="R", requirement="delvebook==0.1.0")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    _git(repo, "remote", "add", "origin", remote)
+    out = subprocess.run([sys.executable, "-m", "delvebook", "share", str(repo)], capture_output=True, text=True)
+    assert out.returncode == 1 and "Binder cannot reach" in out.stderr and "Traceback" not in out.stderr
+
+
+# ---------------------------------------------------------------- what a new campaign repository pins
+
+def _dist(tmp_path, direct_url=None):
+    info = tmp_path / "delvebook-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.4\nName: delvebook\nVersion: 0.1.0\n")
+    if direct_url is not None:
+        (info / "direct_url.json").write_text(json.dumps(direct_url))
+    return PathDistribution(info)
+
+
+def test_a_release_from_the_package_index_is_pinned_to_its_version(tmp_path):
+    assert pinned_requirement(_dist(tmp_path)) == ("delvebook[table,analysis,lab]==0.1.0", None)
+
+
+def test_an_install_from_a_git_url_is_pinned_to_the_commit_pip_recorded(tmp_path):
+    dist = _dist(tmp_path, {"url": "git@github.com:ana/delvebook.git",
+                            "vcs_info": {"vcs": "git", "commit_id": "0123abcd" * 5}})
+    assert pinned_requirement(dist) == (
+        f"delvebook[table,analysis,lab] @ git+https://github.com/ana/delvebook.git@{'0123abcd' * 5}", None)
+
+
+def test_a_checkout_is_pinned_to_its_commit_on_its_remote_with_a_note_until_pushed(tmp_path):
+    checkout = tmp_path / "src"
+    checkout.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(checkout)], check=True)
+    (checkout / "pyproject.toml").write_text("[project]\nname = 'delvebook'\n")
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-qm", "x")
+    commit = _git(checkout, "rev-parse", "HEAD")
+    dist = _dist(tmp_path, {"url": checkout.as_uri(), "dir_info": {"editable": True}})
+    with pytest.raises(ValueError, match="no remote.*--requirement"):
+        pinned_requirement(dist)
+    _git(checkout, "remote", "add", "origin", "git@github.com:ana/delvebook.git")
+    requirement, note = pinned_requirement(dist)
+    assert requirement == f"delvebook[table,analysis,lab] @ git+https://github.com/ana/delvebook.git@{commit}"
+    assert "push it" in note
+    _git(checkout, "update-ref", "refs/remotes/origin/main", "HEAD")  # as after `git push`
+    assert pinned_requirement(dist) == (requirement, None)
+
+
+def test_a_local_wheel_cannot_be_pinned_and_says_what_to_pass(tmp_path):
+    dist = _dist(tmp_path, {"url": (tmp_path / "delvebook-0.1.0-py3-none-any.whl").as_uri(), "archive_info": {}})
+    with pytest.raises(ValueError, match="--requirement"):
+        pinned_requirement(dist)
+
+
+def test_new_repo_with_no_requirement_writes_the_pin(tmp_path, monkeypatch):
+    monkeypatch.setattr(share, "pinned_requirement", lambda: ("delvebook[table,analysis,lab]==9.9.9", None))
+    new_repo(tmp_path / "r", name="R")
+    assert (tmp_path / "r" / "binder" / "requirements.txt").read_text() == "delvebook[table,analysis,lab]==9.9.9\n"

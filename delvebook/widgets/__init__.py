@@ -6,6 +6,10 @@ widgets in place from the new state (``Campaign.listeners``). Imports ipywidgets
 
 from __future__ import annotations
 
+from ..extras import require
+
+require("table", "delvebook.widgets (the keeper's table)", "ipywidgets")  # before the imports: names the extra
+
 from ._base import Table
 from .cards import DelverCard, sheet_html
 from .dashboard import Dashboard, card, dashboard

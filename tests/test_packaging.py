@@ -1,0 +1,207 @@
+"""What a person gets from `pip install`: the core with PyYAML alone, extras that each name themselves when
+missing, a license, project links, and a wheel whose `delvebook lab` finds its session notebook.
+
+The slow tests install into fresh virtual environments, as a person on a new machine would.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
+from conftest import CAMPAIGNS, EXAMPLES, REPO, _free_port
+from delvebook.extras import EXTRAS
+
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
+PROJECT = PYPROJECT["project"]
+PACKAGED = REPO / "delvebook" / "session"
+
+
+def _names(requirements: list[str]) -> set[str]:
+    return {re.split(r"[\s\[<>=!~;@]", r, maxsplit=1)[0].lower() for r in requirements}
+
+
+# ---------------------------------------------------------------- what pyproject declares
+
+def test_the_core_needs_only_pyyaml():
+    assert _names(PROJECT["dependencies"]) == {"pyyaml"}
+
+
+def test_each_extra_brings_the_modules_the_code_asks_for_it():
+    extras = PROJECT["optional-dependencies"]
+    for extra, modules in EXTRAS.items():
+        assert set(modules) <= _names(extras[extra]), extra
+    assert extras["all"] == ["delvebook[table,analysis,lab,players]"]
+    assert "delvebook[all]" in extras["test"]
+
+
+def test_license_urls_and_classifiers_are_declared():
+    text = (REPO / "LICENSE").read_text()
+    assert text.startswith("MIT License") and "Copyright (c)" in text and "the delvebook authors" in text
+    assert PROJECT["license"] == "MIT" and PROJECT["license-files"] == ["LICENSE"]
+    assert {"Homepage", "Source", "Issues"} <= set(PROJECT["urls"])
+    assert all(u.startswith("https://") for u in PROJECT["urls"].values())
+    assert "Framework :: Jupyter :: JupyterLab" in PROJECT["classifiers"]
+    assert not [c for c in PROJECT["classifiers"] if c.startswith("License ::")]  # the SPDX expression says it
+
+
+SYNC = ("delvebook/session/ is what a wheel's `delvebook lab` opens; after changing the originals, copy them:\n"
+        "  cp examples/run-a-session.ipynb delvebook/session/ && "
+        "cp -a campaigns/the-sunken-keep/. delvebook/session/the-sunken-keep/")
+
+
+def test_the_packaged_session_is_the_examples_notebook_and_the_prepared_campaign():
+    assert (PACKAGED / "run-a-session.ipynb").read_bytes() == (EXAMPLES / "run-a-session.ipynb").read_bytes(), SYNC
+    keep = CAMPAIGNS / "the-sunken-keep"
+    tracked = sorted(p.name for p in keep.iterdir() if p.name != ".delvebook.lock")
+    assert sorted(p.name for p in (PACKAGED / "the-sunken-keep").iterdir()) == tracked, SYNC
+    for name in tracked:
+        assert (PACKAGED / "the-sunken-keep" / name).read_bytes() == (keep / name).read_bytes(), f"{name}: {SYNC}"
+
+
+# ---------------------------------------------------------------- fresh environments (slow)
+
+def _copy_source(dest: Path) -> Path:
+    """The source tree, without what a build or a session leaves behind (a build writes into the tree)."""
+    shutil.copytree(REPO, dest, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "__pycache__", "*.egg-info", "build", "dist", "artifacts", ".hypothesis", "play",
+        ".delvebook.lock", ".ipynb_checkpoints", "the-long-delve"))
+    return dest
+
+
+def _venv(path: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=300)
+    return path / "bin" / "python"
+
+
+def _pip(py: Path, *args: str, timeout: float = 900) -> None:
+    out = subprocess.run([str(py), "-m", "pip", "install", "-q", *args], capture_output=True, text=True,
+                         timeout=timeout)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+
+
+LEAN_CHECK = r"""
+import importlib.util, json, sys, tempfile
+from pathlib import Path
+import delvebook
+delvebook.roll("d20")
+folder = Path(tempfile.mkdtemp()) / "lean"
+camp = delvebook.Campaign.create(folder, name="Lean", seed=1)
+camp.add_delver("Wren", "rogue", player="Ana")
+camp.start_session()
+event = camp.check("Wren", "stealth", 12)
+result = {"check": event.get("kind") if isinstance(event, dict) else type(event).__name__, "events": len(camp.events),
+          "installed": [m for m in ("ipywidgets", "pandas", "plotly", "jupyterlab", "anywidget", "voila", "numpy")
+                        if importlib.util.find_spec(m) is not None], "errors": {}}
+
+def message(fn):
+    try:
+        fn()
+    except ImportError as err:
+        return f"{type(err).__name__}: {err}"
+    return "no error"
+
+import importlib
+for module in ("analysis", "charts", "widgets", "export"):
+    result["errors"][module] = message(lambda: importlib.import_module("delvebook." + module))
+from delvebook import players, report
+result["errors"]["report"] = message(lambda: report.write_report(folder, folder / "r.html"))
+result["errors"]["players"] = message(lambda: players.player_widget(folder))
+result["errors"]["dashboard"] = message(camp.dashboard)
+camp.close()
+result["campaign"] = str(folder)
+print(json.dumps(result))
+"""
+
+
+@pytest.mark.slow
+def test_the_core_installs_alone_and_each_view_names_its_extra(tmp_path):
+    source = _copy_source(tmp_path / "src")
+    py = _venv(tmp_path / "venv")
+    _pip(py, str(source))  # pip install . : the core only
+    out = subprocess.run([str(py), "-c", LEAN_CHECK], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["installed"] == []
+    assert result["events"] >= 2  # the session began, the check was rolled
+    extra_of = {"analysis": "analysis", "charts": "analysis", "export": "analysis", "report": "analysis",
+                "widgets": "table", "dashboard": "table", "players": "players"}
+    for what, extra in extra_of.items():
+        error = result["errors"][what]
+        assert error.startswith("MissingExtra: ") and f"pip install 'delvebook[{extra}]'" in error, (what, error)
+    bin_ = py.parent
+    campaign = result["campaign"]
+    for args, extra in [(["report", campaign, "-o", str(tmp_path / "r.html")], "analysis"),
+                        (["export", campaign, "--parquet", str(tmp_path / "pq")], "analysis"),
+                        (["lab"], "lab"), (["players", campaign], "players")]:
+        run = subprocess.run([str(bin_ / "delvebook"), *args], capture_output=True, text=True, timeout=120,
+                             cwd=tmp_path)
+        assert run.returncode == 2, (args, run.stdout, run.stderr)
+        assert f"pip install 'delvebook[{extra}]'" in run.stderr and "Traceback" not in run.stderr, (args, run.stderr)
+    for args in (["roll", "d20"], ["validate", campaign], ["--version"]):
+        run = subprocess.run([str(bin_ / "delvebook"), *args], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, (args, run.stderr)
+
+
+@pytest.mark.slow
+def test_delvebook_lab_from_a_wheel_opens_the_packaged_session_notebook(tmp_path):
+    source = _copy_source(tmp_path / "src")
+    dist = tmp_path / "dist"
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(source)],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-3000:]
+    wheel, = dist.glob("delvebook-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert {"delvebook/session/run-a-session.ipynb", "delvebook/session/the-sunken-keep/campaign.yaml"} <= names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "Project-URL: Source, https://" in metadata and "License-Expression: MIT" in metadata
+    py = _venv(tmp_path / "venv")
+    _pip(py, f"{wheel}[lab]")
+    work = tmp_path / "home"
+    work.mkdir()
+    port = _free_port()
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "jcfg"), JUPYTER_DATA_DIR=str(tmp_path / "jdata"),
+               JUPYTER_RUNTIME_DIR=str(tmp_path / "jrun"), IPYTHONDIR=str(tmp_path / "ipython"))
+    env.pop("DELVEBOOK_CAMPAIGN", None)
+    log = open(tmp_path / "lab.log", "w")
+    proc = subprocess.Popen([str(py.parent / "delvebook"), "lab", "--no-browser", f"--port={port}",
+                             "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password="],
+                            cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{port}/api/contents/examples/run-a-session.ipynb"
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=5) as r:
+                    served = json.loads(r.read())
+                    break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise AssertionError((tmp_path / "lab.log").read_text()[-3000:])
+                time.sleep(0.5)
+    finally:
+        os.killpg(os.getpgid(proc.pid), signal.SIGTERM)
+        proc.wait(timeout=30)
+        log.close()
+    text = (tmp_path / "lab.log").read_text()
+    assert "cannot find" not in text
+    assert served["type"] == "notebook" and served["name"] == "run-a-session.ipynb"
+    assert (work / "delvebook-lab" / "campaigns" / "the-sunken-keep" / "campaign.yaml").is_file()
