@@ -27,9 +27,11 @@ import numpy as np
 import pandas as pd
 
 from .campaign import Campaign
+from .events import standing as events_standing
+from .model import STATUS_DEAD
 
 __all__ = ["frames", "events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness",
-           "levels", "in_force", "chi_squared_p", "fairness_verdict", "face_probabilities", "FAIR_LEVEL", "FRAME_NAMES"]
+           "levels", "chi_squared_p", "fairness_verdict", "face_probabilities", "FAIR_LEVEL", "FRAME_NAMES"]
 
 FRAME_NAMES = ("events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness", "levels")
 FAIR_LEVEL = 0.10
@@ -185,44 +187,6 @@ def fairness(x: Source) -> pd.DataFrame:
 def levels(x: Source) -> pd.DataFrame:
     """The XP each level starts at under the campaign's rules: ``level``, ``xp`` (Int64)."""
     return frames(x, copy=False)["levels"].copy()
-
-
-def in_force(events_: list[dict]) -> tuple[set[int], dict[int, int], dict[int, int]]:
-    """Which actions stand after the whole log: (seqs in force, replaced seq -> by, undone seq -> undo seq).
-
-    Mirrors :class:`delvebook.events.History` without touching any state: undo takes back the latest
-    action in force (restoring one it replaced), redo puts back the latest undone, a new action clears
-    the redo stack, and ``replaces`` takes back the latest action first."""
-    done: list[tuple[int, Any]] = []   # (seq, the entry it replaced or None)
-    undone: list[tuple[int, Any]] = []
-    undone_by: dict[int, int] = {}
-    for e in events_:
-        kind = e.get("kind")
-        if kind == _UNDO:
-            entry = done.pop()
-            if entry[1] is not None:
-                done.append(entry[1])
-            undone.append(entry)
-            undone_by[entry[0]] = e["seq"]
-        elif kind == _REDO:
-            entry = undone.pop()
-            if entry[1] is not None:
-                done.pop()
-            done.append(entry)
-            undone_by.pop(entry[0], None)
-        elif e.get("changes") is not None:
-            replaced = None
-            if e.get("replaces") is not None:
-                replaced = done.pop()
-            done.append((e["seq"], replaced))
-            undone.clear()
-    standing = {s for s, _ in done}
-    replaced_by: dict[int, int] = {}
-    for s, r in done:
-        while r is not None:
-            replaced_by[r[0]] = s
-            s, r = r
-    return standing, replaced_by, undone_by
 
 
 # ---------------------------------------------------------------- fairness statistics
@@ -381,7 +345,7 @@ class _Builder:
         camp = self.camp
         log = camp.events
         self.progress(f"working out which of {len(log):,} events are in force")
-        standing, replaced_by, undone_by = in_force(log)
+        standing, replaced_by, undone_by = events_standing(log)
         by_seq = {e["seq"]: e for e in log}
 
         setup = camp.setup
@@ -435,7 +399,7 @@ class _Builder:
                                    else now[0] - before[0])
                 H["status"].append(now[2])
                 H["source"].append(sources.get(name, e["kind"] if e else "setup"))
-                H["death"].append(now[2] == "dead" and (before is None or before[2] != "dead"))
+                H["death"].append(now[2] == STATUS_DEAD and (before is None or before[2] != STATUS_DEAD))
                 H["death_save"].append(is_ds)
                 H["death_save_success"].append(ds_ok if is_ds else None)
 
@@ -931,7 +895,7 @@ def _encounters_frame(encs: dict, dmg: pd.DataFrame, hts: pd.DataFrame) -> pd.Da
         s = mask.groupby(enc_h).sum()
         return _int(idx.map(s).fillna(0).astype("int64"))
     party = h["side"] == "party"
-    df["vanquished"] = count((h["side"] == "foes") & (h["status"].astype(object) == "dead")
+    df["vanquished"] = count((h["side"] == "foes") & (h["status"].astype(object) == STATUS_DEAD)
                              & h["death"])
     df["delvers_down"] = count(party & h["down"])
     df["deaths"] = count(party & h["death"])

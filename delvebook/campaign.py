@@ -76,6 +76,7 @@ class Campaign:
         self._clock = None  # a function giving event timestamps; None: wall clock
         self.rng = random.Random(f"{store.campaign.get('seed')}:{len(store.events)}")
         self.listeners: list = []  # called with each Outcome once it is on disk and applied (views refresh)
+        self._tail = None  # a read-only campaign's follower of its log (catch_up)
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -275,6 +276,35 @@ class Campaign:
         for listener in list(self.listeners):
             listener(outcome)
         return outcome
+
+    def catch_up(self) -> list[Outcome]:
+        """A read-only campaign follows its log: fold in the events another process (the keeper's table) has
+        appended since the last call, and tell the listeners; returns them, oldest first. If the log was
+        replaced or shrank (a torn line set aside), the campaign is read again and every event is returned."""
+        if not self.read_only:
+            raise Refused("this campaign records play itself: it has every event already")
+        if self._tail is None:
+            self._tail = self._store.follow()
+        got = self._tail.poll()
+        if got.reload:
+            fresh = Campaign.open(self.path, read_only=True)
+            self._store, self.rules, self.engine = fresh._store, fresh.rules, fresh.engine
+            self._tail = None
+            events = list(self.events)
+            outcomes = [Outcome(e) for e in events]
+            for o in outcomes:
+                o.touched = None  # everything may have changed
+        else:
+            outcomes = []
+            for event in got.events:
+                self._store.events.append(event)
+                outcome = Outcome(event)
+                outcome.touched = self.engine.apply(event)
+                outcomes.append(outcome)
+        for outcome in outcomes[-1:] if got.reload else outcomes:
+            for listener in list(self.listeners):
+                listener(outcome)
+        return outcomes
 
     def act(self, kind: str, faces: Mapping[str, Any] | None = None, **args: Any) -> Outcome:
         """Any action by its kind (``check``, ``attack``, ``rest``...): decided by the rules, logged, applied.

@@ -22,6 +22,7 @@ import plotly.io as pio
 from plotly.subplots import make_subplots
 
 from . import analysis
+from .model import STATUS_ALIVE, STATUS_DEAD
 
 __all__ = ["xp_progress", "heart_history", "dice_fairness", "damage", "luck", "delver_colors", "player_colors",
            "PALETTE", "REPORT"]
@@ -191,7 +192,7 @@ def heart_history(camp: Any, encounter: int | None = None, template: Any = None)
         before = h[(h["side"] == "party") & (h["seq"] < first_seq)].groupby("who", observed=True).tail(1)
         in_fight = set(rows.loc[rows["side"] == "party", "who"].astype(object))
         before = before[before["who"].astype(object).isin(in_fight)
-                        | (before["status"].astype(object) != "dead")].copy()
+                        | (before["status"].astype(object) != STATUS_DEAD)].copy()
         before["seq"] = first_seq
         before["change"] = pd.array([pd.NA] * len(before), dtype="Int64")
         before[["death", "death_save", "down"]] = False
@@ -215,7 +216,7 @@ def heart_history(camp: Any, encounter: int | None = None, template: Any = None)
         color = colors.get(name) if side == "party" else foe_palette[i % len(foe_palette)]
         # numbers as typed arrays and the words once, in the template; per point only the source (with the
         # change, and the status unless alive) and the session and round where the point has them
-        what = [src + (f": {int(c):+d}" if pd.notna(c) else "") + ("" if st == "alive" else f", {st}")
+        what = [src + (f": {int(c):+d}" if pd.notna(c) else "") + ("" if st == STATUS_ALIVE else f", {st}")
                 for src, c, st in zip(_escs(r["source"].astype(object)), r["change"].astype(object),
                                       _escs(r["status"].astype(object)))]
         where = [(f", session {se}" if pd.notna(se) else "") + (f", round {rd}" if pd.notna(rd) else "")

@@ -179,3 +179,23 @@ def test_the_finished_campaign_regenerates_from_its_script(tmp_path):
                    check=True, capture_output=True, timeout=600)
     assert (out / "log.yaml").read_bytes() == (LONG / "log.yaml").read_bytes()
     assert yaml.safe_load((out / "campaign.yaml").read_text()) == yaml.safe_load((LONG / "campaign.yaml").read_text())
+
+
+def test_a_read_only_campaign_catches_up_with_what_the_keeper_records(tmp_path):
+    keeper = db.Campaign.create(tmp_path / "c", name="Followed", seed=4)
+    keeper.add_delver("Wren", "rogue", player="Ana")
+    players = db.Campaign.open(tmp_path / "c", read_only=True)
+    assert players.catch_up() == []
+    seen = []
+    players.listeners.append(seen.append)
+    keeper.start_session()
+    check = keeper.check("Wren", "stealth", 12)
+    got = players.catch_up()
+    assert [o["seq"] for o in got] == [2, 3] and [o["seq"] for o in seen] == [2, 3]
+    assert players.state == keeper.state and got[-1]["total"] == check["total"]
+    assert got[0].touched.session and not got[-1].touched  # a check changes nothing it keeps
+    keeper.undo()
+    assert [o["kind"] for o in players.catch_up()] == ["undo"] and players.state == keeper.state
+    with pytest.raises(db.Refused, match="has every event"):
+        keeper.catch_up()
+    keeper.close()

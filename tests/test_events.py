@@ -6,6 +6,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from delvebook.events import History, Ledger, replay, standing
+import delvebook as db
+from delvebook.store import MemoryStore
 from enginekit import Table
 
 
@@ -54,7 +56,7 @@ def test_standing_of_any_log_is_what_history_folds(steps):
     assert standing(t.events)[0] == set(replay(t.setup, t.events).in_force())
 
 
-def test_standing_matches_what_analysis_counted_before(tmp_path):
+def test_the_events_frame_marks_in_force_what_standing_says(tmp_path):
     from delvebook import analysis
     t = _table()
     for k in range(6):
@@ -66,7 +68,10 @@ def test_standing_matches_what_analysis_counted_before(tmp_path):
     t.undo()
     t.undo()
     t.redo()
-    assert standing(t.events) == analysis.in_force(t.events)
+    camp = db.Campaign.open(MemoryStore({"name": "Replayed", "seed": 5}, [dict(e) for e in t.events]))
+    ev = analysis.events(camp)
+    actions = ev[ev["status"].isin(["in force", "undone", "replaced"])]
+    assert set(actions.loc[actions["in_force"], "seq"]) == standing(t.events)[0]
 
 
 def test_a_ledger_refuses_an_undo_with_nothing_to_undo():
