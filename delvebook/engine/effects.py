@@ -8,8 +8,11 @@ each class module registers here what its features do, and the core asks the reg
 - ``attack_modifier``: what shapes every weapon attack (an order, the next-attack riders of Ferocious strike
   and Double Strike): advantage, max damage, multi-attack, extra damage.
 - ``attacks_against``: what gives every attack against a creature advantage, weapon or spell (a mark).
-- ``attack_option``: a keyword a class brings to ``attack`` (smite, surprised, sentry) with its hooks:
-  shaping the attack, extra damage on a hit, a check after the hits.
+- ``attack_edge``: what gives a creature's every attack roll, weapon or spell, advantage or max damage (the
+  orders Charge! and Fire).
+- ``attack_option``: a keyword a class brings to ``attack`` (smite, surprised, sentry, thrown) with its hooks:
+  shaping the attack, extra damage on a hit, a check after the hits, and the choice it offers once a hit is
+  seen (a smite chosen after the hit replaces the attack, re-run with the same dice).
 - ``on_vanquish``: what a kill does for the attacker (a Blood Magic sword is charged).
 - ``conjured_weapon``: a weapon a condition provides (the cleric's Holy Weapon).
 - ``damage_reducer``: what comes off damage before armor (Dodge); ``armor_bonus``: AV a condition adds
@@ -29,11 +32,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, NamedTuple
 
-__all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "casting", "CASTINGS",
-           "roll_bonus", "skill_boost", "attack_modifier", "attacks_against", "attack_option", "on_vanquish",
-           "conjured_weapon", "damage_reducer", "armor_bonus", "heal_guard", "uses", "spell",
-           "ROLL_BONUSES", "SKILL_BOOSTS", "ATTACK_MODIFIERS", "ATTACKS_AGAINST", "ATTACK_OPTIONS", "ON_VANQUISH",
-           "CONJURED_WEAPONS", "DAMAGE_REDUCERS", "ARMOR_BONUSES", "HEAL_GUARDS", "USES", "SPELLS"]
+__all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "Edge", "casting",
+           "CASTINGS", "roll_bonus", "skill_boost", "attack_modifier", "attacks_against", "attack_edge",
+           "attack_option", "on_vanquish", "conjured_weapon", "damage_reducer", "armor_bonus", "heal_guard", "uses",
+           "spell", "ROLL_BONUSES", "SKILL_BOOSTS", "ATTACK_MODIFIERS", "ATTACKS_AGAINST", "ATTACK_EDGES",
+           "ATTACK_OPTIONS", "ON_VANQUISH", "CONJURED_WEAPONS", "DAMAGE_REDUCERS", "ARMOR_BONUSES", "HEAL_GUARDS",
+           "USES", "SPELLS"]
 
 
 # ---------------------------------------------------------------- what a plan carries
@@ -71,6 +75,8 @@ class AttackPlan:
     n: int = 1
     counter: bool = True
     ranged: bool = False
+    timing: str = "action"           # how the attack sits in the turn economy: action, reaction (a Sentry's),
+                                     # or a companion's slot in its owner's turn (the Holy Weapon's)
     base: str = ""                   # the D20 part of the attack roll
     bonus: str | None = None         # the bonus dice, rolled once for every attack of a multi-attack
     expr: str = ""                   # base and bonus as one roll (what a single attack rolls)
@@ -79,6 +85,13 @@ class AttackPlan:
     def spend(self, fn: Callable) -> None:
         """Something the attack uses up or pays (a condition ended, grit spent), done before the dice."""
         self.spends.append(fn)
+
+
+class Edge(NamedTuple):
+    """What a creature's state gives its attack rolls: advantage, max damage."""
+
+    advantage: bool = False
+    max_damage: bool = False
 
 
 class Reduction(NamedTuple):
@@ -113,13 +126,17 @@ class Handler:
 @dataclass
 class AttackOption:
     """A keyword a class brings to ``attack``: ``shape(reader, plan)`` (may refuse, may add spends),
-    ``on_hit(ctx, plan, hit_number) -> [dice]`` (extra damage on a landed hit), ``after(ctx, plan, results)``."""
+    ``on_hit(ctx, plan, hit_number) -> [dice]`` (extra damage on a landed hit, rolled as its own roll named after
+    the option), ``after(ctx, plan, results)``, and ``offer(reader, plan, results) -> dict | None``: once the
+    attack is resolved without the option, what choosing it now would do (a smite after a hit), for the outcome
+    to list; choosing it re-runs the attack with the same dice (``Engine.decide_on_hit``)."""
 
     name: str
     shape: Callable | None = None
     on_hit: Callable | None = None
     after: Callable | None = None
     what: str = ""
+    offer: Callable | None = None
 
 
 @dataclass
@@ -141,6 +158,7 @@ ROLL_BONUSES: list[Callable] = []        # (reader, who) -> Boost | None
 SKILL_BOOSTS: dict[str, Callable] = {}   # option -> (reader, who, c, skill, asked) -> Boost | None
 ATTACK_MODIFIERS: list[Callable] = []    # (reader, plan) -> None
 ATTACKS_AGAINST: list[Callable] = []     # (reader, target) -> bool: attacks against it have advantage
+ATTACK_EDGES: list[Callable] = []        # (reader, attacker, *, ranged, spell) -> Edge | None
 ATTACK_OPTIONS: dict[str, AttackOption] = {}
 ON_VANQUISH: list[Callable] = []         # (ctx, plan) -> None
 CONJURED_WEAPONS: list[Callable] = []    # (reader, who, c, weapon) -> weapon dict | None
@@ -180,10 +198,17 @@ def attacks_against(fn: Callable) -> Callable:
     return fn
 
 
+def attack_edge(fn: Callable) -> Callable:
+    """Register what gives a creature's attack rolls advantage or max damage, weapon or spell alike (Charge!,
+    Fire): ``fn(reader, attacker, *, ranged, spell) -> Edge | None``."""
+    ATTACK_EDGES.append(fn)
+    return fn
+
+
 def attack_option(name: str, *, shape: Callable | None = None, on_hit: Callable | None = None,
-                  after: Callable | None = None, what: str = "") -> AttackOption:
+                  after: Callable | None = None, what: str = "", offer: Callable | None = None) -> AttackOption:
     """Register a keyword option of ``attack`` that a class brings (see ``AttackOption``)."""
-    opt = ATTACK_OPTIONS[name] = AttackOption(name, shape, on_hit, after, what)
+    opt = ATTACK_OPTIONS[name] = AttackOption(name, shape, on_hit, after, what, offer)
     return opt
 
 

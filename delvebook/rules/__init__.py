@@ -423,10 +423,16 @@ def _validate(data: Mapping, prefix: str) -> None:
         "luck_dice": {"per_session": "nonneg", "die": "dice", "stack": "bool", "may_add": "bool",
                       "may_subtract": "bool", "reset": "str"},
         "hearts": {"floor": "int"},
-        "death_save": {"die": "dice", "target": "int", "retrigger_below": "int", "success_hearts": "nonneg"},
+        "death_save": {"die": "dice", "target": "int", "retrigger_below": "int", "success_hearts": "nonneg",
+                       "after": "str"},
         "unarmed": {"damage": "dice"},
         "advantage": {"dice": "dice"},
         "initiative": {"die": "dice", "by": "str", "tie": "str", "party_order": "str"},
+        "turns": {"actions": "posint", "enforced": "bool", "unmarked": "str", "checks": "str", "orders_last": "str",
+                  "companions": "str"},
+        "ammunition": {"per_attack": "nonneg", "loaded_when_gained": "bool", "reload_uses": "str", "thrown": "str"},
+        "spell_damage": {"armor": "bool", "per_dart": "bool"},
+        "level_up": {"hearts_gained_heal": "bool"},
         "attack": {"die": "dice", "resist_die": "dice", "hit_on": "str", "tie": "str",
                    "counter_attack_on_miss": "bool"},
         "multi_attack": {"bonus_rolled_once": "bool", "counter_only_if_all_fail": "bool", "target_rolls": "posint"},
@@ -444,6 +450,12 @@ def _validate(data: Mapping, prefix: str) -> None:
         if node is not None:
             for field, kind in fields.items():
                 _need(errors, node, c + (block,), field, kind)
+    for block, field, allowed in (("death_save", "after", ("any_harm", "attack")),
+                                  ("turns", "unmarked", ("action", "free")),
+                                  ("turns", "orders_last", ("side_turn", "until_next_turn"))):
+        node = core.get(block)
+        if isinstance(node, Mapping) and field in node and node[field] not in allowed:
+            errors.add(c + (block, field), f"expected one of {', '.join(allowed)}, got {_show(node[field])}")
     cap = 3
     levels = core.get("levels")
     if isinstance(levels, Mapping) and _is_int(levels.get("cap")) and isinstance(levels.get("thresholds"), Mapping):
