@@ -39,6 +39,9 @@ class Table:
     def amend(self, **faces) -> dict:
         return self._apply(self.engine.decide_amend(faces, self.rng, self._seq()))
 
+    def on_hit(self, option: str, faces: dict | None = None, hit: int | None = None) -> dict:
+        return self._apply(self.engine.decide_on_hit(option, self.rng, self._seq(), faces=faces, hit=hit))
+
     def undo(self) -> dict:
         return self._apply(self.engine.decide_undo(self._seq()))
 

@@ -99,7 +99,7 @@ def npc(ctx: Ctx, name: str, foe: str | None = None, note: str | None = None, **
     if "creatures" not in ctx.state:
         ctx.set(["creatures"], {})
     ctx.set(["creatures", name], c)
-    ctx.out(name=name, kind=c["kind"], hearts=c["hearts"], note=note)
+    ctx.out(name=name, foe=c["kind"], hearts=c["hearts"], note=note)
 
 
 @command("remove_npc")
