@@ -183,7 +183,7 @@ def _find_familiar(ctx, who, d, spell, s, target, opts):
     if "creatures" not in ctx.state:
         ctx.set(["creatures"], {})
     ctx.set(["creatures", name], familiar)
-    return {"familiar": name, "form": familiar["form"], "hearts": familiar["hearts"], "damage": fam["damage"]}
+    return {"familiar": name, "form": familiar["form"]}  # its hearts and damage are on its sheet (creatures)
 
 
 @effects.spell("firebolt", inputs=(Input("target", "creature", True, "who the bolt is aimed at"),))
