@@ -634,3 +634,20 @@ def test_every_doubtful_reading_is_settled_in_the_rules_data_and_listed():
                  "core.ammunition.per_attack", "core.ammunition.thrown",
                  "spells.grimoire.spells.find_familiar.familiar.lost_below"):
         assert path in listed, path
+
+
+def test_the_holy_weapon_attacks_in_the_clerics_turn_without_its_action(camp):
+    add(camp, "Cy", "cleric", level=2, specialty="holy_weapon")
+    add(camp, "Bo", "rogue")
+    fight = camp.encounter([{"foe": "ogre", "name": "Ogre"}])
+    fight.initiative(first="party")
+    camp.use("Cy", "holy_weapon")  # conjuring it is Cy's action ...
+    e = fight.attack("Cy", "Ogre", weapon="holy weapon", faces={"attack": [5, 3, 4], "resist": [11],
+                                                                "damage": [6, 5]})
+    assert e["results"] == ["hit"]  # ... and the sword attacks in the same turn, in its own slot
+    assert fight.may_act("Cy").used == {"action": "Holy Weapon", "holy_weapon": "attack Ogre"}
+    assert "holy weapon has already acted" in refused(camp, fight.attack, "Cy", "Ogre", weapon="holy weapon")
+    fight.next_turn()
+    assert "it is Bo's turn, not Cy's" in refused(camp, fight.attack, "Cy", "Ogre", weapon="holy weapon")
+    turn(fight, "Cy")
+    assert fight.may_act("Cy").left == ("action", "holy_weapon")
