@@ -447,17 +447,9 @@ class Acting(NamedTuple):
         return self.why is None and (not self.tracked or "action" in self.left)
 
 
-def _slots(r: Reader, who: str, c: Mapping) -> list[str]:
-    """The slots ``who`` has in its own turn besides the action: each companion weapon's (Holy Weapon)."""
-    out = []
-    for conjure in effects.CONJURED_WEAPONS:
-        try:
-            w = conjure(r, who, c, "holy weapon")
-        except Refused:
-            w = None
-        if w is not None and w.get("turn_slot"):
-            out.append(w["turn_slot"])
-    return out
+def _slots(r: Reader, who: str) -> list[str]:
+    """The slots ``who`` has in its own turn besides the action (``effects.turn_slots``: a conjured sword's)."""
+    return [slot for slots_of in effects.TURN_SLOTS for slot in slots_of(r, who)]
 
 
 def may_act(state: dict, rules: Rules, who: str) -> Acting:
@@ -488,7 +480,7 @@ def may_act(state: dict, rules: Rules, who: str) -> Acting:
         count = sum(1 for k in used if k == "action" or k.startswith("action#"))
         if count < rules.core["turns"]["actions"]:
             left.append("action")
-        left += [s for s in _slots(Reader(state, rules), who, c) if s not in used]
+        left += [s for s in _slots(Reader(state, rules), who) if s not in used]
     if not in_fight:
         why = f"{who} is not in the fight (add it to the fight, or the keeper may override)"
     elif not on_turn:

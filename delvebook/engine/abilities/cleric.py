@@ -157,6 +157,12 @@ def _use_holy_weapon(ctx, who, d, aid, a, target, opts):
     return out
 
 
+@effects.turn_slots
+def _holy_weapon_slot(r: Reader, who: str) -> list[str]:
+    """The flying sword 'shares your turn': it attacks once in each of the cleric's turns, without its action."""
+    return ["holy_weapon"] if r.conditions(who, "holy_weapon") else []
+
+
 @effects.conjured_weapon
 def _holy_weapon(r: Reader, who: str, c, weapon) -> dict | None:
     """``weapon="holy weapon"``: the flying sword, while it lasts (it shares the cleric's turn, and is not
