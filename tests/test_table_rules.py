@@ -346,6 +346,16 @@ def test_armorer_applies_to_any_worn_armor_however_gained_and_every_view_reports
     undo_redo_is_exact(camp, 3)
 
 
+def test_the_card_reports_the_av_an_armorer_gets_from_armor_found_later(camp):
+    pytest.importorskip("ipywidgets")
+    from delvebook.widgets import sheet_html
+    add(camp, "Bo", "fighter", level=2, weapon="heavy_weapon", specialty="armorer")
+    camp.give("Bo", {"name": "Chain shirt", "av": 2, "dv": 12})
+    chain = camp.delver("Bo").armor[-1]
+    assert (chain.av, chain.dv) == (3, 17)
+    assert "Chain shirt AV 3 · DV 17/17" in sheet_html(camp, "Bo")  # the card and the model agree
+
+
 def test_found_gear_is_given_and_a_plus_one_swords_bonus_is_added_to_damage(camp):
     add(camp, "Bo", "fighter", level=2, weapon="sword_and_shield", specialty="swords")
     e = camp.give("Bo", "sword", bonus=1, name="Sword +1", tags=["magic"])
