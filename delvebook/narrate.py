@@ -103,7 +103,8 @@ def _describe(e: dict, hidden=()) -> str:
     if k == "next_turn":
         return f"Round {e['round']}: {e.get('actor') or e['side']}'s turn"
     if k == "end_encounter":
-        kept = f"; {', '.join(e['kept'])} stay in the story" if e.get("kept") else ""
+        kept = (f"; {', '.join(e['kept'])} {'stays' if len(e['kept']) == 1 else 'stay'} in the story"
+                if e.get("kept") else "")
         return f"The fight ends after {e['rounds']} rounds; vanquished: {', '.join(e['vanquished']) or 'none'} ({e['xp']} XP){kept}"
     if k in ("award_xp", "complete_quest", "explore_room", "earn"):
         awards = e.get("xp_awards", [])
@@ -133,6 +134,8 @@ def _describe(e: dict, hidden=()) -> str:
         return f"{_names(e.get('taken', []))} taken from {e['who']}" + (f", to {e['to']}" if e.get("to") else "")
     if k == "drop":
         return f"{e['who']} drops {_names(e.get('dropped', []))}"
+    if k == "buy":
+        return f"{e['who']} buys {e['item'].replace('_', ' ')}" + (f" (x{e['count']})" if e.get("count", 1) > 1 else "")
     if k == "reload":
         return f"{e['who']} reloads the {e['weapon']}"
     if k == "npc":

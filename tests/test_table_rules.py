@@ -519,7 +519,7 @@ def test_a_foe_still_standing_may_stay_in_the_story_as_an_npc(camp):
     fight.initiative(first="party")
     camp.cast("Cy", "truth", target="Bandit 1", faces={"save": [15]})
     e = fight.end(keep=["Bandit 1"])
-    assert e["kept"] == ["Bandit 1"] and "Bandit 1 stay in the story" in e.summary()
+    assert e["kept"] == ["Bandit 1"] and "Bandit 1 stays in the story" in e.summary()
     assert db.model.conditions_on(camp.state, "Bandit 1", "truth_immune")
     assert "Goblin 1" not in camp.state["creatures"]
     camp.remove_npc("Bandit 1")
