@@ -71,6 +71,10 @@ def _use_revive(ctx, who, d, aid, a, target, opts):
     if ctx.state["delvers"][target]["status"] == STATUS_DEAD:
         ctx.set(["delvers", target, "died_at"], died_at)  # still dead since then: the hour does not restart
         ctx.set(["delvers", target, "death_save_repeated"], died_at)
+    else:
+        enc = ctx.state["encounter"]
+        if enc is not None and enc["round"] > 0 and target not in enc["order"]["party"]:
+            ctx.set(["encounter", "order", "party"], enc["order"]["party"] + [target])  # back in the fight
     return {**out, "revived": ctx.state["delvers"][target]["status"] == STATUS_ALIVE}
 
 
