@@ -23,7 +23,7 @@ from .dice import Roll
 from .engine import Engine, Refused
 from .model import current_actor
 from .events import Touched, clone, replay
-from .model import Delver, Foe, new_state
+from .model import Creature, Delver, Foe, new_state
 
 __all__ = ["Campaign", "Fight", "Outcome", "Refused"]
 
@@ -197,6 +197,24 @@ class Campaign:
         return dict(self.state["luck"])
 
     @property
+    def creatures(self) -> list[Creature]:
+        """The named creatures outside the party and the fight: NPCs and familiars, living or dead."""
+        return [Creature(c) for c in self.state.get("creatures", {}).values()]
+
+    def creature(self, name: str) -> Creature:
+        """A named creature (an NPC, a familiar) by name."""
+        c = self.state.get("creatures", {}).get(name)
+        if c is None:
+            raise KeyError(f"no creature named {name!r} (creatures: {', '.join(self.state.get('creatures', {})) or 'none'})")
+        return Creature(c)
+
+    def may_act(self, who: str):
+        """May ``who`` act now, and with what (``engine.queries.may_act``): whose turn it is, whether ``who`` still
+        has its action (``.action``), what it used, and why not (``.why``)."""
+        from .engine import queries
+        return queries.may_act(self.state, self.rules, who)
+
+    @property
     def fight(self) -> "Fight | None":
         return Fight(self) if self.state["encounter"] is not None else None
 
@@ -322,35 +340,69 @@ class Campaign:
                  choices=dict(choices) if choices else None)
         return self.delver(name)
 
-    def start_session(self) -> Outcome:
-        return self.act("start_session")
+    def start_session(self, *, keeper_override: str | None = None) -> Outcome:
+        return self.act("start_session", keeper_override=keeper_override)
 
-    def end_session(self) -> Outcome:
-        return self.act("end_session")
+    def end_session(self, *, keeper_override: str | None = None) -> Outcome:
+        return self.act("end_session", keeper_override=keeper_override)
 
-    def rest(self) -> Outcome:
-        return self.act("rest")
+    def rest(self, *, keeper_override: str | None = None) -> Outcome:
+        return self.act("rest", keeper_override=keeper_override)
 
-    def advance_time(self, minutes: int = 0, hours: int = 0) -> Outcome:
-        return self.act("advance_time", minutes=minutes, hours=hours)
+    def advance_time(self, minutes: int = 0, hours: int = 0, *, keeper_override: str | None = None) -> Outcome:
+        return self.act("advance_time", minutes=minutes, hours=hours, keeper_override=keeper_override)
 
-    def award_xp(self, amount: int, reason: str = "keeper's award") -> Outcome:
-        return self.act("award_xp", amount=amount, reason=reason)
+    def award_xp(self, amount: int, reason: str = "keeper's award", *, keeper_override: str | None = None) -> Outcome:
+        return self.act("award_xp", amount=amount, reason=reason, keeper_override=keeper_override)
 
-    def complete_quest(self, name: str) -> Outcome:
-        return self.act("complete_quest", name=name)
+    def complete_quest(self, name: str, *, keeper_override: str | None = None) -> Outcome:
+        return self.act("complete_quest", name=name, keeper_override=keeper_override)
 
-    def explore_room(self, name: str) -> Outcome:
-        return self.act("explore_room", name=name)
+    def explore_room(self, name: str, *, keeper_override: str | None = None) -> Outcome:
+        return self.act("explore_room", name=name, keeper_override=keeper_override)
 
-    def earn(self, amount, who: str | None = None, reason: str | None = None) -> Outcome:
-        return self.act("earn", amount=amount, who=who, reason=reason)
+    def earn(self, amount, who: str | None = None, reason: str | None = None, *,
+             keeper_override: str | None = None) -> Outcome:
+        return self.act("earn", amount=amount, who=who, reason=reason, keeper_override=keeper_override)
 
-    def spend(self, who: str, amount, reason: str | None = None) -> Outcome:
-        return self.act("spend", who=who, amount=amount, reason=reason)
+    def spend(self, who: str, amount, reason: str | None = None, *, keeper_override: str | None = None) -> Outcome:
+        return self.act("spend", who=who, amount=amount, reason=reason, keeper_override=keeper_override)
 
-    def buy(self, who: str, item: str, count: int = 1) -> Outcome:
-        return self.act("buy", who=who, item=item, count=count)
+    def buy(self, who: str, item: str, count: int = 1, *, keeper_override: str | None = None) -> Outcome:
+        return self.act("buy", who=who, item=item, count=count, keeper_override=keeper_override)
+
+    # ---- gear found and lost
+    def give(self, who: str, item, count: int = 1, **details: Any) -> Outcome:
+        """Found gear joins ``who``'s sheet: a gear id (``"crossbow"``, ``"arrow"`` with ``count=20``), a gear id
+        with details changed (``"sword", bonus=1, name="Sword +1"``: its bonus is added to damage), or an item
+        described inline (``{"name": "Lute", "instrument": True}``; a weapon with ``damage``, ``bonus``, ``skill``,
+        ``tags``; armor with ``av``, ``dv``, ``kind``). Armor is fitted to its wearer (an Armorer's bonus)."""
+        return self.act("give", who=who, item=item, count=count, **details)
+
+    def take(self, who: str, item, count: int = 1, to: str | None = None, *,
+             keeper_override: str | None = None) -> Outcome:
+        """Gear leaves ``who``'s sheet (lost, broken, stolen), or goes to another delver (``to``)."""
+        return self.act("take", who=who, item=item, count=count, to=to, keeper_override=keeper_override)
+
+    def drop(self, who: str, item, count: int = 1, *, keeper_override: str | None = None) -> Outcome:
+        """``who`` drops gear (a thrown dagger that is lost): it leaves the sheet."""
+        return self.act("drop", who=who, item=item, count=count, keeper_override=keeper_override)
+
+    def reload(self, who: str, weapon=None, *, keeper_override: str | None = None) -> Outcome:
+        """Reload a crossbow: it takes ``who``'s action in a fight (the Crossbows specialty needs no reload)."""
+        return self.act("reload", who=who, weapon=weapon, keeper_override=keeper_override)
+
+    # ---- named creatures outside the party
+    def npc(self, name: str, foe: str | None = None, *, note: str | None = None, **typed: Any) -> Creature:
+        """Name a creature outside any fight: from the bestiary (``foe="bandit"``) or typed (``hearts=6,
+        tags=["humanoid"], skills={"insight": "proficient"}``). It makes checks and saves, is the target of
+        spells (Truth, Dispel magic, Locate Creature, Inflict wounds), and keeps its conditions across fights;
+        it may join a fight (``camp.encounter([{"npc": name}, "goblin"])``)."""
+        self.act("npc", name=name, foe=foe, note=note, **typed)
+        return self.creature(name)
+
+    def remove_npc(self, name: str, *, keeper_override: str | None = None) -> Outcome:
+        return self.act("remove_npc", name=name, keeper_override=keeper_override)
 
     def check(self, who: str, skill: str | None = None, target: int | None = None, *, vs: str | None = None,
               faces: Mapping | None = None, **options: Any) -> Outcome:
@@ -365,14 +417,14 @@ class Campaign:
         """Any roll the table wants on the record (loot tables, wandering monsters)."""
         return self.act("roll", faces=faces, expr=expr, who=who, why=why)
 
-    def death_save(self, who: str, faces: Mapping | None = None) -> Outcome:
-        return self.act("death_save", faces=faces, who=who)
+    def death_save(self, who: str, faces: Mapping | None = None, *, keeper_override: str | None = None) -> Outcome:
+        return self.act("death_save", faces=faces, who=who, keeper_override=keeper_override)
 
-    def choose(self, who: str, choice: str, option: str) -> Outcome:
-        return self.act("choose", who=who, choice=choice, option=option)
+    def choose(self, who: str, choice: str, option: str, *, keeper_override: str | None = None) -> Outcome:
+        return self.act("choose", who=who, choice=choice, option=option, keeper_override=keeper_override)
 
-    def level_up(self, who: str) -> Outcome:
-        return self.act("level_up", who=who)
+    def level_up(self, who: str, *, keeper_override: str | None = None) -> Outcome:
+        return self.act("level_up", who=who, keeper_override=keeper_override)
 
     def use(self, who: str, ability: str, faces: Mapping | None = None, **options: Any) -> Outcome:
         """A class ability, paying its cost (grit, blessings, healing points, soul points, hearts)."""
@@ -382,21 +434,30 @@ class Campaign:
         """A spell from the caster's book, wand, blessings or true names."""
         return self.act("cast", faces=faces, who=who, spell=spell, **options)
 
-    def damage(self, who: str, amount: int, source: str = "keeper", armor: bool = False) -> Outcome:
-        return self.act("damage", who=who, amount=amount, source=source, armor=armor)
+    def damage(self, who: str, amount: int, source: str = "keeper", armor: bool = False, **options: Any) -> Outcome:
+        return self.act("damage", who=who, amount=amount, source=source, armor=armor, **options)
 
-    def heal(self, who: str, amount: int, source: str = "keeper") -> Outcome:
-        return self.act("heal", who=who, amount=amount, source=source)
+    def heal(self, who: str, amount: int, source: str = "keeper", *, keeper_override: str | None = None) -> Outcome:
+        return self.act("heal", who=who, amount=amount, source=source, keeper_override=keeper_override)
 
     # ---- fights
-    def encounter(self, foes: list, name: str | None = None) -> "Fight":
-        """A fight begins with these foes (bestiary ids, or prepared encounter ids from campaign.yaml)."""
+    def encounter(self, foes: list, name: str | None = None, *, keeper_override: str | None = None) -> "Fight":
+        """A fight begins with these foes (bestiary ids, ``{"npc": name}`` for a named NPC, or a prepared
+        encounter id from campaign.yaml)."""
         prepared = self._store.campaign.get("encounters", {})
         if isinstance(foes, str) and foes in prepared:
             name = name or foes
             foes = _expand_prepared(prepared[foes]["foes"])
-        self.act("encounter", foes=list(foes), name=name)
+        self.act("encounter", foes=list(foes), name=name, keeper_override=keeper_override)
         return Fight(self)
+
+    def on_hit(self, option: str, hit: int | None = None, faces: Mapping | None = None) -> Outcome:
+        """Take a choice the latest attack offered once its hit was seen (``outcome.on_hit_options``: a smite):
+        the attack is resolved again with the same dice and the choice (its own new dice rolled, or typed in
+        ``faces``), replacing it; undo brings the attack back as it was."""
+        if self.read_only:
+            raise Refused("this campaign is open read-only")
+        return self._record(self.engine.decide_on_hit(option, self.rng, self._next_seq(), faces=faces, hit=hit))
 
     # ---- luck, typed dice, undo
     def spend_luck(self, player: str, sign: int = 1, roll: str | None = None, face: int | None = None) -> Outcome:
@@ -490,26 +551,39 @@ class Fight:
     def actor(self) -> str | None:
         return current_actor(self.camp.state)
 
-    def initiative(self, first: str | None = None, faces: Mapping | None = None) -> Outcome:
+    def initiative(self, first: str | None = None, faces: Mapping | None = None, *,
+                   keeper_override: str | None = None) -> Outcome:
         """Sides roll D6 (ties re-rolled), or ``first="party"``/``"foes"`` when one side obviously goes first."""
-        return self.camp.act("initiative", faces=faces, first=first)
+        return self.camp.act("initiative", faces=faces, first=first, keeper_override=keeper_override)
 
     def attack(self, attacker: str, target: str, weapon: Any = None, faces: Mapping | None = None,
                **options: Any) -> Outcome:
+        """``attacker`` attacks ``target`` on its turn (its action; ``keeper_override="why"`` to ignore the turn).
+        ``counter_weapon`` names the target's answer, ``thrown=True`` throws a melee weapon, ``smite=True``
+        declares a smite (or choose it after the hit: ``on_hit("smite")``)."""
         return self.camp.act("attack", faces=faces, attacker=attacker, target=target, weapon=weapon, **options)
 
-    def next_turn(self) -> Outcome:
-        return self.camp.act("next_turn")
+    def on_hit(self, option: str, hit: int | None = None, faces: Mapping | None = None) -> Outcome:
+        """A choice the latest attack offered once its hit was seen (a smite): see ``Campaign.on_hit``."""
+        return self.camp.on_hit(option, hit=hit, faces=faces)
 
-    def set_order(self, order: list[str]) -> Outcome:
-        return self.camp.act("set_order", order=list(order))
+    def may_act(self, who: str):
+        """May ``who`` act now, and with what: see ``Campaign.may_act``."""
+        return self.camp.may_act(who)
 
-    def add_foes(self, foes: list) -> Outcome:
-        return self.camp.act("add_foes", foes=list(foes))
+    def next_turn(self, *, keeper_override: str | None = None) -> Outcome:
+        return self.camp.act("next_turn", keeper_override=keeper_override)
 
-    def end(self) -> Outcome:
-        """End the fight: XP for the vanquished, split across the party."""
-        return self.camp.act("end_encounter")
+    def set_order(self, order: list[str], *, keeper_override: str | None = None) -> Outcome:
+        return self.camp.act("set_order", order=list(order), keeper_override=keeper_override)
+
+    def add_foes(self, foes: list, *, keeper_override: str | None = None) -> Outcome:
+        return self.camp.act("add_foes", foes=list(foes), keeper_override=keeper_override)
+
+    def end(self, keep: list | None = None, *, keeper_override: str | None = None) -> Outcome:
+        """End the fight: XP for the vanquished, split across the party; ``keep`` names foes still standing who
+        stay in the story as NPCs (NPCs who fought go back to being NPCs by themselves)."""
+        return self.camp.act("end_encounter", keep=list(keep) if keep else None, keeper_override=keeper_override)
 
     def __repr__(self) -> str:
         try:

@@ -81,19 +81,21 @@ class Touched:
     """What one event changed, in the game's nouns, derived from its change paths (an undo, a redo and a
     replacing action count the changes they take back or put back too).
 
-    ``delvers``, ``foes``: names whose sheet changed; ``players``: players whose luck dice count changed;
+    ``delvers``, ``foes``: names whose sheet changed; ``creatures``: named creatures (NPCs, familiars) whose sheet
+    changed, or who came or went; ``players``: players whose luck dice count changed;
     ``conditions``: ids of conditions begun, changed or ended, and ``holders``: who has (or had) them;
     ``encounter``: the fight itself (begun, ended, its order, round or turn); ``session``, ``seats``,
     ``clock``: those changed; ``pools``: ``xp_pool`` / ``coin_pool`` / ``xp_awarded``; ``other``: any other
     top-level key (``quests``, ``rooms``...); ``paths``: every change path, in the order applied."""
 
-    __slots__ = ("paths", "delvers", "foes", "players", "conditions", "holders", "encounter", "session",
-                 "seats", "clock", "pools", "other")
+    __slots__ = ("paths", "delvers", "foes", "creatures", "players", "conditions", "holders", "encounter",
+                 "session", "seats", "clock", "pools", "other")
 
     def __init__(self) -> None:
         self.paths: list[tuple] = []
         self.delvers: set[str] = set()
         self.foes: set[str] = set()
+        self.creatures: set[str] = set()
         self.players: set[str] = set()
         self.conditions: set[int] = set()
         self.holders: set[str] = set()
@@ -113,8 +115,8 @@ class Touched:
         return any(p[:n] == prefix or prefix[:len(p)] == p for p in self.paths)
 
     def __repr__(self) -> str:
-        bits = [f"{k}={sorted(getattr(self, k))}" for k in ("delvers", "foes", "players", "conditions", "pools",
-                                                          "other") if getattr(self, k)]
+        bits = [f"{k}={sorted(getattr(self, k))}" for k in ("delvers", "foes", "creatures", "players", "conditions",
+                                                          "pools", "other") if getattr(self, k)]
         bits += [k for k in ("encounter", "session", "seats", "clock") if getattr(self, k)]
         return f"Touched({', '.join(bits) or 'nothing'})"
 
@@ -167,6 +169,11 @@ class Touched:
                     if isinstance(cond, dict):
                         self.conditions.add(cond["id"])
                         self.holders.add(cond["who"])
+        elif head == "creatures":
+            if n > 1:
+                self.creatures.add(path[1])
+            else:
+                self.creatures |= _keys(old) | _keys(new)
         elif head == "session":
             self.session = True
         elif head == "seats":

@@ -14,14 +14,16 @@ import html
 from typing import Any, Mapping
 
 __all__ = ["new_state", "Delver", "Foe", "Armor", "Condition", "format_purse", "STATUS_ALIVE", "STATUS_DYING",
-           "STATUS_DEAD", "PARTY", "FOES", "is_alive", "is_dying", "is_dead", "status_of", "combatant", "party",
-           "party_names", "present", "dying", "foes", "foe_names", "conditions_on", "luck_dice", "current_actor"]
+           "STATUS_DEAD", "PARTY", "FOES", "CREATURE", "is_alive", "is_dying", "is_dead", "status_of", "combatant",
+           "party", "party_names", "present", "dying", "foes", "foe_names", "conditions_on", "luck_dice",
+           "current_actor", "Creature", "creatures", "npcs", "familiar_of", "owner_of", "used_this_turn"]
 
 STATUS_ALIVE = "alive"
 STATUS_DYING = "dying"     # below 1 heart with a death save to make
 STATUS_DEAD = "dead"
 
 PARTY, FOES = "party", "foes"  # the two sides of a fight
+CREATURE = "creature"          # a named creature outside the party and the fight's foes: an NPC, a familiar
 
 
 def new_state(name: str = "", seed: int | None = None) -> dict:
@@ -41,6 +43,8 @@ def new_state(name: str = "", seed: int | None = None) -> dict:
         "encounters_fought": 0,
         "conditions": [],
         "next_condition": 1,
+        "creatures": {},            # name -> a named creature outside the party and the fight's foes (NPCs,
+                                    # familiars): it can be checked, saved, targeted, and outlasts fights
         "quests": [],
         "rooms": [],
     }
@@ -63,7 +67,8 @@ class _View:
 
 
 class Armor(_View):
-    """A piece of armor: armor value (AV), durability value (DV) left, and whether it is broken."""
+    """A piece of armor: the armor value (AV) it gives as worn (the wearer's Armorer bonus included),
+    durability value (DV) left, and whether it is broken."""
 
     @property
     def name(self) -> str:
@@ -71,7 +76,18 @@ class Armor(_View):
 
     @property
     def av(self) -> int:
+        """The AV this piece gives its wearer (its own, plus what the wearer's specialty adds)."""
+        return self._d["av"] + self._d.get("bonus_av", 0)
+
+    @property
+    def base_av(self) -> int:
+        """The piece's own AV, whoever wears it."""
         return self._d["av"]
+
+    @property
+    def bonus_av(self) -> int:
+        """What the wearer adds to this piece's AV (the Armorer specialty: +1 on worn armor, not shields)."""
+        return self._d.get("bonus_av", 0)
 
     @property
     def dv(self) -> int:
@@ -220,6 +236,23 @@ class Foe(_Combatant):
         return f"Foe({self.name!r}, {self.hearts}/{self.max_hearts} hearts, {self.status})"
 
 
+class Creature(Foe):
+    """A named creature outside the party and the fight's foes: an NPC the keeper introduced (``role`` npc), or
+    a mage's familiar (``role`` familiar, with its ``owner``)."""
+
+    @property
+    def role(self) -> str:
+        return self._d.get("role", "npc")
+
+    @property
+    def owner(self) -> str | None:
+        return self._d.get("owner")
+
+    def __repr__(self) -> str:
+        whose = f" of {self.owner}" if self.owner else ""
+        return f"Creature({self.name!r}, {self.role}{whose}, {self.hearts}/{self.max_hearts} hearts, {self.status})"
+
+
 _TEXT_COINS = ((100, "B"), (10, "C"), (1, "T"))  # for a caller without the rules at hand; see format_purse
 
 
@@ -316,14 +349,53 @@ def is_dead(c: Any) -> bool:
 
 
 def combatant(state: Mapping, name: str) -> tuple[str, Mapping] | None:
-    """(``"delver"`` | ``"foe"``, its data) for a name in the party or the current fight; None if no one."""
+    """(``"delver"`` | ``"foe"`` | ``"creature"``, its data) for a name in the party, the current fight, or the
+    named creatures (NPCs, familiars); None if no one."""
+    if not isinstance(name, str):
+        return None
     d = state["delvers"].get(name)
     if d is not None:
         return "delver", d
     enc = state["encounter"]
     if enc is not None and name in enc["foes"]:
         return "foe", enc["foes"][name]
+    c = state.get("creatures", {}).get(name)
+    if c is not None:
+        return CREATURE, c
     return None
+
+
+def creatures(state: Mapping, *, living: bool = False) -> list[Creature]:
+    """The named creatures outside the party and the fight (NPCs and familiars), in the order they came."""
+    return [Creature(c) for c in state.get("creatures", {}).values()
+            if not living or c["status"] != STATUS_DEAD]
+
+
+def npcs(state: Mapping) -> list[Creature]:
+    """The NPCs the keeper named (outside the fight's foes), living or dead."""
+    return [c for c in creatures(state) if c.role == "npc"]
+
+
+def familiar_of(state: Mapping, who: str) -> Creature | None:
+    """``who``'s familiar while it lives (a mage has only one), else None."""
+    for c in state.get("creatures", {}).values():
+        if c.get("role") == "familiar" and c.get("owner") == who and c["status"] != STATUS_DEAD:
+            return Creature(c)
+    return None
+
+
+def owner_of(state: Mapping, name: str) -> str | None:
+    """The delver a companion (a familiar) belongs to, or None."""
+    c = state.get("creatures", {}).get(name)
+    return c.get("owner") if c is not None else None
+
+
+def used_this_turn(state: Mapping, who: str) -> dict[str, str]:
+    """What ``who`` has used in the current turn of the fight (``{"action": "attack Goblin 1"}``); {} outside."""
+    enc = state["encounter"]
+    if enc is None:
+        return {}
+    return dict(enc.get("used", {}).get(who, {}))
 
 
 def party_names(state: Mapping) -> list[str]:

@@ -39,6 +39,9 @@ class Table:
     def amend(self, **faces) -> dict:
         return self._apply(self.engine.decide_amend(faces, self.rng, self._seq()))
 
+    def on_hit(self, option: str, faces: dict | None = None, hit: int | None = None) -> dict:
+        return self._apply(self.engine.decide_on_hit(option, self.rng, self._seq(), faces=faces, hit=hit))
+
     def undo(self) -> dict:
         return self._apply(self.engine.decide_undo(self._seq()))
 
@@ -54,6 +57,15 @@ class Table:
             assert self.state == before
             return str(err)
         raise AssertionError(f"{kind} {args} was not refused")
+
+    def turn(self, name: str) -> "Table":
+        """Play on (next turn) until ``name``'s turn in the fight, with nothing used yet in it."""
+        from delvebook.model import current_actor, used_this_turn
+        for _ in range(4 * (len(self.state["delvers"]) + len(self.state["encounter"]["foes"])) + 4):
+            if current_actor(self.state) == name and not used_this_turn(self.state, name):
+                return self
+            self.do("next_turn")
+        raise AssertionError(f"{name}'s turn never came")
 
     def replayed(self) -> dict:
         return replay(self.setup, self.events).state

@@ -85,6 +85,15 @@ class Table:
         self.do("encounter", foes=list(foes))
         self.do("initiative", first=first)
 
+    def turn(self, name: str) -> "Table":
+        """Play on (next turn) until ``name``'s turn in the fight, with nothing used yet in it."""
+        from delvebook.model import current_actor, used_this_turn
+        for _ in range(40):
+            if current_actor(self.state) == name and not used_this_turn(self.state, name):
+                return self
+            self.do("next_turn")
+        raise AssertionError(f"{name}'s turn never came")
+
 
 @pytest.fixture
 def t():
@@ -156,6 +165,7 @@ def test_dodge_as_an_attack_option_spends_grit_only_when_a_hit_lands(t):
     miss = t.do("attack", attacker="Gob", target="Wren", dodge=True, counter=False,
                 faces={"attack": [3], "resist": [15]})
     assert miss["results"] == ["miss"] and t.d("Wren")["resources"]["grit"] == 3
+    t.turn("Gob")  # the goblin's next turn
     hit = t.do("attack", attacker="Gob", target="Wren", dodge=True,
                faces={"attack": [15], "resist": [3], "damage": [5], "dodge": [6]})
     assert hit["damage"][0]["dodged"] == 6 and hit["damage"][0]["dealt"] == 0
@@ -291,8 +301,8 @@ def test_ferocious_strike_gives_the_next_attack_advantage_and_max_damage(t):
     assert e["advantage"] and e["attack_totals"] == [19]
     assert e["damage"][0]["raw"] == 18 and e["damage"][0]["max_damage"]
     assert t.d("Fa")["resources"]["grit"] == 2
-    plain = t.do("attack", attacker="Fa", target="Ogre", faces={"attack": [15, 2], "resist": [10],
-                                                                "damage": [1, 1, 1]})
+    plain = t.turn("Fa").do("attack", attacker="Fa", target="Ogre", faces={"attack": [15, 2], "resist": [10],
+                                                                           "damage": [1, 1, 1]})
     assert not plain["advantage"] and plain["damage"][0]["raw"] == 3
 
 
@@ -344,22 +354,23 @@ def _commander(t):
     t.fight({"foe": "ogre", "name": "Ogre"})
 
 
-def test_commander_charge_gives_every_friendly_delver_advantage_until_the_fighters_next_turn(t):
+def test_commander_charge_gives_every_friendly_delver_advantage_this_turn(t):
     _commander(t)
     e = t.do("use", who="Fa", ability="command_charge")
     assert e["hearing"] == ["Fa", "Wren"] and t.d("Fa")["resources"]["grit"] == 6
+    assert "action" not in t.state["encounter"]["used"].get("Fa", {})  # an order is shouted, not an action
+    t.do("next_turn")  # Wren, still the party's turn
     a = t.do("attack", attacker="Wren", target="Ogre", faces={"attack": [4, 16, 1], "resist": [10],
                                                               "damage": [2]})
     assert a["advantage"]
-    t.do("next_turn")  # Wren
-    t.do("next_turn")  # the ogre
-    t.do("next_turn")  # Fa again
-    assert not t.conditions("Wren", "command_charge")
+    e = t.do("next_turn")  # the ogre: the party's turn, and the order, are over
+    assert not t.conditions("Wren", "command_charge") and e["conditions_ended"][0]["kind"] == "command_charge"
 
 
 def test_commander_fire_gives_max_damage_on_ranged_attacks(t):
     _commander(t)
     t.do("use", who="Fa", ability="command_fire")
+    t.turn("Wren")
     a = t.do("attack", attacker="Wren", target="Ogre", weapon="Bow", faces={"attack": [15, 1], "resist": [10]})
     assert a["damage"][0]["raw"] == 6 and a["damage"][0]["max_damage"]
 
@@ -388,9 +399,9 @@ def test_blood_magic_sword_is_charged_by_a_kill_once_and_spends_the_charge_to_ca
     kill = {"attack": [15, 1], "resist": [2], "damage": [3, 3]}
     e = t.do("attack", attacker="Fa", target="Rat 1", weapon="Sword", faces=dict(kill))
     assert e["blood_magic_charged"] == "magic_missile"
-    t.do("attack", attacker="Fa", target="Rat 2", weapon="Sword", faces=dict(kill))
+    t.turn("Fa").do("attack", attacker="Fa", target="Rat 2", weapon="Sword", faces=dict(kill))
     assert len(t.conditions("Fa", "blood_magic_charge")) == 1  # charges do not stack
-    c = t.do("cast", who="Fa", spell="magic_missile", target="Ogre", via="sword")
+    c = t.turn("Fa").do("cast", who="Fa", spell="magic_missile", target="Ogre", via="sword")
     assert c["via"] == "sword" and t.foe("Ogre")["hearts"] == 20 - 6
     assert not t.conditions("Fa", "blood_magic_charge")
 
@@ -435,11 +446,27 @@ def test_lay_on_hands_repeats_death_save_within_an_hour(t):
     t.do("death_save", who="Bo", faces={"death_save": [2]})
     assert t.d("Bo")["status"] == "dead"
     t.do("advance_time", minutes=30)
-    failed = t.do("use", who="Cy", ability="lay_on_hands_revive", target="Bo", faces={"death_save": [5]})
-    assert failed["revived"] is False and t.d("Bo")["died_at"] == 0  # died then, not now
     e = t.do("use", who="Cy", ability="lay_on_hands_revive", target="Bo", faces={"death_save": [6]})
     assert e["revived"] and t.d("Bo")["status"] == "alive" and t.d("Bo")["hearts"] == 0
-    assert t.d("Cy")["resources"]["healing_points"] == 8
+    assert t.d("Cy")["resources"]["healing_points"] == 9
+
+
+def test_lay_on_hands_repeats_a_death_save_once_for_each_death(t):
+    t.add("Cy", "cleric")
+    t.add("Bo", "rogue")
+    t.do("damage", who="Bo", amount=20)
+    t.do("death_save", who="Bo", faces={"death_save": [2]})
+    t.do("advance_time", minutes=30)
+    failed = t.do("use", who="Cy", ability="lay_on_hands_revive", target="Bo", faces={"death_save": [5]})
+    assert failed["revived"] is False and t.d("Bo")["died_at"] == 0  # died then, not now
+    assert "once for each death" in t.refused("use", who="Cy", ability="lay_on_hands_revive", target="Bo")
+    assert t.d("Cy")["resources"]["healing_points"] == 9  # one healing point, one repeat
+    t.undo()
+    t.do("use", who="Cy", ability="lay_on_hands_revive", target="Bo", faces={"death_save": [6]})
+    t.do("damage", who="Bo", amount=1)  # it lives, and falls again: a new death ...
+    t.do("death_save", who="Bo", faces={"death_save": [1]})
+    again = t.do("use", who="Cy", ability="lay_on_hands_revive", target="Bo", faces={"death_save": [6]})
+    assert again["revived"]  # ... may be revisited once more
 
 
 def test_lay_on_hands_cannot_repeat_a_death_save_after_an_hour(t):
@@ -460,8 +487,8 @@ def test_bless_adds_blessing_die_to_all_d20_rolls_for_a_minute(t):
     e = t.do("check", who="Bo", target=10, faces={"check": [6, 4]})
     assert e["expr"] == "d20+d6" and e["success"]
     t.fight({"foe": "ogre", "name": "Ogre"})
-    a = t.do("attack", attacker="Bo", target="Ogre", weapon="Bow", faces={"attack": [5, 1, 6], "resist": [11],
-                                                                           "damage": [1]})
+    a = t.turn("Bo").do("attack", attacker="Bo", target="Ogre", weapon="Bow",
+                        faces={"attack": [5, 1, 6], "resist": [11], "damage": [1]})
     assert a["attack_expr"] == "d20+d6+d6" and a["attack_totals"] == [12]
     t.do("end_encounter")
     t.do("advance_time", minutes=1)
@@ -485,7 +512,7 @@ def test_exorcist_holy_water_deals_3d6_to_the_unholy_only(t):
     t.fight({"foe": "zombie", "name": "Zed"}, {"foe": "goblin", "name": "Gob"})
     e = t.do("use", who="Cy", ability="holy_water", target="Zed", faces={"damage": [3, 3, 3]})
     assert e["unholy"] == ["undead"] and t.foe("Zed")["hearts"] == 10 - 9
-    g = t.do("use", who="Cy", ability="holy_water", target="Gob")
+    g = t.turn("Cy").do("use", who="Cy", ability="holy_water", target="Gob")
     assert g["damage"] == [] and t.foe("Gob")["hearts"] == 4
     assert t.d("Cy")["resources"]["blessings"] == 2
 
@@ -525,8 +552,8 @@ def test_holy_weapon_flying_sword_attacks_with_2d6_bonus_and_2d6_damage_for_a_mi
     e = t.do("attack", attacker="Cy", target="Ogre", weapon="holy weapon",
              faces={"attack": [5, 3, 4], "resist": [11], "damage": [6, 5]})
     assert e["attack_expr"] == "d20+2d6" and e["attack_totals"] == [12] and t.foe("Ogre")["hearts"] == 20 - 11
-    m = t.do("attack", attacker="Cy", target="Ogre", weapon="holy weapon",
-             faces={"attack": [1, 1, 1], "resist": [18]})
+    m = t.turn("Cy").do("attack", attacker="Cy", target="Ogre", weapon="holy weapon",
+                        faces={"attack": [1, 1, 1], "resist": [18]})
     assert m["counter"] is None  # a miss by the flying sword draws no counter on the cleric
     for _ in range(20):  # ten rounds: a minute
         t.do("next_turn")
@@ -577,7 +604,7 @@ def test_inflict_wounds_deals_4d6_halved_on_a_save(t):
     full = t.do("cast", who="Cy", spell="inflict_wounds", target="Ogre",
                 faces={"save": [10], "damage": [3, 3, 3, 3]})
     assert full["save"]["target"] == 11 and not full["save"]["success"] and t.foe("Ogre")["hearts"] == 8
-    half = t.do("cast", who="Cy", spell="inflict_wounds", target="Ogre", save_target=15,
+    half = t.turn("Cy").do("cast", who="Cy", spell="inflict_wounds", target="Ogre", save_target=15,
                 faces={"save": [15], "damage": [2, 2, 2, 1]})
     assert half["save"]["success"] and half["damage"][0]["raw"] == 3 and t.foe("Ogre")["hearts"] == 5
 
@@ -595,9 +622,10 @@ def test_truth_compels_for_an_hour_or_a_save_gives_immunity_for_a_day(t):
     t.fight({"foe": "bandit", "name": "Bandit"}, {"foe": "cultist", "name": "Cultist"})
     t.do("cast", who="Cy", spell="truth", target="Bandit", faces={"save": [4]})
     assert t.conditions("Bandit", "compelled_truth")[0]["ends_at"] == 3600
+    now = t.turn("Cy").state["clock"]  # Cy's next turn: a round later
     t.do("cast", who="Cy", spell="truth", target="Cultist", faces={"save": [12]})
-    assert t.conditions("Cultist", "truth_immune")[0]["ends_at"] == 86400
-    assert "immune" in t.refused("cast", who="Cy", spell="truth", target="Cultist")
+    assert t.conditions("Cultist", "truth_immune")[0]["ends_at"] == now + 86400
+    assert "immune" in t.turn("Cy").refused("cast", who="Cy", spell="truth", target="Cultist")
 
 
 def test_guiding_bolt_deals_3d6_and_marks_the_target_until_the_clerics_next_turn(t):
@@ -607,9 +635,9 @@ def test_guiding_bolt_deals_3d6_and_marks_the_target_until_the_clerics_next_turn
              faces={"attack": [12, 2], "resist": [9], "damage": [4, 4, 4]})
     assert e["spell_attack"]["result"] == "hit" and t.foe("Ogre")["hearts"] == 8
     assert t.conditions("Ogre", "marked")[0]["ends_on"] == "turn:Cy"
+    t.do("next_turn")  # Bo
     a = t.do("attack", attacker="Bo", target="Ogre", faces={"attack": [3, 15, 1], "resist": [10], "damage": [2]})
     assert a["advantage"]
-    t.do("next_turn")  # Bo
     t.do("next_turn")  # the ogre
     t.do("next_turn")  # Cy: the mark ends
     assert not t.conditions("Ogre", "marked")
@@ -687,7 +715,7 @@ def test_firebolt_three_or_more_keeps_the_spell(t):
              faces={"attack": [12, 1], "resist": [10], "damage": [3, 4], "keep": [3]})
     assert e["spell_attack"]["result"] == "hit" and t.foe("Ogre")["hearts"] == 13
     assert e["keep"]["kept"] and t.d("Mo")["spellbook_used"] == []
-    spent = t.do("cast", who="Mo", spell="firebolt", target="Ogre",
+    spent = t.turn("Mo").do("cast", who="Mo", spell="firebolt", target="Ogre",
                  faces={"attack": [2, 1], "resist": [10], "keep": [2]})
     assert spent["damage"] == [] and not spent["keep"]["kept"] and t.d("Mo")["spellbook_used"] == ["firebolt"]
 
@@ -707,17 +735,18 @@ def test_wand_casts_any_book_spell_three_times_from_level_two(t):
     assert len(t.d("Mo")["spells"]) == 6
     t.fight({"foe": "ogre", "name": "Ogre"})
     t.do("cast", who="Mo", spell="magic_missile", target="Ogre")
-    for left in (2, 1, 0):
-        t.do("cast", who="Mo", spell="magic_missile", target=["Ogre", "Ogre", "Ogre"], via="wand")
+    for left in (2, 1, 0):  # a cast a turn
+        t.turn("Mo").do("cast", who="Mo", spell="magic_missile", target=["Ogre", "Ogre", "Ogre"], via="wand")
         assert t.d("Mo")["resources"]["wand_charges"] == left
-    assert t.refused("cast", who="Mo", spell="magic_missile", target="Ogre", via="wand") == \
+    assert t.turn("Mo").refused("cast", who="Mo", spell="magic_missile", target="Ogre", via="wand") == \
         "Mo has 0 wand charges; Magic Missile from the wand needs 1"
 
 
 def test_find_familiar_one_familiar_per_mage(t):
     _mage(t, spells=["find_familiar", "light", "magic_missile"])
     t.do("cast", who="Mo", spell="find_familiar", name="Pip", form="rat")
-    assert t.d("Mo")["familiar"]["hearts"] == 1 and t.d("Mo")["familiar"]["damage"] == 1
+    pip = t.state["creatures"]["Pip"]
+    assert (pip["hearts"], pip["damage"], pip["owner"], pip["role"]) == (1, "1", "Mo", "familiar")
     t.do("rest")
     assert "only one" in t.refused("cast", who="Mo", spell="find_familiar")
 
@@ -738,7 +767,7 @@ def test_invisibility_ends_when_the_creature_attacks(t):
     t.add("Bo", "rogue")
     t.do("cast", who="Mo", spell="invisibility", target="Bo")
     t.fight({"foe": "ogre", "name": "Ogre"})
-    e = t.do("attack", attacker="Bo", target="Ogre", faces={"attack": [15, 1], "resist": [2], "damage": [1]})
+    e = t.turn("Bo").do("attack", attacker="Bo", target="Ogre", faces={"attack": [15, 1], "resist": [2], "damage": [1]})
     assert not t.conditions("Bo", "invisible") and e["conditions_ended"][-1]["kind"] == "invisible"
 
 
@@ -753,8 +782,8 @@ def test_invisibility_ends_when_the_creature_casts(t):
 def test_light_blinds_on_a_touch_that_hits(t):
     _mage(t, spells=["light", "magic_missile", "minor_illusion"])
     t.fight({"foe": "goblin", "name": "Gob"})
-    t.do("cast", who="Mo", spell="light", target="Gob", blind=True, faces={"attack": [14, 2], "resist": [9]})
-    assert t.conditions("Gob", "blinded")[0]["ends_at"] == 3600
+    e = t.do("cast", who="Mo", spell="light", target="Gob", blind=True, faces={"attack": [14], "resist": [9]})
+    assert t.conditions("Gob", "blinded")[0]["ends_at"] == 3600 and e["blinded"]
 
 
 # ---------------------------------------------------------------- namer
@@ -844,6 +873,7 @@ def test_undo_of_an_ability_restores_the_exact_prior_state(t):
          {"attack": [15, 1], "resist": [2], "damage": [1, 1, 1]}),
         ("use", {"who": "Bo", "ability": "dodge"}, None),
     ]:
+        t.turn(args["who"])  # each on its own turn
         before = clone(t.state)
         t.do(kind, faces=faces, **args)
         assert t.state != before

@@ -44,7 +44,8 @@ def test_the_contract_in_design_md_works(tmp_path):
     camp.award_xp(101, reason="quest: the drowned bell")
     assert [d.xp for d in camp.delvers] == [50, 50] and camp.state["xp_pool"] == 1
     fight = camp.encounter(["goblin", "goblin"])
-    fight.initiative()
+    fight.initiative(first="party")
+    fight.next_turn()  # Brakka's turn: one action a turn, on its turn
     out = fight.attack("Brakka", "Goblin 1")
     assert out["kind"] == "attack" and out.roll.total == out["attack_totals"][0]
     camp.undo()

@@ -88,6 +88,7 @@ def test_an_attack_touches_the_target_and_nothing_else_it_did_not_change():
     t = _table()
     t.do("encounter", foes=[{"foe": "goblin", "name": "Gob"}])
     t.do("initiative", first="party")
+    t.turn("Bo")
     event = t.engine.decide("attack", {"attacker": "Bo", "target": "Gob"}, t.rng, len(t.events) + 1,
                             {"attack": [18, 2], "resist": [3], "damage": [2, 2]})
     t.events.append(event)

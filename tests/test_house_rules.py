@@ -130,18 +130,20 @@ def test_a_class_added_in_yaml_only_starts_from_its_block():
 
 def test_a_yaml_class_blesses_with_its_own_blessing_die():
     t = _paladin()
-    t.do("use", who="Ser", ability="bless")
+    t.do("use", who="Ser", ability="bless")  # Ser's action this turn
     assert queries.check_expr(t.state, t.rules, "Ser", "athletics") == "d20+d6+d4"
-    e = t.do("attack", attacker="Ser", target="Gob", faces={"attack": [10, 3, 2], "resist": [11], "damage": [4, 4]})
+    e = t.turn("Ser").do("attack", attacker="Ser", target="Gob",
+                         faces={"attack": [10, 3, 2], "resist": [11], "damage": [4, 4]})
     assert e["attack_expr"] == "d20+d6+d4" and e["results"] == ["hit"]
 
 
 def test_a_yaml_class_smites_with_its_own_dice_and_more_against_its_own_tags():
     t = _paladin()
     e = t.do("attack", attacker="Ser", target="Bones", smite=True,
-             faces={"attack": [15, 1], "resist": [3], "damage": [1, 1, 1, 1, 1]})
+             faces={"attack": [15, 1], "resist": [3], "damage": [1, 1], "smite": [1, 1, 1]})
     (hit,) = e["damage"]
-    assert hit["expr"] == "2d6+3d6" and hit["raw"] == 5 and t.delver("Ser")["resources"]["grit"] == 1
+    assert hit["expr"] == "2d6" and hit["added"] == [{"option": "smite", "expr": "3d6", "total": 3}]
+    assert hit["raw"] == 5 and t.delver("Ser")["resources"]["grit"] == 1
 
 
 def test_a_yaml_class_ability_with_only_mechanics_readies_the_next_attack():

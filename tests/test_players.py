@@ -39,6 +39,7 @@ def test_the_view_escapes_names_and_hides_foe_hearts(keep):
         camp.add_delver("<img src=x onerror=alert(1)>", "rogue", player="Mallory")
         fight = camp.encounter(["drowned_dead"])
         fight.initiative(first="party")
+        fight.next_turn()  # Brakka's turn
         fight.attack("Brakka", "Drowned dead 1", faces={"attack": [18, 1], "resist": [2], "damage": [1, 1]})
         page = render(camp)
         assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
@@ -89,6 +90,7 @@ def test_players_view_shows_an_attack_within_a_second_and_no_controls(browser, k
     camp = db.Campaign.open(keep)  # the keeper's campaign, open for writing in this process
     fight = camp.encounter(["drowned_dead"])
     fight.initiative(first="party")
+    fight.next_turn()  # Brakka's turn
     proc, url, log = _voila(keep, tmp_path)
     dialogs = []
     try:

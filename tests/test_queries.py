@@ -19,6 +19,7 @@ def _fight(*foes) -> Table:
 
 
 def _attack_matches_query(t: Table, attacker: str, target: str, weapon=None, **asked) -> dict:
+    t.turn(attacker)  # the attack is made on the attacker's turn
     before = clone(t.state)
     exprs = queries.attack_exprs(t.state, t.rules, attacker, target, weapon, **asked)
     chance = queries.attack_odds(t.state, t.rules, attacker, target, weapon, **asked)
@@ -37,8 +38,8 @@ def test_an_attack_rolls_what_its_odds_were_worked_out_from():
 
 def test_a_blessing_and_a_readied_ferocious_strike_show_in_the_odds_before_the_attack():
     t = _fight()
-    t.do("use", who="Cy", ability="bless", target="Bo")
-    t.do("use", who="Bo", ability="ferocious_strike")
+    t.turn("Cy").do("use", who="Cy", ability="bless", target="Bo")
+    t.turn("Bo").do("use", who="Bo", ability="ferocious_strike")
     assert queries.attack_exprs(t.state, t.rules, "Bo", "Gob") == ("2d20kh1+d6+d6", "d20")
     e = _attack_matches_query(t, "Bo", "Gob")
     assert e["advantage"] is True

@@ -94,14 +94,15 @@ def test_weapon_skill_applies_to_attacks_with_that_weapon():
     t = Table().party(("Wren", "rogue"), ("Ada", "mage", {"weapon": "staff"}))
     fight(t, "goblin", "goblin")
     assert t.do("attack", attacker="Wren", target="Goblin 1", weapon="dagger")["attack_expr"] == "d20+d6"
+    t.turn("Ada")
     assert t.do("attack", attacker="Ada", target="Goblin 2", weapon="staff")["attack_expr"] == "d20"
 
 
 def test_fighter_weapons_skill_covers_anything_it_can_kill_with():
     t = Table().party(("Bo", "fighter", FIGHTER_BOW))
     fight(t, "ogre")
-    for weapon in ("bow", "melee_weapon_2d6", "unarmed"):
-        assert t.do("attack", attacker="Bo", target="Ogre 1", weapon=weapon)["attack_expr"] == "d20+d6"
+    for weapon in ("bow", "melee_weapon_2d6", "unarmed"):  # one attack a turn
+        assert t.turn("Bo").do("attack", attacker="Bo", target="Ogre 1", weapon=weapon)["attack_expr"] == "d20+d6"
 
 
 def test_specialty_raises_one_weapon_type_to_2d6():
@@ -161,7 +162,8 @@ def test_any_player_may_spend_luck_on_any_roll():
     t = Table().party(("Wren", "rogue"), ("Bo", "fighter", FIGHTER_HEAVY))
     t.do("start_session")
     fight(t, "goblin")
-    e = t.do("attack", attacker="Goblin 1", target="Wren", faces={"attack": [16], "resist": [12], "damage": [4]})
+    e = t.turn("Goblin 1").do("attack", attacker="Goblin 1", target="Wren",
+                              faces={"attack": [16], "resist": [12], "damage": [4]})
     assert e["results"] == ["hit"]
     e = t.luck("Bo", -1, roll="attack", face=5)  # Bo's player spends luck on the goblin's roll
     assert e["results"] == ["miss"] and t.state["luck"] == {"Wren": 3, "Bo": 2}
@@ -238,7 +240,9 @@ def test_a_further_hit_at_zero_hearts_calls_for_a_new_death_save():
     t = Table().party(("Ada", "mage"))
     _drop_to_dying(t)
     t.do("death_save", who="Ada", faces={"death_save": [6]})
-    e = t.do("attack", attacker="Ogre 1", target="Ada", faces={"attack": [18, 1], "resist": [2], "damage": [1, 1, 1]})
+    t.do("next_turn")  # Ada's turn
+    e = t.turn("Ogre 1").do("attack", attacker="Ogre 1", target="Ada",
+                            faces={"attack": [18, 1], "resist": [2], "damage": [1, 1, 1]})
     assert e["damage"][0]["death_save_due"] and t.delver("Ada")["status"] == "dying"
 
 
@@ -323,6 +327,7 @@ def test_a_ranged_attack_that_fails_is_not_countered():
     fight(t, "goblin")
     e = t.do("attack", attacker="Bo", target="Goblin 1", weapon="Bow", faces={"attack": [3, 1], "resist": [10]})
     assert e["results"] == ["miss"] and e["counter"] is None
+    t.turn("Goblin 1").turn("Bo")
     e = t.do("attack", attacker="Bo", target="Goblin 1", weapon="Bow", counter=True,  # a duel with bows
              faces={"attack": [3, 1], "resist": [10], "counter_damage": [3]})
     assert e["counter"]["possible"]
@@ -398,11 +403,14 @@ def test_default_armor_values_leather_and_shield():
 def test_each_hit_takes_one_dv_and_broken_armor_gives_no_av():
     t = Table().party(("Bo", "fighter", FIGHTER_HEAVY))
     fight(t, "goblin", first="foes")
-    for k in range(10):
-        e = t.do("attack", attacker="Goblin 1", target="Bo", faces={"attack": [15], "resist": [3], "damage": [1]})
+    for k in range(10):  # the goblin's attack, each round
+        e = t.turn("Goblin 1").do("attack", attacker="Goblin 1", target="Bo",
+                                  faces={"attack": [15], "resist": [3], "damage": [1]})
         assert e["damage"][0]["dv"][0]["dv"] == 9 - k
+        t.do("next_turn")
     assert e["damage"][0]["dv"][0]["broken"] and e["damage"][0]["dealt"] == 0
-    e = t.do("attack", attacker="Goblin 1", target="Bo", faces={"attack": [15], "resist": [3], "damage": [1]})
+    e = t.turn("Goblin 1").do("attack", attacker="Goblin 1", target="Bo",
+                              faces={"attack": [15], "resist": [3], "damage": [1]})
     assert e["damage"][0]["av"] == 0 and e["damage"][0]["dealt"] == 1 and e["damage"][0]["dv"] == []
 
 

@@ -166,7 +166,7 @@ def test_a_campaign_plays_the_same_on_every_store(stores):
         camp.spend_luck("Ana", +1)
         fight = camp.encounter(["eel"])
         fight.initiative(first="party")
-        fight.attack("Brakka", "Keep eel 1")
+        fight.attack(fight.actor, "Keep eel 1")
         camp.undo()
         return list(camp.events)
 

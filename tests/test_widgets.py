@@ -438,11 +438,14 @@ def test_the_roll_picker_offers_the_latest_rolls_and_keeps_the_roll_picked(dash,
     dash.party.cards["Wren"]._skill_buttons["stealth"].click()
     assert [v for _, v in dash.rolls.roll_name.options] == ["check"]
     shapes = set()
-    for _ in range(12):  # hits and misses: the offered rolls follow each attack, the keeper's pick stays
+    for i in range(12):  # hits and misses: the offered rolls follow each attack, the keeper's pick stays
         dash.tracker.weapon_buttons[0].click()
         assert [v for _, v in dash.rolls.roll_name.options] == list(camp.events[-1]["rolls"])
         dash.rolls.roll_name.value = "resist"
-        dash.tracker.weapon_buttons[0].click()
+        # one attack a turn: the attack is made again with the real resist die the table rolled (1: it lands,
+        # 20: it mostly misses), replacing the first
+        dash.rolls.faces.value = "1" if i % 2 else "20"
+        dash.rolls.amend_button.click()
         rolls = list(camp.events[-1]["rolls"])
         shapes.add(tuple(rolls))
         assert [v for _, v in dash.rolls.roll_name.options] == rolls

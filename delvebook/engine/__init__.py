@@ -6,9 +6,15 @@ live state and a replayed log cannot drift apart). Luck dice and faces typed aft
 the latest action with the same faces plus the new ones, as an action that replaces it.
 
 The package, one way down: ``base`` (Reader, Ctx, Refused), ``effects`` (where class features plug in),
-``queries`` (the questions views ask; the commands build their rolls with them), the core commands
-(``checks``, ``combat``, ``creation``, ``progress``, ``conditions``), and ``abilities/`` (one module per class).
-A command is refused (``Refused``) only by a rule; any other exception is an error and propagates.
+``queries`` (the questions views ask; the commands build their rolls with them), ``turns`` (the turn economy
+the commands refuse by), the core commands (``checks``, ``combat``, ``creation``, ``progress``, ``conditions``,
+``gear``, ``creatures``), and ``abilities/`` (one module per class). A command is refused (``Refused``) only by
+a rule; any other exception is an error and propagates.
+
+Any command takes ``keeper_override="why"``: the keeper ignores the table's rules of play for this action (the
+turn economy, ammunition, reloading); each refusal it waived is written on the event (``keeper_override``:
+reason and waived). A choice offered once a hit is seen (``on_hit_options``: a smite) is taken with
+``decide_on_hit``: the attack re-run with its recorded dice and the choice, as an action that replaces it.
 
 Standard library only: part of the pure core.
 """
@@ -26,13 +32,15 @@ from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone, replay
 from ..rules import Rules
 from .base import COMMANDS, Ctx, Reader, Refused, command
 from .queries import coin_talons, luck_die_sides
-from . import creation, checks, combat, progress, conditions, abilities  # noqa: F401  (register the commands)
+from . import creation, checks, combat, progress, conditions, gear, creatures, abilities  # noqa: F401  (commands)
 
-__all__ = ["Engine", "Refused", "Reader", "COMMANDS", "command"]
+__all__ = ["Engine", "Refused", "Reader", "COMMANDS", "command", "OVERRIDE"]
 
 
 _RESERVED = {"seq", "kind", "v", "at", "session", "encounter", "args", "rolls", "changes", "replaces",
-             "luck", "amended", "ts", "undoes", "redoes"}
+             "luck", "amended", "ts", "undoes", "redoes", "keeper_override", "on_hit"}
+OVERRIDE = "keeper_override"
+"""The argument any command takes for the keeper's override: a reason in words."""
 
 
 class Engine:
@@ -70,10 +78,16 @@ class Engine:
         fn = COMMANDS.get(kind)
         if fn is None:
             raise Refused(f"there is no action {kind!r}")
-        _bind(kind, fn, args)  # a wrong argument is the caller's mistake: refused, naming it
-        ctx = Ctx(self.state, self.rules, rng, kind, args, faces=faces, recorded=recorded, extra_luck=extra_luck)
+        override = args.get(OVERRIDE)
+        call = {k: v for k, v in args.items() if k != OVERRIDE}
+        if OVERRIDE in args and not (isinstance(override, str) and override.strip()):
+            raise Refused(f"a keeper's override says why, in words ({OVERRIDE}='the goblin was surprised'), "
+                          f"not {override!r}")
+        _bind(kind, fn, call)  # a wrong argument is the caller's mistake: refused, naming it
+        ctx = Ctx(self.state, self.rules, rng, kind, call, faces=faces, recorded=recorded, extra_luck=extra_luck)
+        ctx.override = override
         try:
-            fn(ctx, **args)
+            fn(ctx, **call)
             ctx.check_faces_used()
             self._charge_luck(ctx)
         finally:  # refused, or a programming error (which propagates as itself): nothing stays changed
@@ -102,6 +116,8 @@ class Engine:
         if ctx.rolls:
             event["rolls"] = ctx.rolls
         event.update(ctx.fields)
+        if ctx.override is not None:
+            event[OVERRIDE] = {"reason": ctx.override, "waived": list(ctx.waived)}
         event.update(extra)
         event["changes"] = ctx.changes
         self._last_rolls = (event, ctx.roll_objects)
@@ -122,17 +138,37 @@ class Engine:
         return self._event(seq, kind, args, ctx, meta)
 
     def _rerun_latest(self, rng: random.Random, seq: int, recorded: dict, *, faces=None, extra_luck=None,
-                      **extra) -> dict:
+                      args: Mapping | None = None, **extra) -> dict:
         target = self.history.latest_action()
         entry = self.history.done[-1]
+        args = dict(target["args"] if args is None else args)
         redo = apply_changes(self.state, entry.inverse)  # back to just before it
         try:
             meta = {k: target[k] for k in ("v", "at", "session", "encounter", "round") if k in target}
-            ctx = self._run(target["kind"], dict(target["args"]), rng, faces=faces,
-                            recorded=recorded, extra_luck=extra_luck)
-            return self._event(seq, target["kind"], target["args"], ctx, meta, replaces=target["seq"], **extra)
+            ctx = self._run(target["kind"], dict(args), rng, faces=faces, recorded=recorded, extra_luck=extra_luck)
+            return self._event(seq, target["kind"], args, ctx, meta, replaces=target["seq"], **extra)
         finally:
             apply_changes(self.state, redo)
+
+    def decide_on_hit(self, option: str, rng: random.Random, seq: int, faces: Mapping[str, Any] | None = None,
+                      hit: int | None = None) -> dict:
+        """Take a choice the latest attack offered once its hit was seen (``on_hit_options``: a smite): the
+        attack is re-run with its recorded dice and the choice (new dice, such as the smite's, are rolled or
+        typed in ``faces``), as an action that replaces it; undoing it brings the attack back as it was."""
+        target = self.history.latest_action()
+        offered = (target or {}).get("on_hit_options") or []
+        names = [o["option"] for o in offered]
+        if option not in names:
+            what = f"{target['kind']} (event {target['seq']})" if target else "nothing"
+            raise Refused(f"the latest action, {what}, offers no {option!r} on a hit"
+                          + (f" (it offers: {', '.join(names)})" if names else ""))
+        offer = offered[names.index(option)]
+        if not offer.get("affordable", True):
+            raise Refused(f"{offer.get('name', option)} needs {offer.get('cost_text', 'more than is left')}: "
+                          f"{offer.get('why', 'it cannot be paid')}")
+        args = dict(target["args"])
+        args[option] = True if hit is None else hit
+        return self._rerun_latest(rng, seq, target.get("rolls", {}), faces=faces, args=args, on_hit=option)
 
     def decide_luck(self, player: str, sign: int, rng: random.Random, seq: int, roll: str | None = None,
                     face: int | None = None) -> dict:

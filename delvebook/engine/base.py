@@ -75,18 +75,21 @@ class Reader:
         return enc["foes"][name]
 
     def combatant(self, name: str) -> tuple[str, dict]:
-        """("delver" | "foe", data) for a name in the party or the current encounter."""
+        """("delver" | "foe" | "creature", data) for a name in the party, the current encounter, or the named
+        creatures (NPCs, familiars)."""
         found = combatant(self.state, name)
         if found is None:
             enc = self.state["encounter"]
             party = ", ".join(self.state["delvers"]) or "none"
             foes = ", ".join(enc["foes"]) if enc else "no encounter"
-            self.refuse(f"no one named {name!r} is here (party: {party}; foes: {foes})")
+            others = ", ".join(self.state.get("creatures", {}))
+            self.refuse(f"no one named {name!r} is here (party: {party}; foes: {foes}"
+                        + (f"; others: {others}" if others else "") + ")")
         return found
 
     def path_of(self, name: str) -> list:
         side, _ = self.combatant(name)
-        return ["delvers", name] if side == "delver" else ["encounter", "foes", name]
+        return {"delver": ["delvers", name], "foe": ["encounter", "foes", name]}.get(side, ["creatures", name])
 
     def require_able(self, name: str, doing: str) -> dict:
         """The combatant, refusing if it is dead or dying."""
@@ -134,6 +137,17 @@ class Ctx(Reader):
         self.roll_objects: dict[str, Roll] = {}
         self.fields: dict[str, Any] = {}
         self.used: set[str] = set()  # once-an-action options already used (a Dodge paid on the first hit)
+        self.override: str | None = None  # the keeper's reason for overriding the table's rules on this action
+        self.waived: list[str] = []       # what the override let through (each refusal it waived)
+
+    def refuse_unless_overridden(self, message: str) -> bool:
+        """A rule of play the keeper may override (the turn economy, ammunition, reloading): refused, unless this
+        action carries a keeper's override, in which case it is waived and recorded. True if it was waived."""
+        if self.override is None:
+            self.refuse(message)
+        if message not in self.waived:
+            self.waived.append(message)
+        return True
 
     # ---- state
     def set(self, path: list, value: Any) -> None:

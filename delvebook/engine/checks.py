@@ -6,7 +6,7 @@ from typing import Any
 
 from ..dice import parse
 from ..distribution import odds
-from ..model import STATUS_ALIVE, STATUS_DEAD, is_dying
+from ..model import STATUS_ALIVE, STATUS_DEAD, combatant, is_dying
 from . import effects, queries
 from .base import Ctx, command
 from .queries import d20_in, opposed_expr, skill_id
@@ -27,8 +27,9 @@ def roll_options(ctx: Ctx, what: str, options: dict, *also: dict) -> None:
 def check(ctx: Ctx, who: str, skill: str | None = None, target: int | None = None, vs: str | None = None,
           vs_skill: str | None = None, bonus=None, vs_bonus=None, advantage: bool = False, save: bool = False,
           why: str | None = None, **options: Any) -> None:
-    """A check (D20 + skill bonus meets or beats a target), a save, or an opposed check. ``options`` are what a
-    class brings to a roll using a skill (``focus=True``)."""
+    """A check (D20 + skill bonus meets or beats a target), a save, or an opposed check, by a delver, a foe or a
+    named creature (an NPC), at any moment: the keeper calls for checks, so they use no action
+    (``core.turns.checks``). ``options`` are what a class brings to a roll using a skill (``focus=True``)."""
     roll_options(ctx, "a check", options)
     if target is None and vs is None:
         ctx.refuse("a check needs a target number or an opponent")
@@ -47,7 +48,7 @@ def check(ctx: Ctx, who: str, skill: str | None = None, target: int | None = Non
         success = r.total >= target
         out.update(target=target, success=success, chance=str(odds(expr, target=target)))
     else:
-        if vs in ctx.state["delvers"] or (ctx.state["encounter"] and vs in ctx.state["encounter"]["foes"]):
+        if combatant(ctx.state, vs) is not None:  # a delver, a foe, or a named creature (an NPC)
             oc = ctx.require_able(vs, "oppose a check")
             oexpr = opposed_expr(ctx, vs, oc, vs_skill, vs_bonus)
             opponent = vs

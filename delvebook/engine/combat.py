@@ -1,19 +1,35 @@
-"""Encounters: foes, initiative by side, turns and rounds, attacks with counters, armor, damage, healing."""
+"""Encounters: foes, initiative by side, turns and rounds, attacks with counters, armor, damage, healing.
+
+How delvebook reads the text where it is silent (each is in the rules data too):
+- Turns (``core.turns``): each combatant has its action on its turn; ``turns.take`` refuses an action out of
+  turn or a second one, naming whose turn it is, unless the keeper overrides.
+- The party's order may change at any moment: it changes who acts next, and no one who has had their turn
+  this round gets another (a delver who has done nothing yet on its turn hands it to the new first).
+- An order set before initiative is kept; a delver who joins a running fight acts at the end of the party.
+- A counter-attack is made with a weapon that fits the exchange: a melee weapon (or fists) against a melee
+  attack, a ranged weapon ready to shoot in a duel with bows; the defender may name it (``counter_weapon``).
+- A choice made once a hit is seen (a smite) is offered in the outcome (``on_hit_options``); choosing it re-runs
+  the attack with the same dice, as an action that replaces it.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..dice import parse
 from ..distribution import distribution, odds
-from ..model import (FOES, PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
-                     is_dying, present)
-from . import effects
+from ..events import clone
+from ..model import (CREATURE, FOES, PARTY, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
+                     is_dying, present, used_this_turn)
+from . import effects, turns
 from .base import Ctx, Reader, command
+from .creatures import creature_from, taken_names
+from .gear import fired, spend_ammo
 from .progress import award
-from .queries import plan_attack, weapon_of
+from .queries import attack_ready, plan_attack, unarmed, weapon_of
 
-__all__ = ["PARTY", "FOES", "current_actor", "armor_value", "deal_damage", "damage_roll", "heal", "attack"]
+__all__ = ["PARTY", "FOES", "current_actor", "armor_value", "deal_damage", "damage_roll", "heal", "attack",
+           "strike", "prepare_attack", "resolve_attack"]
 
 
 # ---------------------------------------------------------------- foes and encounters
@@ -21,48 +37,44 @@ __all__ = ["PARTY", "FOES", "current_actor", "armor_value", "deal_damage", "dama
 def _new_foe(ctx: Ctx, spec: Any, taken: set) -> dict:
     if isinstance(spec, str):
         spec = {"foe": spec}
-    if not isinstance(spec, Mapping) or "foe" not in spec:
-        ctx.refuse(f"a foe is a bestiary id like 'goblin', or {{foe: goblin, name: ...}}; got {spec!r}")
-    kind = spec["foe"]
-    if kind not in ctx.rules.bestiary:
-        ctx.refuse(f"there is no {kind!r} in the bestiary (known: {', '.join(ctx.rules.bestiary)})")
-    b = ctx.rules.foe(kind)
-    name = spec.get("name")
-    if name is None:
-        k = 1
-        while f"{b['name']} {k}" in taken:
-            k += 1
-        name = f"{b['name']} {k}"
-    if name in taken:
-        ctx.refuse(f"{name!r} is already a name in this fight")
-    armor = []
-    if b.get("armor"):
-        armor.append({"item": "natural", "name": "armor", "av": b["armor"]["av"], "dv": b["armor"]["dv"],
-                      "dv_max": b["armor"]["dv"], "shield": False, "bonus_av": 0})
-    hearts = int(spec.get("hearts", b["hearts"]))  # a prepared encounter may give one foe its own hearts
-    return {"name": name, "kind": kind, "hearts": hearts, "max_hearts": hearts, "status": STATUS_ALIVE,
-            "attack_bonus": str(b["attack_bonus"]), "damage": str(b["damage"]),
-            # optional in a bestiary entry: absent means one plain melee attack
-            "multi_attack": int(b.get("multi_attack") or 1), "ranged": bool(b.get("ranged")),
-            "armor": armor, "tags": list(b["tags"]), "skills": {}}
+    if not isinstance(spec, Mapping) or not ("foe" in spec or "npc" in spec):
+        ctx.refuse(f"a foe is a bestiary id like 'goblin', {{foe: goblin, name: ...}}, or a named NPC "
+                   f"{{npc: Grak}}; got {spec!r}")
+    if "npc" in spec:  # a named creature joins the fight, and comes back out of it when the fight ends
+        name = spec["npc"]
+        c = ctx.state.get("creatures", {}).get(name)
+        if c is None or c.get("role") == "familiar":
+            ctx.refuse(f"there is no NPC named {name!r} to join the fight")
+        if is_dead(c):
+            ctx.refuse(f"{name} is dead")
+        foe = clone(c)
+        foe["npc"] = True
+        return foe
+    # a prepared encounter may give one foe its own name and hearts
+    return creature_from(ctx, spec.get("name"), {"foe": spec["foe"], "hearts": spec.get("hearts")}, taken)
 
 
 @command("encounter")
 def start_encounter(ctx: Ctx, foes: list, name: str | None = None) -> None:
-    """A fight begins: foes from the bestiary join; initiative comes next."""
+    """A fight begins: foes from the bestiary (or named NPCs) join; initiative comes next."""
     if ctx.state["encounter"] is not None:
         ctx.refuse("a fight is already running: end it before starting another")
     if not foes:
         ctx.refuse("an encounter needs at least one foe")
-    taken = set(ctx.state["delvers"])
-    made = {}
+    taken = taken_names(ctx)
+    made: dict = {}
     for spec in foes:
         f = _new_foe(ctx, spec, taken | set(made))
+        if f["name"] in made:
+            ctx.refuse(f"{f['name']!r} is already a name in this fight")
         made[f["name"]] = f
+    joining = [n for n, f in made.items() if f.get("npc")]
+    if joining:
+        ctx.set(["creatures"], {n: c for n, c in ctx.state["creatures"].items() if n not in joining})
     number = ctx.state["encounters_fought"] + 1
     enc = {"number": number, "name": name or f"Encounter {number}", "foes": made, "round": 0, "side": None,
            "turn": 0, "first": None, "order": {PARTY: [], FOES: list(made)}, "started_at": ctx.state["clock"],
-           "vanquished": []}
+           "vanquished": [], "acted": [], "used": {}}
     ctx.set(["encounter"], enc)
     ctx.out(name=enc["name"], foes=[{"name": f["name"], "kind": f["kind"], "hearts": f["hearts"]}
                                     for f in made.values()])
@@ -72,11 +84,15 @@ def start_encounter(ctx: Ctx, foes: list, name: str | None = None) -> None:
 def add_foes(ctx: Ctx, foes: list) -> None:
     """Foes join a running fight; they act at the end of the foes' order."""
     enc = _encounter(ctx)
-    taken = set(ctx.state["delvers"]) | set(enc["foes"])
+    taken = taken_names(ctx)
     joined = []
     for spec in foes:
         f = _new_foe(ctx, spec, taken)
+        if f["name"] in enc["foes"]:
+            ctx.refuse(f"{f['name']!r} is already a name in this fight")
         taken.add(f["name"])
+        if f.get("npc"):
+            ctx.set(["creatures"], {n: c for n, c in ctx.state["creatures"].items() if n != f["name"]})
         ctx.set(["encounter", "foes", f["name"]], f)
         joined.append(f["name"])
     ctx.set(["encounter", "order", FOES], enc["order"][FOES] + joined)
@@ -91,7 +107,12 @@ def _encounter(ctx: Ctx) -> dict:
 
 
 def _party_order(ctx: Ctx) -> list[str]:
-    return present(ctx.state)
+    """The party's order for a fight: one the players set (before initiative too), then anyone present it does not
+    name, in seat order (clockwise)."""
+    enc = ctx.state["encounter"]
+    here = present(ctx.state)
+    chosen = [n for n in (enc["order"][PARTY] if enc else ()) if n in here]
+    return chosen + [n for n in here if n not in chosen]
 
 
 @command("initiative")
@@ -117,19 +138,31 @@ def initiative(ctx: Ctx, first: str | None = None) -> None:
     ctx.set(["encounter", "first"], first)
     ctx.set(["encounter", "order", PARTY], _party_order(ctx))
     ctx.set(["encounter", "side"], first)
-    ctx.set(["encounter", "turn"], 0)
     ctx.set(["encounter", "round"], 1)
+    ctx.set(["encounter", "acted"], [])
+    order = ctx.state["encounter"]["order"][first]
+    nxt = _next_in(ctx, order, [])
+    ctx.set(["encounter", "turn"], order.index(nxt) if nxt is not None else 0)
     ctx.out(first=first, initiative_rolls=rolls, order=ctx.state["encounter"]["order"])
     _start_turn(ctx)
 
 
-def _takes_a_turn(ctx: Ctx, name: str) -> bool:
+def _takes_a_turn(ctx: Reader, name: str) -> bool:
     """The dead are skipped; the dying still take their turn (for the death save)."""
     _, c = ctx.combatant(name)
     return not is_dead(c)
 
 
+def _next_in(ctx: Reader, order: list, acted: list) -> str | None:
+    """The first in ``order`` who has not had their turn this round and takes one."""
+    return next((n for n in order if n not in acted and _takes_a_turn(ctx, n)), None)
+
+
 def _start_turn(ctx: Ctx) -> None:
+    """A turn begins: its action is fresh, and what lasted until the start of this one's next turn ends."""
+    enc = ctx.state["encounter"]
+    if enc.get("used") or "used" not in enc:
+        ctx.set(["encounter", "used"], {})
     actor = current_actor(ctx.state)
     if actor is not None:
         ctx.end_conditions(lambda c: c["ends_on"] != f"turn:{actor}", f"{actor}'s turn began")
@@ -138,35 +171,55 @@ def _start_turn(ctx: Ctx) -> None:
 
 @command("set_order")
 def set_order(ctx: Ctx, order: list[str]) -> None:
-    """The party changes its order (the default is clockwise around the table)."""
+    """The party changes its order (the default is clockwise around the table): it changes who acts next; no one
+    gets a second turn in a round, and a delver who has done nothing yet on its turn hands it to the new first."""
     enc = _encounter(ctx)
     current = enc["order"][PARTY] or _party_order(ctx)
-    if sorted(order) != sorted(current):
+    if not isinstance(order, (list, tuple)) or sorted(order) != sorted(current):
         ctx.refuse(f"the new order must name each delver in the fight once: {', '.join(current)}")
+    actor = current_actor(ctx.state) if enc["side"] == PARTY else None
     ctx.set(["encounter", "order", PARTY], list(order))
+    if actor is not None:
+        acted = enc.get("acted", [])
+        nxt = actor
+        if not used_this_turn(ctx.state, actor):  # it has done nothing yet: the new first in line acts
+            nxt = _next_in(ctx, list(order), acted) or actor
+        ctx.set(["encounter", "turn"], list(order).index(nxt))
+        if nxt != actor:
+            _start_turn(ctx)
     ctx.out(order=list(order))
 
 
 @command("next_turn")
 def next_turn(ctx: Ctx) -> None:
-    """The current actor is done; the next able combatant acts (a new round when both sides have acted)."""
+    """The current actor is done; the next in the side's order who has not had a turn this round acts (the other
+    side when all have; a new round when both sides have acted)."""
     enc = _encounter(ctx)
     if enc["side"] is None:
         ctx.refuse("roll initiative (or say who goes first) before taking turns")
-    side, turn, rnd = enc["side"], enc["turn"] + 1, enc["round"]
-    for _ in range(len(enc["order"][PARTY]) + len(enc["order"][FOES]) + 2):
-        order = enc["order"][side]
-        while turn < len(order) and not _takes_a_turn(ctx, order[turn]):
-            turn += 1
-        if turn < len(order):
+    actor = current_actor(ctx.state)
+    acted = list(enc.get("acted", []))
+    if actor is not None and actor not in acted:
+        acted.append(actor)
+    side, rnd = enc["side"], enc["round"]
+    nxt = _next_in(ctx, enc["order"][side], acted)
+    sides_ended = []
+    for _ in range(2):
+        if nxt is not None:
             break
+        sides_ended.append(side)
         other = FOES if side == PARTY else PARTY
         if other == enc["first"]:
             rnd += 1
-        side, turn = other, 0
+        side, acted = other, []
+        nxt = _next_in(ctx, enc["order"][side], acted)
+    order = enc["order"][side]
     new_round = rnd != enc["round"]
     ctx.set(["encounter", "side"], side)
-    ctx.set(["encounter", "turn"], turn)
+    ctx.set(["encounter", "turn"], order.index(nxt) if nxt is not None else len(order))
+    ctx.set(["encounter", "acted"], acted)
+    for ended in sides_ended:  # what lasted this side's turn (a Commander's order) ends with it
+        ctx.end_conditions(lambda c, s=ended: c["ends_on"] != f"side:{s}", f"the {ended}' turn ended")
     if new_round:
         ctx.set(["encounter", "round"], rnd)
         ctx.advance_clock(ctx.core["time"]["round_seconds"])
@@ -175,27 +228,43 @@ def next_turn(ctx: Ctx) -> None:
 
 
 @command("end_encounter")
-def end_encounter(ctx: Ctx) -> None:
-    """The fight ends: XP for the vanquished (their maximum hearts), split across the party."""
+def end_encounter(ctx: Ctx, keep: list | None = None) -> None:
+    """The fight ends: XP for the vanquished (their maximum hearts), split across the party. NPCs who fought go
+    back to being NPCs; ``keep`` names foes still standing who stay in the story as NPCs (a prisoner)."""
     enc = _encounter(ctx)
+    keep = list(keep or [])
+    for n in keep:
+        if n not in enc["foes"]:
+            ctx.refuse(f"there is no foe named {n!r} to keep ({', '.join(enc['foes'])})")
+        if is_dead(enc["foes"][n]):
+            ctx.refuse(f"{n} is dead: there is no one to keep")
     vanquished = [f for f in enc["foes"].values() if is_dead(f)]
     xp = sum(f["max_hearts"] for f in vanquished) * ctx.core["xp"]["per_heart_vanquished"]
-    ctx.out(name=enc["name"], rounds=enc["round"], vanquished=[f["name"] for f in vanquished], xp=xp)
-    ctx.end_conditions(lambda c: not (c["ends_on"] or "").startswith("turn:") and c["who"] not in enc["foes"],
+    staying = {n: f for n, f in enc["foes"].items() if f.get("npc") or n in keep}
+    leaving = set(enc["foes"]) - set(staying)
+    ctx.out(name=enc["name"], rounds=enc["round"], vanquished=[f["name"] for f in vanquished], xp=xp,
+            **({"kept": sorted(staying)} if staying else {}))
+    ctx.end_conditions(lambda c: not (c["ends_on"] or "").startswith(("turn:", "side:")) and c["who"] not in leaving,
                        "the fight ended")
+    if staying:
+        creatures = dict(ctx.state.get("creatures", {}))
+        for n, f in staying.items():
+            c = clone(f)
+            c.pop("npc", None)
+            c["role"] = "npc"
+            creatures[n] = c
+        ctx.set(["creatures"], creatures)
     ctx.set(["encounter"], None)
     ctx.set(["encounters_fought"], enc["number"])
     if xp:
         award(ctx, xp, f"vanquished: {', '.join(f['name'] for f in vanquished)}", "vanquished")
 
 
-# ---------------------------------------------------------------- attacks
-
-_ATTACK_WORDS = ("advantage", "multi", "bonus", "target_bonus", "counter", "max_damage", "extra_damage")
-
+# ---------------------------------------------------------------- damage and armor
 
 def armor_value(ctx: Reader, name: str, c: Mapping) -> tuple[int, list[int]]:
-    """Total AV of intact armor (and what conditions add, like Hold the line), and the intact pieces' indexes."""
+    """Total AV of intact armor as worn (and what conditions add, like Hold the line), and the intact pieces'
+    indexes."""
     intact = [i for i, a in enumerate(c.get("armor", ())) if a["dv"] > 0]
     av = sum(c["armor"][i]["av"] + c["armor"][i].get("bonus_av", 0) for i in intact)
     for bonus in effects.ARMOR_BONUSES:
@@ -204,11 +273,13 @@ def armor_value(ctx: Reader, name: str, c: Mapping) -> tuple[int, list[int]]:
 
 
 def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = True,
-                asked: Mapping[str, Any] | None = None) -> dict:
+                asked: Mapping[str, Any] | None = None, attack: bool = False) -> dict:
     """Damage reaches ``target``: reducers take theirs first (a Dodge, asked for in ``asked`` or readied), then
-    armor absorbs its AV and loses 1 DV a hit; hearts never go below 0."""
+    armor absorbs its AV and loses 1 DV a hit; hearts never go below 0. A delver left below 1 heart owes a death
+    save (after any harm, or only an ``attack``'s, as ``core.death_save.after`` says); a foe or a named creature
+    is vanquished (a familiar is lost)."""
     side, c = ctx.combatant(target)
-    path = ["delvers", target] if side == "delver" else ["encounter", "foes", target]
+    path = ctx.path_of(target)
     reductions = []
     if raw > 0:
         for reduce in effects.DAMAGE_REDUCERS.values():
@@ -236,14 +307,18 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
         result[red.field] = red.amount
     if dealt > 0 and before - dealt < ctx.core["death_save"]["retrigger_below"]:
         if side == "delver":
-            if is_alive(c):
-                ctx.set(path + ["status"], STATUS_DYING)
-            result["death_save_due"] = not is_dead(c)
+            if attack or ctx.core["death_save"]["after"] == "any_harm":
+                if is_alive(c):
+                    ctx.set(path + ["status"], STATUS_DYING)
+                result["death_save_due"] = not is_dead(c)
         elif not is_dead(c):
             ctx.set(path + ["status"], STATUS_DEAD)
-            ctx.append(["encounter", "vanquished"], target)
+            if side == "foe":
+                ctx.append(["encounter", "vanquished"], target)
             ctx.end_conditions(lambda cond: cond["who"] != target, f"{target} was vanquished")
             result["vanquished"] = True
+            if side == CREATURE and c.get("role") == "familiar":
+                result["lost"] = True  # the spirit leaves: its mage may find a familiar again
     return result
 
 
@@ -260,24 +335,38 @@ def damage_roll(ctx: Ctx, who: str, w: Mapping, *, max_damage: bool, extra: list
     return ctx.roll(name, expr, who=who, why=f"damage ({w['name']})").total, expr
 
 
+# ---------------------------------------------------------------- attacks
+
+_ATTACK_WORDS = ("advantage", "multi", "bonus", "target_bonus", "counter", "counter_weapon", "max_damage",
+                 "extra_damage")
+
+
 def _check_options(ctx: Ctx, options: Mapping) -> None:
-    known = set(effects.ATTACK_OPTIONS) | set(effects.SKILL_BOOSTS) | set(effects.DAMAGE_REDUCERS)
+    known = set(_ATTACK_WORDS) | set(effects.ATTACK_OPTIONS) | set(effects.SKILL_BOOSTS) | \
+        set(effects.DAMAGE_REDUCERS)
     unknown = [k for k in options if k not in known]
     if unknown:
         ctx.refuse(f"attack takes no option {', '.join(map(repr, sorted(unknown)))} "
-                   f"(its options: {', '.join(_ATTACK_WORDS + tuple(sorted(known)))})")
+                   f"(its options: {', '.join(_ATTACK_WORDS + tuple(sorted(known - set(_ATTACK_WORDS))))})")
 
 
-@command("attack")
-def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: bool = False,
-           multi: int | None = None, bonus=None, target_bonus=None, counter: bool | None = None,
-           max_damage: bool = False, extra_damage: str | None = None, **options: Any) -> None:
-    """Attacker's D20 + skill against the target's D20: higher hits, lower is countered, a tie both hit.
+def _thrown(r: Reader, plan) -> None:
+    """``thrown=True``: a melee weapon thrown is a ranged attack (no melee counter); it is not ammunition, and
+    whether it is lost is the keeper's call (``drop``)."""
+    w = plan.weapon
+    if w.get("ranged") or w.get("item") == "unarmed" or w.get("conjured") or plan.attacker_side != "delver":
+        r.refuse(f"{plan.attacker} cannot throw {w['name'] if w.get('item') != 'unarmed' else 'fists'}")
+    plan.ranged = True
 
-    A multi-attack rolls an extra D20 per extra attack, all bonus dice once; the target rolls one D20
-    against them all and counters only if every attack fails. ``options`` are what classes bring (a smite,
-    a surprised target, a Sentry attack, Focus, the target's Dodge): see ``effects``."""
-    _check_options(ctx, options)
+
+effects.attack_option("thrown", shape=_thrown, what="a melee weapon thrown (a ranged attack; the keeper says if "
+                                                    "it is lost)")
+
+
+def prepare_attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, **asked: Any):
+    """An attack as the rules shape it, before any die: the options checked, the attacker able, the target
+    there and living (``queries.plan_attack``)."""
+    _check_options(ctx, asked)
     ctx.combatant(attacker)
     ctx.require_able(attacker, "attack")
     _, t = ctx.combatant(target)
@@ -285,12 +374,51 @@ def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: 
         ctx.refuse(f"{target} is already dead")
     if attacker == target:
         ctx.refuse("a combatant cannot attack itself")
-    asked = {"advantage": advantage, "multi": multi, "bonus": bonus, "target_bonus": target_bonus,
-             "counter": counter, "max_damage": max_damage, "extra_damage": extra_damage, **options}
-    plan = plan_attack(ctx, attacker, target, weapon, asked)
+    return plan_attack(ctx, attacker, target, weapon, {k: v for k, v in asked.items() if v is not None})
+
+
+def _counter_weapon(ctx: Ctx, target: str, t: Mapping, plan) -> tuple[dict | None, str | None]:
+    """The weapon ``target`` counters with: a foe's attack; for a delver, the one it names, else its first that
+    fits the exchange (melee against melee, fists if none; a ranged weapon ready to shoot in a duel with bows)."""
+    if "class_id" not in t:
+        return weapon_of(ctx, target, t, None), None
+    ranged = plan.ranged
+
+    def fits(w) -> bool:
+        return bool(w.get("ranged")) == ranged and not w.get("conjured")
+
+    named = plan.asked.get("counter_weapon")
+    if named not in (None, ""):
+        w = weapon_of(ctx, target, t, named)
+        problem = attack_ready(ctx.state, ctx.rules, target, w, 1)
+        if problem:
+            ctx.refuse_unless_overridden(problem)
+        return w, None
+    for w in t["weapons"]:
+        if fits(w) and attack_ready(ctx.state, ctx.rules, target, w, 1) is None:
+            return w, None
+    if not ranged:
+        return unarmed(ctx), None
+    return None, f"{target} has no ranged weapon ready to answer with"
+
+
+def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
+    """Roll the planned attack: D20 + skill against the target's D20; higher hits, lower is countered, a tie
+    both hit. ``on_landed(ctx, plan, results)`` runs once the hits are dealt (a spell riding on the attack)."""
+    attacker, target, t, w, n = plan.attacker, plan.target, plan.t, plan.weapon, plan.n
+    problem = attack_ready(ctx.state, ctx.rules, attacker, w, n)
+    if problem:
+        ctx.refuse_unless_overridden(problem)
+    named = plan.asked.get("counter_weapon")
+    if named not in (None, "") and "class_id" in t:
+        cw = weapon_of(ctx, target, t, named)
+        if bool(cw.get("ranged")) != plan.ranged or cw.get("conjured"):
+            ctx.refuse(f"{target} answers a {'ranged' if plan.ranged else 'melee'} attack with a "
+                       f"{'ranged' if plan.ranged else 'melee'} weapon, not the {cw['name']}")
     for spend in plan.spends:
         spend(ctx)
-    w, n = plan.weapon, plan.n
+    ammo = spend_ammo(ctx, attacker, w, n)
+    fired(ctx, attacker, w)
     if n == 1:
         r = ctx.roll("attack", plan.expr, who=attacker, why=f"attack {target} ({w['name']})")
         totals = [r.total]
@@ -304,19 +432,31 @@ def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: 
     results = ["hit" if x > res.total else "tie" if x == res.total else "miss" for x in totals]
 
     damage = []
-    hooks = [opt for name, opt in effects.ATTACK_OPTIONS.items() if options.get(name)]
+    hooks = [opt for name, opt in effects.ATTACK_OPTIONS.items() if plan.asked.get(name)]
     for k, outcome in enumerate(results):
         if outcome == "miss":
             continue
         if is_dead(t):
             break
-        hit_extra = list(plan.extra_damage)
+        extras = []
         for opt in hooks:
             if opt.on_hit is not None:
-                hit_extra += opt.on_hit(ctx, plan, k)
-        amount, dexpr = damage_roll(ctx, attacker, w, max_damage=plan.max_damage, extra=hit_extra)
-        d = deal_damage(ctx, target, amount, f"{attacker} ({w['name']})", asked=asked)
+                dice = opt.on_hit(ctx, plan, k)
+                if dice:
+                    extras.append((opt.name, dice))
+        amount, dexpr = damage_roll(ctx, attacker, w, max_damage=plan.max_damage, extra=plan.extra_damage,
+                                    name="damage")
+        added = []
+        for name, dice in extras:  # an on-hit option's dice are their own roll: the weapon's stay as rolled
+            expr = parse("+".join(str(x).lstrip("+") for x in dice)).text
+            total = distribution(expr).max if plan.max_damage else \
+                ctx.roll(name, expr, who=attacker, why=f"{name} damage").total
+            added.append({"option": name, "expr": expr, "total": total})
+            amount += total
+        d = deal_damage(ctx, target, amount, f"{attacker} ({w['name']})", asked=plan.asked, attack=True)
         d.update(attack=k + 1, expr=dexpr, max_damage=plan.max_damage)
+        if added:
+            d["added"] = added
         damage.append(d)
     if any(d.get("vanquished") for d in damage):
         for vanquished in effects.ON_VANQUISH:
@@ -324,6 +464,14 @@ def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: 
     for opt in hooks:
         if opt.after is not None:
             opt.after(ctx, plan, results)
+    if on_landed is not None:
+        on_landed(ctx, plan, results)
+    offers = []
+    for name, opt in effects.ATTACK_OPTIONS.items():
+        if opt.offer is not None and not plan.asked.get(name):
+            o = opt.offer(ctx, plan, results)
+            if o:
+                offers.append({"option": name, **o})
 
     countered = None
     all_failed = all(x == "miss" for x in results)
@@ -332,17 +480,57 @@ def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: 
         if is_dead(t) or is_dying(t):
             countered = {"by": target, "possible": False, "why": f"{target} is down"}
         else:
-            tw = weapon_of(ctx, target, t, None)
-            amount, dexpr = damage_roll(ctx, target, tw, max_damage=False, name="counter_damage")
-            d = deal_damage(ctx, attacker, amount, f"{target} ({tw['name']}, counter)")
-            d.update(expr=dexpr)
-            countered = {"by": target, "possible": True, "damage": d}
+            tw, why = _counter_weapon(ctx, target, t, plan)
+            if tw is None:
+                countered = {"by": target, "possible": False, "why": why}
+            else:
+                spent = spend_ammo(ctx, target, tw, 1)
+                fired(ctx, target, tw)
+                amount, dexpr = damage_roll(ctx, target, tw, max_damage=False, name="counter_damage")
+                d = deal_damage(ctx, attacker, amount, f"{target} ({tw['name']}, counter)", attack=True)
+                d.update(expr=dexpr)
+                countered = {"by": target, "possible": True, "weapon": tw["name"], "damage": d}
+                if spent:
+                    countered["ammo"] = spent
     ctx.end_on_action(attacker, "attack")
     chance = odds(plan.expr, vs=plan.resist)
+    extra = {}
+    if ammo:
+        extra["ammo"] = ammo
+    if offers:
+        extra["on_hit_options"] = offers
+    if plan.asked.get("thrown"):
+        extra["thrown"] = True
     ctx.out(attacker=attacker, target=target, weapon=w["name"], multi=n, advantage=plan.advantage,
             attack_totals=totals, resist_total=res.total, results=results, damage=damage, counter=countered,
             attack_expr=plan.expr, resist_expr=plan.resist,
-            chance={"win": str(chance.win), "tie": str(chance.tie), "lose": str(chance.lose)})
+            chance={"win": str(chance.win), "tie": str(chance.tie), "lose": str(chance.lose)}, **extra)
+
+
+def strike(ctx: Ctx, attacker: str, target: str, weapon: Any = None, *, on_landed: Callable | None = None,
+           **asked: Any) -> None:
+    """An attack made as part of another deed (an ability's multi-attack, Light's blinding touch): planned and
+    rolled, its action already paid for by the deed."""
+    resolve_attack(ctx, prepare_attack(ctx, attacker, target, weapon, **asked), on_landed)
+
+
+@command("attack")
+def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: bool = False,
+           multi: int | None = None, bonus=None, target_bonus=None, counter: bool | None = None,
+           counter_weapon: Any = None, max_damage: bool = False, extra_damage: str | None = None,
+           **options: Any) -> None:
+    """Attacker's D20 + skill against the target's D20: higher hits, lower is countered, a tie both hit.
+
+    A multi-attack rolls an extra D20 per extra attack, all bonus dice once; the target rolls one D20
+    against them all and counters only if every attack fails, with a weapon that fits the exchange
+    (``counter_weapon`` names it). ``options`` are what classes bring (a smite, a surprised target, a Sentry
+    attack, Focus, the target's Dodge, a thrown weapon): see ``effects``. It uses the attacker's action (a
+    Sentry's attack is a reaction; the Holy Weapon's sword has its own slot in the cleric's turn)."""
+    plan = prepare_attack(ctx, attacker, target, weapon, advantage=advantage, multi=multi, bonus=bonus,
+                          target_bonus=target_bonus, counter=counter, counter_weapon=counter_weapon,
+                          max_damage=max_damage, extra_damage=extra_damage, **options)
+    turns.take(ctx, attacker, plan.timing, f"attack {target}")
+    resolve_attack(ctx, plan)
 
 
 @command("damage")
@@ -363,7 +551,8 @@ def damage_cmd(ctx: Ctx, who: str, amount: int, source: str = "keeper", armor: b
 
 
 def heal(ctx: Ctx, who: str, amount: int, source: str, *, above_max: bool = False) -> dict:
-    """Hearts restored, up to the maximum (Aid may go above it); refused while healing is banned."""
+    """Hearts restored, up to the maximum (Aid may go above it); a heal never lowers hearts that are above the
+    maximum (they stay until damage takes them). Refused while healing is banned."""
     side, c = ctx.combatant(who)
     if is_dead(c):
         ctx.refuse(f"{who} is dead: hearts cannot be restored")
@@ -376,7 +565,7 @@ def heal(ctx: Ctx, who: str, amount: int, source: str, *, above_max: bool = Fals
     path = ctx.path_of(who)
     before = c["hearts"]
     cap = c["max_hearts"] if not above_max else max(c["max_hearts"], before + amount)
-    after = min(cap, before + amount)
+    after = max(before, min(cap, before + amount))
     ctx.set(path + ["hearts"], after)
     return {"who": who, "source": source, "amount": amount, "hearts_before": before, "hearts_after": after}
 

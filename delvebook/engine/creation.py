@@ -5,31 +5,13 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..events import clone
-from ..model import STATUS_ALIVE, is_alive
+from ..model import PARTY, STATUS_ALIVE, is_alive, is_dead
+from . import effects
 from .base import Ctx, command, data_items
+from .gear import add_to_sheet, items_to_gear, refit_armor
 from .queries import find_choice, raisable_skills
 
 __all__ = ["items_to_gear", "level_up_in", "add_delver", "choose", "level_up"]
-
-
-def items_to_gear(ctx: Ctx, items) -> tuple[list, list, list]:
-    """Gear entries ({item, count}) as (weapons, armor, other items), the way a delver's sheet holds them."""
-    weapons, armor, other = [], [], []
-    tables = ctx.rules.gear_tables
-    for entry in items:
-        item_id, count = entry["item"], entry["count"]
-        item = ctx.rules.item(item_id)
-        if "armor" in tables and item_id in tables["armor"]:
-            for _ in range(count):
-                armor.append({"item": item_id, "name": item["name"], "av": item["av"], "dv": item["dv"],
-                              "dv_max": item["dv"], "shield": item.get("kind") == "shield", "bonus_av": 0})
-        elif "damage" in item:
-            for _ in range(count):
-                weapons.append({"item": item_id, "name": item["name"], "damage": str(item["damage"]),
-                                "skill": item.get("skill"), "ranged": bool(item.get("ranged")), "bonus": 0})
-        else:
-            other.append({"item": item_id, "name": item["name"], "count": count})
-    return weapons, armor, other
 
 
 def _pick_option(ctx: Ctx, who: str, choice_id: str, choice: Mapping, picked: Any) -> tuple[str, Mapping]:
@@ -54,6 +36,8 @@ def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
     enc = ctx.state["encounter"]
     if enc is not None and name in enc["foes"]:
         ctx.refuse(f"{name!r} is the name of a foe in this encounter")
+    if name in ctx.state.get("creatures", {}):
+        ctx.refuse(f"{name!r} is the name of a creature in play")
     cls = ctx.rules.class_(class_id)
     player = player or name
     choices = dict(choices or {})
@@ -127,6 +111,10 @@ def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
         seats.insert(seat, name)
     ctx.set(["delvers", name], delver)
     ctx.set(["seats"], seats)
+    if enc is not None and (enc["round"] > 0 or enc["order"][PARTY]):
+        # joining a running fight: the new delver acts at the end of the party's order (this round too, if the
+        # party has not finished its turn)
+        ctx.set(["encounter", "order", PARTY], enc["order"][PARTY] + [name])
     if player not in ctx.state["luck"]:
         ctx.set(["luck", player], ctx.core["luck_dice"]["per_session"])
     ctx.out(who=name, class_id=class_id, player=player, hearts=hearts, choices=made,
@@ -163,28 +151,21 @@ def _random_true_names(ctx: Ctx, who: str, count: int, known: list[str]) -> list
 def _apply_option(ctx: Ctx, delver: dict, choice_id: str, opt_id: str, opt: Mapping) -> None:
     """Apply a chosen option to a delver dict that is being built or changed (caller sets it)."""
     delver["choices"][choice_id] = opt_id
-    effects = opt.get("effects", {})
-    for skill, bonus in data_items(effects.get("skills", {})):
+    fx = opt.get("effects", {})
+    for skill, bonus in data_items(fx.get("skills", {})):
         delver["skills"][skill] = bonus
-    armor_bonus = effects.get("armor_bonus")
-    if armor_bonus:
-        for a in delver["armor"]:
-            if a.get("shield") and armor_bonus.get("excludes") == "shields":
-                continue
-            a["bonus_av"] = a.get("bonus_av", 0) + armor_bonus["av"]
-            a["dv_max"] += armor_bonus["dv"]
-            a["dv"] += armor_bonus["dv"]
-        delver["armor_bonus"] = {"av": armor_bonus["av"], "dv": armor_bonus["dv"]}
-    if effects.get("free_reload"):
-        delver["free_reload"] = effects["free_reload"]
+    armor_bonus = fx.get("armor_bonus")
+    if armor_bonus:  # the wearer's: every worn piece, now and however it is gained later, is fitted with it
+        delver["armor_bonus"] = {"av": armor_bonus["av"], "dv": armor_bonus["dv"],
+                                 "excludes": armor_bonus.get("excludes", "shields")}
+        refit_armor(delver)
+    if fx.get("free_reload"):
+        delver["free_reload"] = fx["free_reload"]
     for ability in opt.get("grants", ()):
         if ability not in delver["abilities"]:
             delver["abilities"].append(ability)
     for item in opt.get("items", ()):
-        w, a, o = items_to_gear(ctx, [item])
-        delver["weapons"] += w
-        delver["armor"] += a
-        delver["items"] += o
+        add_to_sheet(delver, *items_to_gear(ctx, [item]))
     for nested_id, _ in data_items(opt.get("choices", {})):
         delver["pending_choices"].append({"level": delver["level"], "choice": nested_id, "within": choice_id})
 
@@ -207,7 +188,10 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
         delver["max_hearts"] = ctx.roll("hearts", str(rule["roll"]), who=delver["name"],
                                         why=f"level {new} hearts").total
     gained = delver["max_hearts"] - before
-    if is_alive(delver):
+    held = None
+    if gained > 0 and ctx.core["level_up"]["hearts_gained_heal"]:
+        held = next((m for m in (guard(ctx, delver["name"]) for guard in effects.HEAL_GUARDS) if m), None)
+    if is_alive(delver) and held is None:
         delver["hearts"] = max(0, delver["hearts"] + gained)
     delver["level"] = new
     for skill, bonus in data_items(block.get("skills", {})):
@@ -228,14 +212,19 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
         delver["true_names"] = _random_true_names(ctx, delver["name"], count, delver["true_names"])
     for cid, _ in data_items(block.get("choices", {})):
         delver["pending_choices"].append({"level": new, "choice": cid})
-    return {"who": delver["name"], "level": new, "max_hearts": delver["max_hearts"], "hearts_gained": gained,
-            "choices": [p["choice"] for p in delver["pending_choices"] if p["level"] == new]}
+    out = {"who": delver["name"], "level": new, "max_hearts": delver["max_hearts"], "hearts_gained": gained,
+           "choices": [p["choice"] for p in delver["pending_choices"] if p["level"] == new]}
+    if held is not None:
+        out["hearts_held_back"] = held  # the maximum rose; the hearts it adds are healing, and healing is banned
+    return out
 
 
 @command("choose")
 def choose(ctx: Ctx, who: str, choice: str, option: str) -> None:
     """Record a player's choice from a level (a specialty, a technique, an oath, an expertise)."""
     d = ctx.delver(who)
+    if is_dead(d):
+        ctx.refuse(f"{who} is dead and makes no more choices")
     pending = next((p for p in d["pending_choices"] if p["choice"] == choice), None)
     if pending is None:
         waiting = ", ".join(p["choice"] for p in d["pending_choices"]) or "nothing"
@@ -260,6 +249,8 @@ def choose(ctx: Ctx, who: str, choice: str, option: str) -> None:
 def level_up(ctx: Ctx, who: str) -> None:
     """Grant the next level now (the keeper's call, e.g. a milestone); the cap still holds."""
     d = ctx.delver(who)
+    if is_dead(d):
+        ctx.refuse(f"{who} is dead and gains no more levels")
     cap = ctx.rules.level_cap
     if d["level"] >= cap:
         ctx.refuse(f"{who} is level {d['level']}: the highest level is {cap}")

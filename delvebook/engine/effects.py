@@ -8,10 +8,14 @@ each class module registers here what its features do, and the core asks the reg
 - ``attack_modifier``: what shapes every weapon attack (an order, the next-attack riders of Ferocious strike
   and Double Strike): advantage, max damage, multi-attack, extra damage.
 - ``attacks_against``: what gives every attack against a creature advantage, weapon or spell (a mark).
-- ``attack_option``: a keyword a class brings to ``attack`` (smite, surprised, sentry) with its hooks:
-  shaping the attack, extra damage on a hit, a check after the hits.
+- ``attack_edge``: what gives a creature's every attack roll, weapon or spell, advantage or max damage (the
+  orders Charge! and Fire).
+- ``attack_option``: a keyword a class brings to ``attack`` (smite, surprised, sentry, thrown) with its hooks:
+  shaping the attack, extra damage on a hit, a check after the hits, and the choice it offers once a hit is
+  seen (a smite chosen after the hit replaces the attack, re-run with the same dice).
 - ``on_vanquish``: what a kill does for the attacker (a Blood Magic sword is charged).
-- ``conjured_weapon``: a weapon a condition provides (the cleric's Holy Weapon).
+- ``conjured_weapon``: a weapon a condition provides (the cleric's Holy Weapon); ``turn_slots``: what acts in a
+  creature's turn besides its action (the Holy Weapon's sword, once a turn).
 - ``damage_reducer``: what comes off damage before armor (Dodge); ``armor_bonus``: AV a condition adds
   (Hold the line); ``heal_guard``: what forbids healing (Blood Magic's ban).
 - ``uses`` / ``spell``: the handlers of ``use(ability)`` and of each spell's effect, with the inputs they take.
@@ -29,11 +33,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, NamedTuple
 
-__all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "casting", "CASTINGS",
-           "roll_bonus", "skill_boost", "attack_modifier", "attacks_against", "attack_option", "on_vanquish",
-           "conjured_weapon", "damage_reducer", "armor_bonus", "heal_guard", "uses", "spell",
-           "ROLL_BONUSES", "SKILL_BOOSTS", "ATTACK_MODIFIERS", "ATTACKS_AGAINST", "ATTACK_OPTIONS", "ON_VANQUISH",
-           "CONJURED_WEAPONS", "DAMAGE_REDUCERS", "ARMOR_BONUSES", "HEAL_GUARDS", "USES", "SPELLS"]
+__all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "Edge", "casting",
+           "CASTINGS", "roll_bonus", "skill_boost", "attack_modifier", "attacks_against", "attack_edge",
+           "attack_option", "on_vanquish", "conjured_weapon", "turn_slots", "damage_reducer", "armor_bonus",
+           "heal_guard", "uses", "spell", "TURN_SLOTS", "ROLL_BONUSES", "SKILL_BOOSTS", "ATTACK_MODIFIERS", "ATTACKS_AGAINST", "ATTACK_EDGES",
+           "ATTACK_OPTIONS", "ON_VANQUISH", "CONJURED_WEAPONS", "DAMAGE_REDUCERS", "ARMOR_BONUSES", "HEAL_GUARDS",
+           "USES", "SPELLS"]
 
 
 # ---------------------------------------------------------------- what a plan carries
@@ -71,6 +76,8 @@ class AttackPlan:
     n: int = 1
     counter: bool = True
     ranged: bool = False
+    timing: str = "action"           # how the attack sits in the turn economy: action, reaction (a Sentry's),
+                                     # or a companion's slot in its owner's turn (the Holy Weapon's)
     base: str = ""                   # the D20 part of the attack roll
     bonus: str | None = None         # the bonus dice, rolled once for every attack of a multi-attack
     expr: str = ""                   # base and bonus as one roll (what a single attack rolls)
@@ -79,6 +86,13 @@ class AttackPlan:
     def spend(self, fn: Callable) -> None:
         """Something the attack uses up or pays (a condition ended, grit spent), done before the dice."""
         self.spends.append(fn)
+
+
+class Edge(NamedTuple):
+    """What a creature's state gives its attack rolls: advantage, max damage."""
+
+    advantage: bool = False
+    max_damage: bool = False
 
 
 class Reduction(NamedTuple):
@@ -113,13 +127,17 @@ class Handler:
 @dataclass
 class AttackOption:
     """A keyword a class brings to ``attack``: ``shape(reader, plan)`` (may refuse, may add spends),
-    ``on_hit(ctx, plan, hit_number) -> [dice]`` (extra damage on a landed hit), ``after(ctx, plan, results)``."""
+    ``on_hit(ctx, plan, hit_number) -> [dice]`` (extra damage on a landed hit, rolled as its own roll named after
+    the option), ``after(ctx, plan, results)``, and ``offer(reader, plan, results) -> dict | None``: once the
+    attack is resolved without the option, what choosing it now would do (a smite after a hit), for the outcome
+    to list; choosing it re-runs the attack with the same dice (``Engine.decide_on_hit``)."""
 
     name: str
     shape: Callable | None = None
     on_hit: Callable | None = None
     after: Callable | None = None
     what: str = ""
+    offer: Callable | None = None
 
 
 @dataclass
@@ -141,9 +159,11 @@ ROLL_BONUSES: list[Callable] = []        # (reader, who) -> Boost | None
 SKILL_BOOSTS: dict[str, Callable] = {}   # option -> (reader, who, c, skill, asked) -> Boost | None
 ATTACK_MODIFIERS: list[Callable] = []    # (reader, plan) -> None
 ATTACKS_AGAINST: list[Callable] = []     # (reader, target) -> bool: attacks against it have advantage
+ATTACK_EDGES: list[Callable] = []        # (reader, attacker, *, ranged, spell) -> Edge | None
 ATTACK_OPTIONS: dict[str, AttackOption] = {}
 ON_VANQUISH: list[Callable] = []         # (ctx, plan) -> None
 CONJURED_WEAPONS: list[Callable] = []    # (reader, who, c, weapon) -> weapon dict | None
+TURN_SLOTS: list[Callable] = []          # (reader, who) -> [slot names] that act in who's turn besides its action
 DAMAGE_REDUCERS: dict[str, Callable] = {}  # option -> (ctx, target, raw, asked) -> Reduction | None
 ARMOR_BONUSES: list[Callable] = []       # (reader, who) -> int
 HEAL_GUARDS: list[Callable] = []         # (reader, who) -> refusal message | None
@@ -180,10 +200,17 @@ def attacks_against(fn: Callable) -> Callable:
     return fn
 
 
+def attack_edge(fn: Callable) -> Callable:
+    """Register what gives a creature's attack rolls advantage or max damage, weapon or spell alike (Charge!,
+    Fire): ``fn(reader, attacker, *, ranged, spell) -> Edge | None``."""
+    ATTACK_EDGES.append(fn)
+    return fn
+
+
 def attack_option(name: str, *, shape: Callable | None = None, on_hit: Callable | None = None,
-                  after: Callable | None = None, what: str = "") -> AttackOption:
+                  after: Callable | None = None, what: str = "", offer: Callable | None = None) -> AttackOption:
     """Register a keyword option of ``attack`` that a class brings (see ``AttackOption``)."""
-    opt = ATTACK_OPTIONS[name] = AttackOption(name, shape, on_hit, after, what)
+    opt = ATTACK_OPTIONS[name] = AttackOption(name, shape, on_hit, after, what, offer)
     return opt
 
 
@@ -196,6 +223,13 @@ def on_vanquish(fn: Callable) -> Callable:
 def conjured_weapon(fn: Callable) -> Callable:
     """Register a weapon a condition provides: ``fn(reader, who, c, weapon_asked) -> weapon | None``."""
     CONJURED_WEAPONS.append(fn)
+    return fn
+
+
+def turn_slots(fn: Callable) -> Callable:
+    """Register what acts in a creature's turn besides its action, once a turn each (the Holy Weapon's sword):
+    ``fn(reader, who) -> [slot]``; a weapon that acts in a slot says so with ``turn_slot``."""
+    TURN_SLOTS.append(fn)
     return fn
 
 

@@ -7,7 +7,8 @@ from typing import Mapping
 from ..events import clone
 from ..model import format_purse, is_dead, present
 from .base import Ctx, command, data_items
-from .creation import items_to_gear, level_up_in
+from .creation import level_up_in
+from .gear import add_to_sheet, items_to_gear
 from .queries import coin_talons
 
 __all__ = ["award", "talons_of"]
@@ -183,7 +184,8 @@ def earn(ctx: Ctx, amount, who: str | None = None, reason: str | None = None) ->
         ctx.refuse("earnings must be more than nothing")
     party = present(ctx.state)
     if who is not None:
-        ctx.delver(who)
+        if is_dead(ctx.delver(who)):
+            ctx.refuse(f"{who} is dead and earns nothing: the living share it")
         split = {who: talons}
     elif party:
         share, left = divmod(talons, len(party))
@@ -224,14 +226,14 @@ def buy(ctx: Ctx, who: str, item: str, count: int = 1) -> None:
     bundle = ctx.rules.item(item).get("bundle", 1)
     cost = price * count
     d = ctx.delver(who)
+    if is_dead(d):
+        ctx.refuse(f"{who} is dead and buys nothing")
     if d["purse"] < cost:
         units = ctx.core["currency"]["units"]
         ctx.refuse(f"{who} has {format_purse(d['purse'], units)}, not enough for {format_purse(cost, units)}")
     delver = clone(d)
     delver["purse"] -= cost
     w, a, o = items_to_gear(ctx, [{"item": item, "count": count * bundle if bundle > 1 else count}])
-    delver["weapons"] += w
-    delver["armor"] += a
-    delver["items"] += o
+    add_to_sheet(delver, w, a, o)  # armor fitted to its wearer (an Armorer's bonus); arrows join the quiver
     ctx.set(["delvers", who], delver)
     ctx.out(who=who, item=item, count=count * bundle, talons=cost)

@@ -18,7 +18,8 @@ from typing import Any, Mapping, NamedTuple
 
 from ..dice import DiceError, parse
 from ..distribution import Opposed, odds
-from ..model import combatant, current_actor, is_dead, is_dying, present
+from ..model import (CREATURE, combatant, current_actor, is_dead, is_dying, owner_of, present,
+                     used_this_turn)
 from ..rules import Rules, RulesError
 from . import effects
 from .base import Reader, Refused, data_items
@@ -29,7 +30,9 @@ __all__ = [
     "skill_id", "skill_bonus", "skill_label", "d20_in", "check_expr", "opposed_expr", "check_odds",
     "unarmed", "weapon_of", "weapon_skill", "weapons", "plan_attack", "attack_exprs", "attack_odds", "hit_chance",
     "plan_spell_attack", "spell_attack_odds", "save_expr", "death_save", "luck_die_sides", "coin_talons",
-    "current_actor", "present", "able", "can_act",
+    "current_actor", "present", "able", "can_act", "Acting", "may_act", "ACTION", "FREE", "REACTION",
+    "ability_timing", "turn_problem", "armor_value", "ammo_of", "reloads", "ammo_left", "free_reload",
+    "attack_ready",
     "ability_refusal", "ability_ready", "abilities_available", "spells_available", "spell_inputs",
     "signature_choice", "cost_text", "option_name",
     "find_choice", "raisable_skills", "choice_options", "odds_inputs",
@@ -174,8 +177,8 @@ def _foe_attack(c: Mapping) -> dict:
 
 
 def weapon_of(r: Reader, who: str, c: Mapping, weapon: Any = None) -> dict:
-    """The weapon ``who`` attacks with: a foe's bestiary attack; a conjured weapon (Holy Weapon); by index, item
-    or name among its weapons; its first weapon if none is named; else fists."""
+    """The weapon ``who`` attacks with: a foe's (or a named creature's) own attack; a conjured weapon (Holy
+    Weapon); by index, item or name among its weapons; its first weapon if none is named; else fists."""
     if "class_id" not in c:
         return _foe_attack(c)
     for conjure in effects.CONJURED_WEAPONS:
@@ -247,6 +250,8 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
     w = weapon_of(r, attacker, a, weapon)
     plan = AttackPlan(attacker, a_side, a, target, t_side, t, w, asked)
     plan.ranged = bool(w.get("ranged"))
+    if w.get("turn_slot"):  # a companion weapon acts in its own slot of the owner's turn (the Holy Weapon's sword)
+        plan.timing = w["turn_slot"]
     if asked.get("extra_damage"):
         plan.extra_damage.append(str(asked["extra_damage"]))
     for name, opt in effects.ATTACK_OPTIONS.items():
@@ -254,9 +259,10 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
             opt.shape(r, plan)
     for modify in effects.ATTACK_MODIFIERS:
         modify(r, plan)
-    plan.advantage = bool(asked.get("advantage") or plan.advantage or _against(r, target))
-    plan.max_damage = bool(asked.get("max_damage") or plan.max_damage)
-    plan.n = int(asked.get("multi") or plan.multi or (a["multi_attack"] if a_side == "foe" else 1))
+    edge_adv, edge_max = _edges(r, attacker, ranged=plan.ranged, spell=False)
+    plan.advantage = bool(asked.get("advantage") or plan.advantage or edge_adv or _against(r, target))
+    plan.max_damage = bool(asked.get("max_damage") or plan.max_damage or edge_max)
+    plan.n = int(asked.get("multi") or plan.multi or (a.get("multi_attack", 1) if "class_id" not in a else 1))
     if plan.n < 1:
         r.refuse("a multi-attack makes at least one attack")
     counter = asked.get("counter")
@@ -300,23 +306,37 @@ def hit_chance(state: dict, rules: Rules, attacker: str, target: str, weapon: An
     return None if o is None else o.win
 
 
+def _edges(r: Reader, attacker: str, *, ranged: bool, spell: bool) -> tuple[bool, bool]:
+    """(advantage, max damage) what the attacker's state gives every attack roll it makes, weapon or spell (a
+    Commander's Charge! and Fire)."""
+    adv = mx = False
+    for edge in effects.ATTACK_EDGES:
+        e = edge(r, attacker, ranged=ranged, spell=spell)
+        if e is not None:
+            adv = adv or bool(e.advantage)
+            mx = mx or bool(e.max_damage)
+    return adv, mx
+
+
 class SpellAttack(NamedTuple):
     expr: str
     resist: str
     advantage: bool
     spends: list
+    max_damage: bool = False
 
 
 def plan_spell_attack(r: Reader, who: str, c: Mapping, target: str, t: Mapping,
-                      asked: Mapping[str, Any]) -> SpellAttack:
-    """A spell attack (Firebolt, Guiding Bolt, Light's blinding touch): D20 + Magic (and any blessing die,
-    Focus) against the target's D20."""
-    advantage = bool(asked.get("advantage")) or _against(r, target)
+                      asked: Mapping[str, Any], *, ranged: bool = True) -> SpellAttack:
+    """A spell attack (Firebolt, Guiding Bolt): D20 + Magic (and any blessing die, Focus) against the target's
+    D20; what gives attack rolls advantage or max damage (a mark, Charge!, Fire) gives it to these too."""
+    edge_adv, edge_max = _edges(r, who, ranged=ranged, spell=True)
+    advantage = bool(asked.get("advantage")) or edge_adv or _against(r, target)
     skill = "magic" if "magic" in c.get("skills", {}) else None
     roll = d20_in(r, who, c, skill, die=r.core["attack"]["die"], advantage=advantage, bonus=asked.get("bonus"),
                   asked=asked)
     resist = d20_in(r, target, t, None, die=r.core["attack"]["resist_die"], bonus=asked.get("target_bonus")).expr
-    return SpellAttack(roll.expr, resist, advantage, roll.spends)
+    return SpellAttack(roll.expr, resist, advantage, roll.spends, edge_max)
 
 
 def spell_attack_odds(state: dict, rules: Rules, who: str, target: str, **asked: Any) -> Opposed | None:
@@ -397,6 +417,191 @@ def can_act(state: dict, name: str) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------- turns and actions
+
+ACTION, FREE, REACTION = "action", "free", "reaction"
+"""How a deed sits in the turn economy: it uses the action; it is taken on one's own turn without it (Sprint,
+Hide); it answers at any moment (a Sentry's attacks, a Dodge, a counter). A companion's deed names its slot in
+its owner's turn (``holy_weapon``)."""
+
+
+class Acting(NamedTuple):
+    """Whether ``who`` may act now, and with what.
+
+    ``tracked``: the turn economy holds now (a fight with turns, rules that enforce them); ``actor``: whose turn
+    it is; ``on_turn``: it is ``who``'s turn (a familiar's: its owner's); ``left``: what ``who`` still has this
+    turn (``"action"``, and a companion's slot such as ``"holy_weapon"``); ``used``: what it used, by slot;
+    ``why``: why ``who`` cannot take an action now, naming whose turn it is (None when it can)."""
+
+    who: str
+    tracked: bool
+    actor: str | None
+    on_turn: bool
+    left: tuple
+    used: Mapping
+    why: str | None
+
+    @property
+    def action(self) -> bool:
+        """It may take an action now."""
+        return self.why is None and (not self.tracked or "action" in self.left)
+
+
+def _slots(r: Reader, who: str) -> list[str]:
+    """The slots ``who`` has in its own turn besides the action (``effects.turn_slots``: a conjured sword's)."""
+    return [slot for slots_of in effects.TURN_SLOTS for slot in slots_of(r, who)]
+
+
+def may_act(state: dict, rules: Rules, who: str) -> Acting:
+    """May ``who`` act now, and with what: the one answer the commands refuse by and a view shows (whose turn
+    it is, whether ``who`` still has its action, what it used). Outside a fight, or where the rules do not
+    enforce turns, anyone able may act; the dead and the dying may not (a death save first)."""
+    found = combatant(state, who)
+    if found is None:
+        return Acting(who, False, None, False, (), {}, f"no one named {who!r} is here")
+    side, c = found
+    blocked = can_act(state, who)
+    enc = state["encounter"]
+    if enc is None or not rules.core["turns"]["enforced"]:
+        return Acting(who, False, None, blocked is None, ("action",) if blocked is None else (), {}, blocked)
+    if blocked is not None:
+        return Acting(who, True, current_actor(state), False, (), {}, blocked)
+    if enc["side"] is None:
+        return Acting(who, True, None, False, (), {}, "no turns yet in this fight: roll initiative (or say who "
+                                                       "goes first) before anyone acts")
+    actor = current_actor(state)
+    owner = owner_of(state, who) if side == CREATURE else None
+    holder = owner or who
+    in_fight = side != CREATURE or owner is not None
+    used = used_this_turn(state, who)
+    on_turn = in_fight and actor == holder
+    left: list[str] = []
+    if on_turn:
+        count = sum(1 for k in used if k == "action" or k.startswith("action#"))
+        if count < rules.core["turns"]["actions"]:
+            left.append("action")
+        left += [s for s in _slots(Reader(state, rules), who) if s not in used]
+    if not in_fight:
+        why = f"{who} is not in the fight (add it to the fight, or the keeper may override)"
+    elif not on_turn:
+        whose = f"{actor}'s" if actor else "nobody's"
+        why = f"it is {whose} turn, not {holder}'s" + (f" ({who} acts in {owner}'s turn)" if owner else "")
+    elif "action" not in left:
+        did = used.get("action", "")
+        why = f"{who} has used its action this turn{f' ({did})' if did else ''}, and it is still {holder}'s turn"
+    else:
+        why = None
+    return Acting(who, True, actor, on_turn, tuple(left), used, why)
+
+
+def ability_timing(rules: Rules, a: Mapping) -> str:
+    """How an ability sits in the turn economy: the text's 'use your action' (``action``), 'without using an
+    action' (``free``), an answer at any moment (``reaction``: Dodge, Focus, a Commander's order); an ability
+    the text does not mark is the rules' ``turns.unmarked`` (an action)."""
+    mech = a.get("mechanics", {})
+    if mech.get("uses_action"):
+        return ACTION
+    # a rider on damage or on a roll (a Dodge, a Focus) answers at any moment; one on the next attack (Ferocious
+    # strike, a campaign's own) is no deed of its own: the attack it shapes takes the action
+    if mech.get("reaction") or "damage_reduction" in mech or "roll_bonus" in mech:
+        return REACTION
+    if mech.get("free_action") or mech.get("applies_to") == "next_attack":
+        return FREE
+    return str(rules.core["turns"]["unmarked"])
+
+
+def turn_problem(state: dict, rules: Rules, who: str, timing: str, what: str) -> str | None:
+    """Why ``who`` may not do ``what`` (of ``timing``: action, free, reaction, or a companion's slot) now, or
+    None; what a command is refused with (unless the keeper overrides) and what a view greys a button by."""
+    if timing == REACTION:
+        return can_act(state, who)
+    acting = may_act(state, rules, who)
+    if not acting.tracked:
+        return acting.why
+    if not acting.on_turn:
+        if acting.actor is None or acting.why is None or acting.why.startswith(("no turns", f"{who} is not")):
+            return acting.why
+        tail = "uses" if timing == ACTION else "is taken on"
+        return f"{acting.why}: {what} {tail} {who}'s {'action' if timing == ACTION else 'own turn'}"
+    if timing == FREE:
+        return None
+    if timing in acting.left:
+        return None
+    if timing == ACTION:
+        return f"{acting.why}: {what} needs an action (end the turn, or the keeper may override)"
+    return f"{who}'s {timing.replace('_', ' ')} has already acted this turn ({acting.used.get(timing, timing)})"
+
+
+# ---------------------------------------------------------------- armor and gear in play
+
+def armor_value(state: dict, rules: Rules, who: str) -> int | None:
+    """The AV that applies to damage reaching ``who`` now: its intact pieces as worn (an Armorer's bonus
+    included) and what conditions add (Hold the line). None when no one is called that."""
+    found = combatant(state, who)
+    if found is None:
+        return None
+    r = Reader(state, rules)
+    c = found[1]
+    av = sum(a["av"] + a.get("bonus_av", 0) for a in c.get("armor", ()) if a["dv"] > 0)
+    for bonus in effects.ARMOR_BONUSES:
+        av += bonus(r, who)
+    return av
+
+
+def ammo_of(rules: Rules, w: Mapping) -> str | None:
+    """The ammunition a weapon shoots (``arrow``, ``bolt``), from the weapon or its gear entry; None if none."""
+    if "ammo" in w:
+        return w["ammo"]
+    item = w.get("item")
+    return rules.gear[item].get("ammo") if item in rules.gear else None
+
+
+def reloads(rules: Rules, w: Mapping) -> bool:
+    """Whether reloading the weapon takes an action (a crossbow)."""
+    if "reload_action" in w:
+        return bool(w["reload_action"])
+    item = w.get("item")
+    return bool(rules.gear[item].get("reload_action")) if item in rules.gear else False
+
+
+def ammo_left(c: Mapping, ammo: str | None) -> int:
+    """How many of ``ammo`` a delver carries."""
+    if ammo is None:
+        return 0
+    return sum(int(it.get("count", 1)) for it in c.get("items", ()) if it.get("item") == ammo)
+
+
+def free_reload(c: Mapping, w: Mapping) -> bool:
+    """The Crossbows specialty: reloading is part of firing a weapon of its skill."""
+    skill = c.get("free_reload")
+    return bool(skill) and skill in (w.get("skill"), w.get("item"))
+
+
+def attack_ready(state: dict, rules: Rules, who: str, w: Mapping, shots: int = 1) -> str | None:
+    """Why ``who`` cannot shoot ``w`` ``shots`` times now (no arrows left, a crossbow not loaded or shooting more
+    than once before a reload), or None. A foe's attack needs nothing."""
+    found = combatant(state, who)
+    if found is None or "class_id" not in found[1] or w.get("conjured"):
+        return None
+    c = found[1]
+    if reloads(rules, w) and not free_reload(c, w):
+        if not w.get("loaded", rules.core["ammunition"]["loaded_when_gained"]):
+            return f"{who}'s {w['name']} is not loaded: reloading it takes an action (reload)"
+        if shots > 1:
+            return f"a {w['name']} shoots once before it must be reloaded (the Crossbows specialty reloads as it fires)"
+    ammo = ammo_of(rules, w)
+    if ammo is not None:
+        need = shots * int(rules.core["ammunition"]["per_attack"])
+        have = ammo_left(c, ammo)
+        if have < need:
+            name = rules.gear[ammo]["name"].lower() if ammo in rules.gear else ammo
+            plural = name if name.endswith("s") else name + "s"
+            if have == 0:
+                return f"{who} has no {plural} left for the {w['name']}"
+            return f"{who} has {have} {name if have == 1 else plural}; {shots} shots need {need}"
+    return None
+
+
 # ---------------------------------------------------------------- abilities and spells
 
 def option_name(rules: Rules, class_id: str, choice: str, option: str | None) -> str:
@@ -462,7 +667,8 @@ def _affordable(d: Mapping, cost: Mapping, rules: Rules) -> bool:
 
 class AbilityChoice(NamedTuple):
     """An ability a delver has now: its id, name, cost (and the cost in words), what it does (the rules'
-    ``effect``), the inputs ``use`` takes for it, whether the delver can pay now, and a label for a picker."""
+    ``effect``), the inputs ``use`` takes for it, whether the delver can pay now, a label for a picker, and how
+    it sits in the turn economy (``timing``: action, free, reaction)."""
 
     id: str
     name: str
@@ -472,6 +678,7 @@ class AbilityChoice(NamedTuple):
     inputs: tuple
     affordable: bool
     label: str
+    timing: str = ACTION
 
 
 _TARGET = Input("target", "creature", False, "who it is used on (the delver itself if none)")
@@ -497,7 +704,7 @@ def abilities_available(state: dict, rules: Rules, who: str) -> list[AbilityChoi
         cost = a["cost"]
         words = cost_text(cost, a.get("cost_per"))
         out.append(AbilityChoice(aid, a["name"], cost, words, a["effect"], _ability_inputs(aid, a),
-                                 _affordable(d, cost, rules), f"{a['name']} ({words})"))
+                                 _affordable(d, cost, rules), f"{a['name']} ({words})", ability_timing(rules, a)))
     return out
 
 

@@ -465,10 +465,16 @@ _CORE_BLOCKS = {
     "luck_dice": {"per_session": "nonneg", "die": "die", "stack": "bool", "may_add": "bool",
                   "may_subtract": "bool", "reset": "text"},
     "hearts": {"floor": "int"},
-    "death_save": {"die": "roll", "target": "int", "retrigger_below": "int", "success_hearts": "nonneg"},
+    "death_save": {"die": "roll", "target": "int", "retrigger_below": "int", "success_hearts": "nonneg",
+                   "after": "text"},
     "unarmed": {"damage": "dice"},
     "advantage": {"dice": "roll"},
     "initiative": {"die": "roll", "by": "text", "tie": "text", "party_order": "text"},
+    "turns": {"actions": "posint", "enforced": "bool", "unmarked": "text", "checks": "text", "orders_last": "text",
+              "companions": "text"},
+    "ammunition": {"per_attack": "nonneg", "loaded_when_gained": "bool", "reload_uses": "text", "thrown": "text"},
+    "spell_damage": {"armor": "bool", "per_dart": "bool"},
+    "level_up": {"hearts_gained_heal": "bool"},
     "attack": {"die": "roll", "resist_die": "roll", "hit_on": "text", "tie": "text",
                "counter_attack_on_miss": "bool"},
     "multi_attack": {"bonus_rolled_once": "bool", "counter_only_if_all_fail": "bool", "target_rolls": "posint"},
@@ -483,6 +489,11 @@ _CORE_BLOCKS = {
     "session": {"luck_dice_reset": "bool"},
 }
 """The core blocks and what each field holds; every field is required (the engine reads each one)."""
+
+_CORE_CHOICES = (("death_save", "after", ("any_harm", "attack")),
+                 ("turns", "unmarked", ("action", "free")),
+                 ("turns", "orders_last", ("side_turn", "until_next_turn")))
+"""Core fields that name one reading among a few (the keeper's choice where the text is doubtful)."""
 
 
 def rules_problems(data: Mapping) -> list[Problem]:
@@ -507,6 +518,10 @@ def rules_problems(data: Mapping) -> list[Problem]:
         if node is not None:
             for field, kind in fields.items():
                 p.need(node, c + (block,), field, kind)
+    for block, field, allowed in _CORE_CHOICES:
+        node = core.get(block)
+        if isinstance(node, Mapping) and field in node and node[field] not in allowed:
+            p.add(c + (block, field), f"expected one of {', '.join(allowed)}, got {show(node[field])}")
     cap = 3
     levels = core.get("levels")
     if isinstance(levels, Mapping) and _is_int(levels.get("cap")) and isinstance(levels.get("thresholds"), Mapping):

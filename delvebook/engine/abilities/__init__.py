@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import effects
+from .. import effects, turns
 from ..base import Ctx, command
 from ..effects import Input
+from ..queries import ability_timing
 from .shared import (Options, cast_with, check_names_and_cost, find_ability, require_ability, use_by_mechanics)
 from . import rogue, fighter, mage, cleric, namer  # noqa: F401  (each registers its abilities and spells)
 
@@ -27,11 +28,14 @@ __all__ = ["use", "cast"]
 
 @command("use")
 def use(ctx: Ctx, who: str, ability: str, target: str | None = None, **options: Any) -> None:
-    """A class ability: the delver must have it (level, specialty or technique), pays its cost, and it acts."""
+    """A class ability: the delver must have it (level, specialty or technique), pays its cost, and it acts. In
+    a fight it uses the delver's action, unless the text says it is taken without one (Sprint, Hide) or it
+    answers at any moment (Dodge, Focus, a Commander's order): ``queries.ability_timing``."""
     d = ctx.delver(who)
     aid, a = find_ability(ctx, who, d, ability)
     ctx.require_able(who, f"use {a['name']}")
     require_ability(ctx, who, d, aid, a)
+    turns.take(ctx, who, ability_timing(ctx.rules, a), a["name"])
     opts = Options(options)
     handler = effects.USES.get(aid)
     detail = (handler.fn if handler is not None else use_by_mechanics)(ctx, who, d, aid, a, target, opts) or {}
@@ -46,6 +50,7 @@ def cast(ctx: Ctx, who: str, spell: str, target: str | None = None, via: str | N
     sword's charge (``via="sword"``), or a namer's naming magic."""
     d = ctx.delver(who)
     ctx.require_able(who, "cast a spell")
+    turns.take(ctx, who, turns.ACTION, f"casting {spell}")
     opts = Options(options)
     detail = cast_with(ctx, who, d, spell, target, via, opts)
     opts.done(ctx, f"casting {spell}")

@@ -4,8 +4,12 @@ divine spellcasting for a blessing each.
 How delvebook reads the text where it is silent:
 - A blessing die is added to every D20 the blessed creature rolls (checks, saves, attacks, resisting).
 - Holy Weapon's flying sword attacks as the cleric (``attack(cleric, target, weapon="holy weapon")``) and cannot
-  be countered; Guiding Bolt's mark gives advantage to every attack against the target, weapon or spell.
+  be countered; it "shares your turn": once in each of the cleric's turns, without the cleric's action.
+- Guiding Bolt's mark gives advantage to every attack against the target, weapon or spell.
 - Dispel magic: a target that resists makes a contested Magic check, and the defender holds a tie.
+- Lay on Hands repeats a death save once for each death (``once_per_death``), within the hour.
+- Every spell that targets a creature works on a named NPC outside a fight as well as on a foe; its durations
+  (Truth's hour, its 24-hour immunity) run on the game clock, across fights.
 
 Standard library only: part of the pure core.
 """
@@ -38,6 +42,8 @@ def _use_lay_on_hands(ctx, who, d, aid, a, target, opts):
     if is_dying(t):
         ctx.refuse(f"{target} is dying and must make a death save before being healed")
     missing = t["max_hearts"] - t["hearts"]
+    if missing <= 0:
+        ctx.refuse(f"{target} has {t['hearts']} of {t['max_hearts']} hearts: there is nothing to heal")
     if n > missing:
         ctx.refuse(f"{target} is missing {missing} hearts; Lay on Hands cannot heal {n}")
     out = cost_paid(ctx, who, a, times=n)
@@ -58,10 +64,17 @@ def _use_revive(ctx, who, d, aid, a, target, opts):
     if died_at is None or ctx.state["clock"] - died_at > within:
         ago = "at an unknown time" if died_at is None else f"{(ctx.state['clock'] - died_at) // 60} minutes ago"
         ctx.refuse(f"{target} died {ago}; Lay on Hands repeats a death save only within {within // 60} minutes")
+    if a["mechanics"].get("once_per_death") and t.get("death_save_repeated") == died_at:
+        ctx.refuse(f"{target}'s death save was already repeated by Lay on Hands: it is repeated once for each death")
     out = cost_paid(ctx, who, a)
     resolve_death_save(ctx, target, t, why=f"death save repeated by {who}'s Lay on Hands")
     if ctx.state["delvers"][target]["status"] == STATUS_DEAD:
         ctx.set(["delvers", target, "died_at"], died_at)  # still dead since then: the hour does not restart
+        ctx.set(["delvers", target, "death_save_repeated"], died_at)
+    else:
+        enc = ctx.state["encounter"]
+        if enc is not None and enc["round"] > 0 and target not in enc["order"]["party"]:
+            ctx.set(["encounter", "order", "party"], enc["order"]["party"] + [target])  # back in the fight
     return {**out, "revived": ctx.state["delvers"][target]["status"] == STATUS_ALIVE}
 
 
@@ -148,6 +161,12 @@ def _use_holy_weapon(ctx, who, d, aid, a, target, opts):
     return out
 
 
+@effects.turn_slots
+def _holy_weapon_slot(r: Reader, who: str) -> list[str]:
+    """The flying sword 'shares your turn': it attacks once in each of the cleric's turns, without its action."""
+    return ["holy_weapon"] if r.conditions(who, "holy_weapon") else []
+
+
 @effects.conjured_weapon
 def _holy_weapon(r: Reader, who: str, c, weapon) -> dict | None:
     """``weapon="holy weapon"``: the flying sword, while it lasts (it shares the cleric's turn, and is not
@@ -157,7 +176,7 @@ def _holy_weapon(r: Reader, who: str, c, weapon) -> dict | None:
     for cond in r.conditions(who, "holy_weapon"):
         return {"name": "Holy weapon", "item": "holy_weapon", "damage": str(cond["data"]["damage"]),
                 "skill": None, "ranged": False, "bonus": 0, "attack_bonus": str(cond["data"]["attack_bonus"]),
-                "counter": False, "conjured": True}
+                "counter": False, "conjured": True, "turn_slot": "holy_weapon"}
     r.refuse(f"{who} has no holy weapon conjured (Holy Weapon calls one for a minute)")
 
 
@@ -283,7 +302,9 @@ def _guiding_bolt(ctx, who, d, spell, s, target, opts):
     if target is None:
         ctx.refuse("Guiding Bolt is a ranged attack: name its target")
     a = spell_attack(ctx, who, d, target, name, opts)
-    out = {"spell_attack": a, "damage": [damage_with(ctx, who, target, str(s["damage"]), name)] if a["lands"] else []}
+    out = {"spell_attack": a,
+           "damage": [damage_with(ctx, who, target, str(s["damage"]), name, max_damage=bool(a.get("max_damage")),
+                                  attack=True)] if a["lands"] else []}
     if a["lands"] and not is_dead(ctx.combatant(target)[1]):
         marks = s["marks"]
         ends = {"ends_on": f"turn:{who}"} if marks["duration"] == "until_caster_next_turn" \

@@ -1,12 +1,15 @@
 """The fighter: grit (Ferocious strike, Double Strike, Second Wind, Sentry), the specialties, and the
 techniques (Oath's smite, Blood Magic's sword, Commander's orders).
 
-How delvebook reads the text where it is silent:
+How delvebook reads the text where it is silent (each is in the rules data too):
 - Ferocious strike and Double Strike shape the next attack and are used up by it (two that both add attacks:
-  the larger holds).
-- A Commander's order lasts until the start of the fighter's next turn and reaches every able delver (or those
-  named in ``hearing=``).
-- A smite is declared with the attack (``attack(..., smite=True)``) and paid on its first melee hit.
+  the larger holds); readying them uses no action, and Ferocious strike's max damage on a hit is no choice.
+- A Commander's order costs grit, not an action, may be shouted at any moment of the fight, and lasts the
+  side's turn it is shouted in ("this turn": ``core.turns.orders_last``); it reaches every able delver (or those
+  named in ``hearing=``). Charge! and Fire reach spell attack rolls too.
+- A smite is chosen once the hit is seen: the attack outcome offers it (``on_hit_options``) and choosing it
+  re-runs the attack with the same dice (``Engine.decide_on_hit``); declared with the attack
+  (``attack(..., smite=True)``) it is paid on the first melee hit only, and a miss spends nothing.
 
 Standard library only: part of the pure core.
 """
@@ -15,11 +18,11 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from ...model import current_actor, present, is_alive
+from ...model import present, is_alive
 from .. import combat, effects
-from ..base import Ctx, Reader
-from ..effects import AttackPlan, Input
-from ..queries import SpellChoice, ability_ready, spell_inputs
+from ..base import Ctx, Reader, data_items
+from ..effects import AttackPlan, Edge, Input
+from ..queries import SpellChoice, ability_ready, ability_refusal, cost_text, spell_inputs
 from .shared import (ATTACK_INPUTS, TARGET, attack_now, begin_cast, cost_paid, dual_wield, end_kind,
                      heal_with, not_used_alone, pay, require_ability, spell_effect, until_next_turn, weapon_for)
 
@@ -76,10 +79,7 @@ def _use_sentry(ctx, who, d, aid, a, target, opts):
     enc = ctx.state["encounter"]
     if enc is None or enc["side"] is None:
         ctx.refuse(f"{a['name']} is taken on {who}'s turn in a fight")
-    actor = current_actor(ctx.state)
-    if actor != who:
-        ctx.refuse(f"it is {actor}'s turn, not {who}'s: {a['name']} uses {who}'s action")
-    out = cost_paid(ctx, who, a)
+    out = cost_paid(ctx, who, a)  # the action was taken by use (Sentry: 'use your action')
     attacks = int(a["mechanics"]["attacks"])
     end_kind(ctx, who, "sentry", "a new watch")
     ctx.add_condition("sentry", who, who, ends_on=f"turn:{who}", attacks_left=attacks)
@@ -101,6 +101,7 @@ def _sentry(r: Reader, plan: AttackPlan) -> None:
                 ctx.set(["conditions", i, "data", "attacks_left"], left - 1)
                 ctx.out(sentry_attacks_left=left - 1)
             plan.spend(take)
+            plan.timing = "reaction"  # made at creatures that enter range, whoever's turn it is
             return
     r.refuse(f"{who} has no Sentry attack left before its next turn")
 
@@ -132,32 +133,82 @@ def _use_steady_volley(ctx, who, d, aid, a, target, opts):
 effects.uses("smite")(not_used_alone("declare it with a melee attack that hits: attack(..., smite=True)"))
 
 
-def _smite_on_hit(ctx: Ctx, plan: AttackPlan, k: int) -> list[str]:
-    """The first melee hit pays the smite and adds its dice (more against the unholy)."""
-    if plan.state.get("smite") or plan.ranged:
-        return []
-    who, a = plan.attacker, plan.a
-    abilities = ctx.class_abilities(a)
-    if "smite" not in abilities:
-        ctx.refuse(f"{who} cannot smite (it comes with a fighter's Oath at level 3)")
-    ability = abilities["smite"]
-    require_ability(ctx, who, a, "smite", ability)
-    pay(ctx, who, ability["cost"], "a smite")
-    plan.state["smite"] = True
+def _smite_dice(ability, t) -> str:
     mech = ability["mechanics"]
     special = mech.get("extra_damage_against")
-    if special and set(special["tags"]) & set(plan.t["tags"]):
-        return [str(special["dice"])]
-    return [str(mech["extra_damage"])]
+    if special and set(special["tags"]) & set(t.get("tags", ())):
+        return str(special["dice"])
+    return str(mech["extra_damage"])
+
+
+def _smite_ability(r: Reader, who: str, a) -> tuple[dict | None, str | None]:
+    """(the smite ability, why it cannot be taken now)."""
+    ability = r.class_abilities(a).get("smite")
+    if ability is None:
+        return None, f"{who} cannot smite (it comes with a fighter's Oath at level 3)"
+    return ability, ability_refusal(r.rules, who, a, "smite", ability)
+
+
+def _affords(a, cost) -> str | None:
+    for res, n in data_items(cost):
+        have = a["resources"].get(res, 0)
+        if have < n:
+            return f"{a['name']} has {have} {res.replace('_', ' ')}"
+    return None
+
+
+def _smite_shape(r: Reader, plan: AttackPlan) -> None:
+    """A smite declared with the attack: known before any die that it can be paid, with a melee weapon."""
+    ability, why = _smite_ability(r, plan.attacker, plan.a)
+    if why:
+        r.refuse(why)
+    if plan.ranged:
+        r.refuse("a smite is made with a melee weapon")
+    short = _affords(plan.a, ability["cost"])
+    if short:
+        r.refuse(f"{short}; a smite needs {cost_text(ability['cost'])}")
+
+
+def _smite_on_hit(ctx: Ctx, plan: AttackPlan, k: int) -> list[str]:
+    """The hit it names (``smite=2``: the second attack's; the first that lands by default) pays the smite and adds
+    its dice (more against the unholy): one smite an attack."""
+    wanted = plan.asked.get("smite")
+    if plan.state.get("smite") or plan.ranged or (not isinstance(wanted, bool) and wanted != k + 1):
+        return []
+    ability, why = _smite_ability(ctx, plan.attacker, plan.a)
+    if why:
+        ctx.refuse(why)
+    pay(ctx, plan.attacker, ability["cost"], "a smite")
+    plan.state["smite"] = True
+    return [_smite_dice(ability, plan.t)]
 
 
 def _smite_after(ctx: Ctx, plan: AttackPlan, results: list) -> None:
+    """A smite declared on an attack that does not land spends nothing; the outcome says so."""
     if not plan.state.get("smite"):
-        ctx.refuse(f"{plan.attacker} can smite only on a melee hit" if not plan.ranged or "miss" in results
-                   else "smite needs a melee weapon")
+        ctx.out(smite={"spent": False, "why": "no melee hit landed"})
+    else:
+        ctx.out(smite={"spent": True})
 
 
-effects.attack_option("smite", on_hit=_smite_on_hit, after=_smite_after, what="an Oath's smite on the first melee hit")
+def _smite_offer(r: Reader, plan: AttackPlan, results: list) -> dict | None:
+    """Once a melee hit is seen: a smite may be chosen now (2 grit, +2d6, or +4d6 against the unholy)."""
+    if plan.ranged or plan.attacker_side != "delver" or all(x == "miss" for x in results):
+        return None
+    ability, why = _smite_ability(r, plan.attacker, plan.a)
+    if ability is None or why:
+        return None
+    hit = next(k + 1 for k, x in enumerate(results) if x != "miss")
+    short = _affords(plan.a, ability["cost"])
+    out = {"name": ability["name"], "cost": dict(data_items(ability["cost"])), "cost_text": cost_text(ability["cost"]),
+           "adds": _smite_dice(ability, plan.t), "hit": hit, "affordable": short is None}
+    if short:
+        out["why"] = short
+    return out
+
+
+effects.attack_option("smite", shape=_smite_shape, on_hit=_smite_on_hit, after=_smite_after, offer=_smite_offer,
+                      what="an Oath's smite on a melee hit: declared, or chosen once the hit is seen")
 
 
 # ---------------------------------------------------------------- Commander
@@ -167,10 +218,22 @@ ORDERS = {"command_retreat": "command_retreat", "command_charge": "command_charg
 """A Commander's orders: ability id -> the condition it puts on everyone who hears it."""
 
 
+def _order_lasts(ctx: Ctx, who: str) -> dict:
+    """'This turn': the side's turn it is shouted in (``core.turns.orders_last: side_turn``), or until the
+    fighter's next turn (``until_next_turn``); outside a fight's turns, one round."""
+    enc = ctx.state["encounter"]
+    if enc is None or enc["side"] is None:
+        return {"duration": "round"}
+    if ctx.core["turns"]["orders_last"] == "until_next_turn":
+        return until_next_turn(ctx, who)
+    return {"ends_on": f"side:{enc['side']}"}
+
+
 @effects.uses(*ORDERS, inputs=(Input("hearing", "creatures", False, "who hears the order (every able delver if "
                                                                   "none)"),))
 def _use_order(ctx, who, d, aid, a, target, opts):
-    """A Commander's order (1 grit): every friendly delver who hears it benefits until the fighter's next turn."""
+    """A Commander's order (1 grit): every friendly delver who hears it benefits this turn (the side's turn it is
+    shouted in)."""
     hearing = opts.take("hearing")
     party = [n for n in present(ctx.state) if is_alive(ctx.state["delvers"][n])]
     if hearing is not None:
@@ -187,22 +250,27 @@ def _use_order(ctx, who, d, aid, a, target, opts):
         data["advantage"] = True
     if mech.get("max_damage"):
         data["max_damage"] = True
+    if mech.get("spell_attacks"):
+        data["spell_attacks"] = True
     if "av_bonus" in mech:
         data["av"] = mech["av_bonus"]
     kind = ORDERS[aid]
+    lasts = _order_lasts(ctx, who)
     for name in party:
         end_kind(ctx, name, kind, "a new order")
-        ctx.add_condition(kind, name, who, **until_next_turn(ctx, who), **data)
+        ctx.add_condition(kind, name, who, **lasts, **data)
     return {**out, "order": a["name"], "hearing": party}
 
 
-@effects.attack_modifier
-def _orders(r: Reader, plan: AttackPlan) -> None:
-    """Charge!: advantage on attack rolls. Fire: max damage on ranged attacks."""
-    if r.conditions(plan.attacker, "command_charge"):
-        plan.advantage = True
-    if plan.ranged and r.conditions(plan.attacker, "command_fire"):
-        plan.max_damage = True
+@effects.attack_edge
+def _orders(r: Reader, attacker: str, *, ranged: bool, spell: bool) -> Edge | None:
+    """Charge!: advantage on attack rolls. Fire: max damage on ranged attacks. A spell attack roll is an attack
+    roll too (unless a campaign's order says ``spell_attacks: false``)."""
+    def holds(kind: str) -> bool:
+        return any(not spell or c["data"].get("spell_attacks", True) for c in r.conditions(attacker, kind))
+    adv = holds("command_charge")
+    mx = ranged and holds("command_fire")
+    return Edge(adv, mx) if adv or mx else None
 
 
 @effects.armor_bonus

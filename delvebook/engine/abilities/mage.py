@@ -1,10 +1,15 @@
 """The mage: grimoire magic (the spellbook, charged each night), the wand, continued research, and the six
 spells of the mage spell list (which a bard or a Blood Magic sword may cast too).
 
-How delvebook reads the text where it is silent:
+How delvebook reads the text where it is silent (each is in the rules data too):
 - Firebolt's D6 of 3+ keeps the spell in the book; cast from a wand, a sword or a bard's song there is no
   book to keep it in, so no keep roll is made.
-- Magic Missile's darts may be split between targets (one target per dart); armor meets each dart.
+- Magic Missile's darts may be split between targets (one target per dart); armor meets each dart
+  (``core.spell_damage``).
+- Light's blinding touch is an unarmed attack (it is rolled as one, may be countered, and deals the unarmed 2
+  damage), blinding for an hour on a hit.
+- The familiar is a creature (1 heart, an attack of 1 damage) that acts in its mage's turn; below 1 heart it is
+  lost, and Find Familiar may be cast again.
 
 Standard library only: part of the pure core.
 """
@@ -12,9 +17,10 @@ Standard library only: part of the pure core.
 from __future__ import annotations
 
 from ...distribution import odds
-from ...model import is_dead
+from ...model import STATUS_ALIVE, familiar_of, is_dead
 from .. import combat, effects
 from ..base import Ctx, Reader
+from ..creatures import taken_names
 from ..effects import Input
 from ..queries import SpellChoice, cost_text, signature_choice, spell_inputs
 from .shared import (TARGET, begin_cast, cost_paid, damage_with, end_kind, pay, require_ability,
@@ -112,10 +118,17 @@ def _use_research(ctx, who, d, aid, a, target, opts):
                                 TARGET))
 def _light(ctx, who, d, spell, s, target, opts):
     if opts.take("blind", False):  # the touch form: an unarmed attack that blinds for an hour on a hit
-        a = spell_attack(ctx, who, d, target, "Light (blinding touch)", opts)
-        if a["lands"]:
-            ctx.add_condition("blinded", target, who, duration=s["duration"], spell=spell)
-        return {"spell_attack": a, "blinded": a["lands"]}
+        if target is None:
+            ctx.refuse("Light's blinding touch is an unarmed attack: name its target")
+        landed: dict = {}
+
+        def blind(ctx, plan, results) -> None:
+            if any(x != "miss" for x in results) and not is_dead(plan.t):
+                ctx.add_condition("blinded", target, who, duration=s["duration"], spell=spell)
+                landed["blinded"] = True
+        asked = {k: opts.take(k) for k in ("advantage", "bonus", "target_bonus", "counter", "focus") if k in opts}
+        combat.strike(ctx, who, target, "unarmed", on_landed=blind, **asked)
+        return {"blinded": bool(landed.get("blinded"))}
     item = opts.take("item", "an item")
     ctx.add_condition("light", who, who, duration=s["duration"], item=item, light_ft=s["light_ft"])
     return {"light": {"item": item, "ft": s["light_ft"]}}
@@ -129,12 +142,19 @@ def _magic_missile(ctx, who, d, spell, s, target, opts):
         ctx.refuse(f"{name} fires {darts} darts: name one target, or one per dart")
     for t in set(aims):
         ctx.require_living(t, "be hit")
+    armor = bool(ctx.core["spell_damage"]["armor"])
+    if not ctx.core["spell_damage"]["per_dart"]:  # the darts as one hit: one blow for armor to meet
+        by_target: dict = {}
+        for t in aims:
+            by_target[t] = by_target.get(t, 0) + int(s["damage"])
+        return {"damage": [combat.deal_damage(ctx, t, n, f"{who} ({name})", armor=armor)
+                           for t, n in by_target.items() if not is_dead(ctx.combatant(t)[1])]}
     damage = []
     for k, t in enumerate(aims):  # each dart always hits; armor meets each one
         if is_dead(ctx.combatant(t)[1]):
             damage.append({"target": t, "dart": k + 1, "wasted": True})
             continue
-        hit = combat.deal_damage(ctx, t, int(s["damage"]), f"{who} ({name}, dart {k + 1})")
+        hit = combat.deal_damage(ctx, t, int(s["damage"]), f"{who} ({name}, dart {k + 1})", armor=armor)
         hit.update(dart=k + 1)
         damage.append(hit)
     return {"damage": damage}
@@ -143,14 +163,27 @@ def _magic_missile(ctx, who, d, spell, s, target, opts):
 @effects.spell("find_familiar", inputs=(Input("name", "text", False, "the familiar's name"),
                                         Input("form", "text", False, "its varmint form")))
 def _find_familiar(ctx, who, d, spell, s, target, opts):
-    if d.get("familiar"):
-        ctx.refuse(f"{who} already has a familiar ({d['familiar']['name']}); each mage has only one")
+    """A spirit in varmint form: a creature with its 1 heart and 1 damage that follows its mage and acts in the
+    mage's turn; foes may attack it, and once it is lost the spell may find another."""
+    have = familiar_of(ctx.state, who)
+    if have is not None:
+        ctx.refuse(f"{who} already has a familiar ({have.name}); each mage has only one")
     fam = s["familiar"]
-    familiar = {"name": opts.take("name", f"{who}'s familiar"), "form": opts.take("form", "varmint"),
-                "hearts": fam["hearts"], "max_hearts": fam["hearts"], "damage": fam["damage"],
-                "range_ft": fam["range_ft"]}
-    ctx.set(["delvers", who, "familiar"], familiar)
-    return {"familiar": familiar}
+    name = opts.take("name", f"{who}'s familiar")
+    if not isinstance(name, str) or not name.strip():
+        ctx.refuse("a familiar needs a name")
+    creatures = ctx.state.get("creatures", {})
+    lost = creatures.get(name)
+    if name in taken_names(ctx) and not (lost is not None and lost.get("owner") == who and is_dead(lost)):
+        ctx.refuse(f"{name!r} is already a name in play")
+    familiar = {"name": name, "kind": "familiar", "hearts": fam["hearts"], "max_hearts": fam["hearts"],
+                "status": STATUS_ALIVE, "attack_bonus": "0", "damage": str(fam["damage"]), "multi_attack": 1,
+                "ranged": False, "armor": [], "tags": ["familiar", "spirit"], "skills": {}, "role": "familiar",
+                "owner": who, "form": opts.take("form", "varmint"), "range_ft": fam["range_ft"]}
+    if "creatures" not in ctx.state:
+        ctx.set(["creatures"], {})
+    ctx.set(["creatures", name], familiar)
+    return {"familiar": name, "form": familiar["form"]}  # its hearts and damage are on its sheet (creatures)
 
 
 @effects.spell("firebolt", inputs=(Input("target", "creature", True, "who the bolt is aimed at"),))
@@ -159,7 +192,8 @@ def _firebolt(ctx, who, d, spell, s, target, opts):
     if target is None:
         ctx.refuse(f"{name} is a ranged spell attack: name its target")
     a = spell_attack(ctx, who, d, target, name, opts)
-    damage = [damage_with(ctx, who, target, str(s["damage"]), name)] if a["lands"] else []
+    damage = [damage_with(ctx, who, target, str(s["damage"]), name, max_damage=bool(a.get("max_damage")),
+                          attack=True)] if a["lands"] else []
     return {"spell_attack": a, "damage": damage}
 
 

@@ -1,6 +1,8 @@
 """The rogue: grit (Dodge, Sprint, Focus, Hide), the Daggers and Bows specialties, and Bard Magic.
 
-How delvebook reads the text where it is silent:
+How delvebook reads the text where it is silent (each is in the rules data too):
+- Sprint and Hide are taken on the rogue's turn without its action; Dodge and Focus are reactions (any moment).
+- Bard Magic's spell changes once between one rest and the next; the first choice is no change.
 - Dodge is declared before the damage lands: ``use(who, "dodge")`` leaves a ``dodging`` condition that the
   next damage reaching the delver spends, or ``attack(..., dodge=True)`` / ``damage(..., dodge=True)`` spends
   the grit when a hit lands. The D6 comes off before armor; damage dodged to nothing does not touch armor.
@@ -16,14 +18,15 @@ from .. import effects
 from ..base import Ctx, Reader, data_items
 from ..checks import check as check_cmd
 from ..effects import Boost, Input, Reduction
+from ..gear import INSTRUMENT_WORDS, is_instrument
 from ..queries import SpellChoice, ability_ready, cost_text, skill_bonus, spell_inputs
 from .shared import (ATTACK_INPUTS, attack_now, begin_cast, cost_paid, dual_wield, end_kind, in_fight,
                      pay, require_ability, spell_effect, until_next_turn, weapon_for)
 
 __all__ = ["INSTRUMENTS", "dodge_reduction"]
 
-INSTRUMENTS = ("instrument", "lute", "flute", "fiddle", "harp", "drum", "horn", "pipes", "lyre", "bagpipes")
-"""Words in an item's name that make it an instrument to play Bard Magic on."""
+INSTRUMENTS = INSTRUMENT_WORDS
+"""Words in an item's name that make it an instrument to play Bard Magic on (``gear.is_instrument``)."""
 
 
 # ---------------------------------------------------------------- Dodge
@@ -224,8 +227,7 @@ def _cast_bard(ctx: Ctx, who: str, d: dict, spell: str | None, target, via, opts
         ctx.refuse(f"{who}'s bard spell is {ctx.rules.spell(chosen)['name']}, not {spell!r}")
     instrument = opts.take("instrument")
     if instrument is None:
-        carried = [it["name"] for it in d["items"]
-                   if any(k in f"{it.get('item', '')} {it.get('name', '')}".lower() for k in INSTRUMENTS)]
+        carried = [it["name"] for it in d["items"] if is_instrument(it) and it.get("count", 1) > 0]
         if not carried:
             ctx.refuse(f"Bard Magic is cast by playing music: {who} carries no instrument "
                        f"(say which, instrument='lute')")

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ...distribution import odds
-from ...model import format_purse, is_dying
+from ...distribution import distribution, odds
+from ...model import STATUS_DYING, format_purse, is_dying
 from .. import combat, effects
 from ..base import Ctx, data_items
 from ..effects import Input
@@ -28,9 +28,10 @@ __all__ = ["Options", "TARGET", "ATTACK_INPUTS", "ATTACK_OPTIONS", "find_ability
            "spell_attack", "damage_with", "weapon_for", "attack_now", "dual_wield", "use_by_mechanics",
            "not_used_alone", "begin_cast", "spell_effect", "check_names_and_cost", "cast_with"]
 
-ATTACK_OPTIONS = ("advantage", "bonus", "target_bonus", "counter", "extra_damage", "surprised", "dodge",
+ATTACK_OPTIONS = ("advantage", "bonus", "target_bonus", "counter", "counter_weapon", "extra_damage", "dodge",
                   "focus", "max_damage", "weapon")
-"""The options an ability that makes an attack passes on to it."""
+"""The options an ability that makes an attack passes on to it (and every option a class registers with
+``effects.attack_option``: a smite, a surprised target, a thrown weapon)."""
 
 TARGET = Input("target", "creature", False, "who it is used on (the delver itself if none)")
 
@@ -69,7 +70,8 @@ def require_ability(ctx: Ctx, who: str, d: Mapping, aid: str, a: Mapping) -> Non
 
 
 def pay(ctx: Ctx, who: str, cost: Mapping, what: str, times: int = 1) -> dict:
-    """Pay an ability's cost: a resource (grit, blessings, ...), hearts, or coins from the purse."""
+    """Pay an ability's cost: a resource (grit, blessings, ...), hearts, or coins from the purse. Hearts
+    sacrificed below 1 are harm like any other: a death save is due (``core.death_save.after: any_harm``)."""
     paid = {}
     units = dict(data_items(ctx.core["currency"]["units"]))
     for res, n in data_items(cost):
@@ -81,6 +83,10 @@ def pay(ctx: Ctx, who: str, cost: Mapping, what: str, times: int = 1) -> dict:
             if d["hearts"] < n:
                 ctx.refuse(f"{who} has {d['hearts']} hearts; {what} needs {n}")
             ctx.set(["delvers", who, "hearts"], d["hearts"] - n)
+            if d["hearts"] < ctx.core["death_save"]["retrigger_below"] \
+                    and ctx.core["death_save"]["after"] == "any_harm":
+                ctx.set(["delvers", who, "status"], STATUS_DYING)
+                ctx.out(death_save_due=who)
         elif res in units:
             talons = n * units[res]["talons"]
             if d["purse"] < talons:
@@ -146,31 +152,39 @@ def save(ctx: Ctx, target: str, t: dict, number: int, why: str) -> dict:
             "chance": str(odds(expr, target=number))}
 
 
-def spell_attack(ctx: Ctx, who: str, c: dict, target: str, what: str, opts: Options) -> dict:
-    """D20 + Magic (and any blessing die, Focus) against the target's D20; a tie lands."""
+def spell_attack(ctx: Ctx, who: str, c: dict, target: str, what: str, opts: Options, *,
+                 ranged: bool = True) -> dict:
+    """D20 + Magic (and any blessing die, Focus) against the target's D20; a tie lands. What gives attack rolls
+    advantage or max damage gives it to these too (a mark, Charge!, and Fire on a ranged one): ``max_damage``."""
     t_side, t = ctx.require_living(target, "be attacked")
     if target == who:
         ctx.refuse(f"{who} cannot aim {what} at itself")
     asked = {k: opts.take(k) for k in ("advantage", "bonus", "target_bonus", *effects.SKILL_BOOSTS) if k in opts}
-    plan = plan_spell_attack(ctx, who, c, target, t, asked)
+    plan = plan_spell_attack(ctx, who, c, target, t, asked, ranged=ranged)
     for spend in plan.spends:
         spend(ctx)
     r = ctx.roll("attack", plan.expr, who=who, why=f"{what} at {target}")
     res = ctx.roll("resist", plan.resist, who=target, why=f"resist {who}'s {what}")
     result = "hit" if r.total > res.total else "tie" if r.total == res.total else "miss"
     chance = odds(plan.expr, vs=plan.resist)
-    return {"target": target, "attack_expr": plan.expr, "attack_total": r.total, "resist_expr": plan.resist,
-            "resist_total": res.total, "result": result, "lands": result != "miss", "advantage": plan.advantage,
-            "chance": {"win": str(chance.win), "tie": str(chance.tie), "lose": str(chance.lose)}}
+    out = {"target": target, "attack_expr": plan.expr, "attack_total": r.total, "resist_expr": plan.resist,
+           "resist_total": res.total, "result": result, "lands": result != "miss", "advantage": plan.advantage,
+           "chance": {"win": str(chance.win), "tie": str(chance.tie), "lose": str(chance.lose)}}
+    if plan.max_damage:
+        out["max_damage"] = True
+    return out
 
 
 def damage_with(ctx: Ctx, who: str, target: str, expr: str, what: str, *, halve: bool = False,
-                armor: bool = True) -> dict:
-    """``who``'s ``what`` deals a roll of ``expr`` (halved on a save) to ``target``."""
-    r = ctx.roll("damage", expr, who=who, why=f"{what} on {target}")
-    amount = r.total // 2 if halve else r.total
-    d = combat.deal_damage(ctx, target, amount, f"{who} ({what})", armor=armor)
-    d.update(expr=expr, rolled=r.total, halved=halve)
+                armor: bool | None = None, max_damage: bool = False, attack: bool = False) -> dict:
+    """``who``'s ``what`` deals a roll of ``expr`` (its maximum, unrolled, with ``max_damage``; halved on a save)
+    to ``target``; armor meets it as the rules say of spells (``core.spell_damage.armor``) unless told."""
+    if armor is None:
+        armor = bool(ctx.core["spell_damage"]["armor"])
+    rolled = distribution(expr).max if max_damage else ctx.roll("damage", expr, who=who, why=f"{what} on {target}").total
+    amount = rolled // 2 if halve else rolled
+    d = combat.deal_damage(ctx, target, amount, f"{who} ({what})", armor=armor, attack=attack)
+    d.update(expr=expr, rolled=rolled, halved=halve, max_damage=max_damage)
     return d
 
 
@@ -190,15 +204,16 @@ def weapon_for(ctx: Ctx, who: str, d: Mapping, skill: str, what: str, need: int 
 
 def attack_now(ctx: Ctx, who: str, target: str | None, weapon: Any, multi: int, opts: Options,
                what: str, **fixed: Any) -> dict:
-    """The attack an ability makes at once, with the attack options the ability was given."""
+    """The attack an ability makes at once (the ability's deed: its action is the ability's), with the attack
+    options the ability was given."""
     if target is None:
         ctx.refuse(f"{what} is an attack: name its target")
-    args = {k: opts.take(k) for k in ATTACK_OPTIONS if k in opts}
+    args = {k: opts.take(k) for k in (*ATTACK_OPTIONS, *effects.ATTACK_OPTIONS) if k in opts}
     if args.get("weapon") is not None:
         weapon = args.pop("weapon")
     args.pop("weapon", None)
     args.update(fixed)
-    combat.attack(ctx, attacker=who, target=target, weapon=weapon, multi=multi, **args)
+    combat.strike(ctx, attacker=who, target=target, weapon=weapon, multi=multi, **args)
     return {}
 
 
