@@ -24,11 +24,11 @@ from ..dice import LuckDie
 from ..events import apply_changes
 from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone, replay
 from ..rules import Rules
-from .base import COMMANDS, Ctx, Reader, Refused, command
+from .base import COMMANDS, Ctx, Play, Reader, Refused, command
 from .queries import coin_talons, luck_die_sides
 from . import creation, checks, combat, progress, conditions, abilities  # noqa: F401  (register the commands)
 
-__all__ = ["Engine", "Refused", "Reader", "COMMANDS", "command"]
+__all__ = ["Engine", "Refused", "Reader", "Play", "COMMANDS", "command", "play"]
 
 
 _RESERVED = {"seq", "kind", "v", "at", "session", "encounter", "args", "rolls", "changes", "replaces",
@@ -81,18 +81,7 @@ class Engine:
         return ctx
 
     def _charge_luck(self, ctx: Ctx) -> None:
-        """Every luck die on this action's rolls costs its player one luck die."""
-        spent: dict[str, int] = {}
-        for r in ctx.rolls.values():
-            for l in r.get("luck", ()):
-                spent[l["who"]] = spent.get(l["who"], 0) + 1
-        for player, n in spent.items():
-            have = self.state["luck"].get(player)
-            if have is None:
-                ctx.refuse(f"{player!r} is not a player at this table")
-            if have < n:
-                ctx.refuse(f"{player} has no luck dice left this session")
-            ctx.set(["luck", player], have - n)
+        _charge_luck(ctx)
 
     def _event(self, seq: int, kind: str, args: dict, ctx: Ctx, meta: dict, **extra: Any) -> dict:
         clash = _RESERVED & set(ctx.fields)
@@ -183,7 +172,50 @@ class Engine:
         return {"seq": seq, "kind": REDO, **self._meta(), "redoes": target["seq"], "what": target["kind"]}
 
 
+def _charge_luck(ctx: Ctx) -> None:
+    """Every luck die on this action's rolls costs its player one luck die."""
+    spent: dict[str, int] = {}
+    for r in ctx.rolls.values():
+        for l in r.get("luck", ()):
+            spent[l["who"]] = spent.get(l["who"], 0) + 1
+    for player, n in spent.items():
+        have = ctx.state["luck"].get(player)
+        if have is None:
+            ctx.refuse(f"{player!r} is not a player at this table")
+        if have < n:
+            ctx.refuse(f"{player} has no luck dice left this session")
+        ctx.set(["luck", player], have - n)
+
+
+def play(state: dict, rules: Rules, kind: str, args: Mapping[str, Any], rng: random.Random, *,
+         recorded: Mapping[str, dict] | None = None, extra_luck: Mapping[str, list] | None = None) -> Play:
+    """Play command ``kind`` on ``state`` in place and keep what it changed: a simulation's fast path (the danger
+    forecast plays thousands of fights). The same command as ``Engine.decide`` runs, but no event is made and
+    nothing is recorded (see ``Play``); refused, the state is as it was. ``recorded`` and ``extra_luck`` re-run
+    it with the faces a first run rolled plus luck dice, which are charged to their players as
+    ``Engine.decide_luck`` charges them. Returns the context (its ``roll_objects``: the rolls made)."""
+    fn = COMMANDS.get(kind)
+    if fn is None:
+        raise Refused(f"there is no action {kind!r}")
+    names = (fn, tuple(args))
+    if names not in _BOUND:  # which arguments a command takes depends on their names alone: checked once
+        _bind(kind, fn, args)
+        if len(_BOUND) > 4096:
+            _BOUND.clear()
+        _BOUND.add(names)
+    ctx = Play(state, rules, rng, kind, args, recorded=recorded, extra_luck=extra_luck)
+    try:
+        fn(ctx, **args)
+        if recorded or extra_luck:
+            _charge_luck(ctx)
+    except BaseException:
+        ctx.rollback()
+        raise
+    return ctx
+
+
 _SIGNATURES: dict = {}
+_BOUND: set = set()
 
 
 def _bind(kind: str, fn, args: Mapping) -> None:

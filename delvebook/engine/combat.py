@@ -338,6 +338,8 @@ def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: 
             d.update(expr=dexpr)
             countered = {"by": target, "possible": True, "damage": d}
     ctx.end_on_action(attacker, "attack")
+    if not ctx.records:  # a simulated attack: the odds below are words for the record only
+        return
     chance = odds(plan.expr, vs=plan.resist)
     ctx.out(attacker=attacker, target=target, weapon=w["name"], multi=n, advantage=plan.advantage,
             attack_totals=totals, resist_total=res.total, results=results, damage=damage, counter=countered,
