@@ -250,9 +250,12 @@ class _Counts:
 # ---------------------------------------------------------------- showing progress
 
 def text_progress(stream=None, width: int = 30) -> Callable[[Progress], None]:
-    """A progress line rewritten in place on ``stream`` (stderr by default), ended on the last call."""
+    """A progress line rewritten in place on ``stream`` (stderr by default), ended on the last call; written only
+    then when the stream is no terminal (a log file gets one line)."""
     def show(p: Progress) -> None:
         out = stream if stream is not None else sys.stderr
+        if not p.final and not getattr(out, "isatty", lambda: False)():
+            return
         filled = int(width * p.done / p.total) if p.total else width
         bar = "#" * filled + "-" * (width - filled)
         out.write(f"\rfights [{bar}] {p.done:,}/{p.total:,}  ±{p.widest * 100:.1f} points")
