@@ -247,10 +247,13 @@ class Policy:
 
     def delver_target(self, fight: FightView, who: str) -> str | None:
         """The standing foe ``who`` can most likely drop with this attack (ties: fewest hearts, likelier hit)."""
-        foes = fight.standing(FOES)
-        if not foes:
-            return None
-        return max(foes, key=lambda f: (fight.drop_chance(who, f), -fight.hearts(f), fight.hit_chance(who, f)))
+        best, best_key = None, None
+        for f in fight.standing(FOES):
+            hit = fight.hit_chance(who, f)
+            key = (fight.drop_chance(who, f) if hit else 0.0, -fight.hearts(f), hit)
+            if best_key is None or key > best_key:
+                best, best_key = f, key
+        return best
 
     def weapon(self, fight: FightView, who: str, target: str) -> Any:
         """The weapon ``who`` attacks with (None: its first, as the engine picks)."""
