@@ -206,7 +206,8 @@ def forecast(rules, state: dict, foes: Sequence | None = None, *, name: str | No
                 break
             k += 1
     max_hearts = [start["delvers"][n]["max_hearts"] for n in party]
-    return Danger(results, party=party, max_hearts=max_hearts, foes=list(enc["foes"]), encounter=enc["name"],
+    title = enc["name"] if foes is None else name  # unnamed foes: the Danger is titled by their names
+    return Danger(results, party=party, max_hearts=max_hearts, foes=list(enc["foes"]), encounter=title,
                   budget=fights, precision=precision, precise=precise, seed=seed, workers=used,
                   seconds=time.perf_counter() - began, policy=policy.describe())
 
