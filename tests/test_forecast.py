@@ -126,7 +126,7 @@ def test_the_forecast_never_changes_the_campaign(tmp_path):
         state = clone(camp.state)
         log = (folder / "log.yaml").read_bytes()
         events = len(camp.events)
-        camp.danger(fights=500, seed=1, workers=2)  # the fight running now, from where it stands
+        camp.danger(fights=450, seed=1, workers=2)  # the fight running now, from where it stands
         assert (folder / "log.yaml").read_bytes() == log and len(camp.events) == events
         assert camp.state == state
         camp.fight.end()
@@ -134,7 +134,7 @@ def test_the_forecast_never_changes_the_campaign(tmp_path):
         log = (folder / "log.yaml").read_bytes()
         events = len(camp.events)
         for eid in camp.prepared_encounters:
-            camp.danger(eid, fights=500, seed=2, precision=0)
+            camp.danger(eid, fights=150, seed=2, precision=0, workers=1)
         assert (folder / "log.yaml").read_bytes() == log and len(camp.events) == events
         assert camp.state == state
     assert {p.name for p in folder.iterdir() if p.is_file()} >= set(files)
@@ -149,15 +149,15 @@ def test_a_read_only_campaign_can_be_forecast(keep):
 # ---------------------------------------------------------------- what it says
 
 def test_danger_gives_each_chance_with_its_wilson_interval(keep):
-    d = keep.danger("bell_tower", fights=400, seed=6, precision=0, workers=1)
-    assert d.fights == 400 and d.party == ["Wren", "Brakka", "Ilse", "Father Odo", "Sable"]
+    d = keep.danger("bell_tower", fights=250, seed=6, precision=0, workers=1)
+    assert d.fights == 250 and d.party == ["Wren", "Brakka", "Ilse", "Father Odo", "Sable"]
     assert set(d.p_death) == set(d.p_drop) == set(d.party)
     for e in [*d.p_death.values(), *d.p_drop.values(), d.p_any_death, d.p_wipe, d.p_win]:
-        assert e.n == 400 and (e.lo, e.hi) == wilson(e.hits, 400) and e.lo <= e.p <= e.hi
+        assert e.n == 250 and (e.lo, e.hi) == wilson(e.hits, 250) and e.lo <= e.p <= e.hi
     for name in d.party:  # a delver that dies dropped first
         assert d.p_drop[name].p >= d.p_death[name].p
     assert d.p_any_death.p >= max(e.p for e in d.p_death.values())
-    assert d.p_win.hits + d.p_wipe.hits + d.p_fled.hits + d.p_stalemate.hits == 400
+    assert d.p_win.hits + d.p_wipe.hits + d.p_fled.hits + d.p_stalemate.hits == 250
     assert 1 <= d.rounds.median <= d.rounds.p90
     assert all(0 <= d.hearts_left[n] <= d.delvers[n].max_hearts for n in d.party)
     wins = [r for r in d.results if r.outcome == "won"]
@@ -173,12 +173,26 @@ def test_wilson_interval_is_the_textbook_one():
 
 
 def test_it_stops_early_when_every_interval_is_within_two_points_and_says_how_many_fights(keep):
-    d = keep.danger("causeway_ambush", fights=5000, seed=2, workers=1)
+    import inspect
+    assert inspect.signature(forecast).parameters["precision"].default == 0.02  # ±2 points unless told
+    d = keep.danger("causeway_ambush", fights=5000, seed=2, workers=1, precision=0.04)
     assert d.precise and d.fights < 5000 and d.fights % run.BLOCK == 0
-    assert d.widest <= 0.02
-    assert f"stopped at ±2 points after {d.fights:,} fights" in str(d)
-    capped = keep.danger("bell_tower", fights=200, seed=2, workers=1)
-    assert not capped.precise and capped.fights == 200 and "200 fights (the budget)" in str(capped)
+    assert d.widest <= 0.04 and counts_widest(d) > 0.04  # the block before did not get there
+    assert f"stopped at ±4 points after {d.fights:,} fights" in str(d)
+    capped = keep.danger("bell_tower", fights=100, seed=2, workers=1)
+    assert not capped.precise and capped.fights == 100 and "100 fights (the budget)" in str(capped)
+    # the caller may stop it (a table's time budget): a progress callback that returns False
+    stopped = keep.danger("bell_tower", fights=1000, seed=2, workers=1, progress=lambda p: p.done < 100)
+    assert stopped.cancelled and not stopped.precise and stopped.fights == 100
+    assert "stopped by its caller after 100 fights" in str(stopped)
+
+
+def counts_widest(d) -> float:
+    """The widest half-width one block before the forecast stopped."""
+    short = d.results[:-run.BLOCK]
+    counts = run._Counts(len(d.party))
+    counts.add(short)
+    return counts.widest()
 
 
 def test_danger_shows_a_compact_table_with_every_name_escaped():
@@ -275,8 +289,8 @@ def test_below_a_third_of_their_hearts_delvers_spend_grit_on_second_wind_and_dod
 
 
 def test_luck_dice_go_to_failed_death_saves(keep):
-    with_luck = keep.danger("bell_tower", fights=300, seed=5, workers=1, precision=0)
-    without = keep.danger("bell_tower", fights=300, seed=5, workers=1, precision=0, policy=Policy(luck=False))
+    with_luck = keep.danger("bell_tower", fights=200, seed=5, workers=1, precision=0)
+    without = keep.danger("bell_tower", fights=200, seed=5, workers=1, precision=0, policy=Policy(luck=False))
     assert with_luck.luck_spent > 1 and without.luck_spent == 0
     assert sum(e.hits for e in with_luck.p_death.values()) < sum(e.hits for e in without.p_death.values())
     for r in with_luck.results:

@@ -84,11 +84,12 @@ class Danger:
     forecast``): per delver ``p_drop`` and ``p_death``; for the party ``p_any_death``, ``p_wipe``, ``p_win``
     (``p_fled``, ``p_stalemate`` when the policy or the round cap ends fights another way); ``rounds``;
     ``xp_on_win`` and ``hearts_left`` by delver. Each chance is an ``Estimate`` with its 95% Wilson interval.
-    ``precise``: it stopped early because every interval was within ``±precision``; ``frame()``: every fight."""
+    ``precise``: it stopped early because every interval was within ``±precision`` (``cancelled``: its progress
+    callback stopped it); ``frame()``: every fight."""
 
     def __init__(self, results: Sequence[FightResult], *, party: Sequence[str], max_hearts: Sequence[int],
                  foes: Sequence[str], encounter: str | None, budget: int, precision: float, precise: bool,
-                 seed: int, workers: int, seconds: float, policy: Iterable[str] = ()):
+                 seed: int, workers: int, seconds: float, policy: Iterable[str] = (), cancelled: bool = False):
         self.results = list(results)
         self.party = list(party)
         self.foes = list(foes)
@@ -100,6 +101,7 @@ class Danger:
         self.workers = workers
         self.seconds = seconds
         self.policy = list(policy)
+        self.cancelled = cancelled
         n = self.fights = len(self.results)
         rs = self.results
         wins = [r for r in rs if r.outcome == WON]
@@ -158,6 +160,8 @@ class Danger:
 
     # ---- showing
     def _stopped(self) -> str:
+        if self.cancelled:
+            return f"stopped by its caller after {self.fights:,} fights, widest ±{self.widest * 100:.1f} points"
         if self.precise:
             return f"stopped at ±{self.precision * 100:g} points after {self.fights:,} fights"
         return f"{self.fights:,} fights (the budget), widest ±{self.widest * 100:.1f} points"

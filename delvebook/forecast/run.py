@@ -147,7 +147,8 @@ def forecast(rules, state: dict, foes: Sequence | None = None, *, name: str | No
     Stops early once every interval is within ``±precision`` (0: play them all). ``seed`` (None: a fresh one,
     kept on the result) makes it repeatable, on any number of ``workers`` (None: every core when more than
     ``PARALLEL_FROM`` fights are asked). ``progress`` is called with a ``Progress`` after each block (True: a bar
-    in a notebook, a line on stderr elsewhere). ``campaign`` (the campaign file's data) lets spawned processes
+    in a notebook, a line on stderr elsewhere); if it returns False the forecast stops there (``cancelled``: a
+    table's time budget, or an encounter edited meanwhile). ``campaign`` (the campaign file's data) lets spawned processes
     build the rules again; ``state`` is never changed."""
     began = time.perf_counter()
     if isinstance(fights, bool) or not isinstance(fights, int) or fights < 1:
@@ -175,14 +176,17 @@ def forecast(rules, state: dict, foes: Sequence | None = None, *, name: str | No
     precise = False
     used = workers
 
+    cancelled = False
+
     def take(block: list[FightResult]) -> bool:
+        nonlocal cancelled
         results.extend(block)
         counts.add(block)
         widest = counts.widest()
         done = precision > 0 and widest <= precision
-        if progress:
-            progress(Progress(len(results), fights, widest, done or len(results) >= fights))
-        return done
+        if progress and progress(Progress(len(results), fights, widest, done or len(results) >= fights)) is False:
+            cancelled = not done and len(results) < fights  # the caller has seen enough: stop here
+        return done or cancelled
 
     k = 0
     if workers > 1:
@@ -193,7 +197,7 @@ def forecast(rules, state: dict, foes: Sequence | None = None, *, name: str | No
             for block in blocks:
                 k += 1
                 if take(block):
-                    precise = True
+                    precise = not cancelled
                     break
         except Exception:  # processes could not start or carry the job (a policy that cannot be pickled):
             used = 1       # this process plays what is left, the same fights (a real error in them shows again)
@@ -202,14 +206,14 @@ def forecast(rules, state: dict, foes: Sequence | None = None, *, name: str | No
     if not precise:
         while k < nblocks:
             if take(local.block(k)):
-                precise = True
+                precise = not cancelled
                 break
             k += 1
     max_hearts = [start["delvers"][n]["max_hearts"] for n in party]
     title = enc["name"] if foes is None else name  # unnamed foes: the Danger is titled by their names
     return Danger(results, party=party, max_hearts=max_hearts, foes=list(enc["foes"]), encounter=title,
                   budget=fights, precision=precision, precise=precise, seed=seed, workers=used,
-                  seconds=time.perf_counter() - began, policy=policy.describe())
+                  seconds=time.perf_counter() - began, policy=policy.describe(), cancelled=cancelled)
 
 
 def _start(rules, state: dict, foes: Sequence | None, name: str | None) -> dict:
