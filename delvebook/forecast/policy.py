@@ -93,19 +93,12 @@ class FightView:
         return self.state["luck"].get(player, 0)
 
     def can_use(self, who: str, ability: str) -> bool:
-        """Whether delver ``who`` has ``ability`` now (its level and specialty) and can pay for it."""
+        """Whether delver ``who`` is up, has ``ability`` now (its level and specialty) and can pay for it, as
+        ``engine.queries.abilities_available`` says."""
         d = self.state["delvers"].get(who)
         if d is None or d["status"] != STATUS_ALIVE:
             return False
-        key = ("abilities", who, d["level"])
-        have = self._cache.get(key)
-        if have is None:
-            have = self._cache[key] = {a.id: a.cost for a in abilities_available(self.state, self.rules, who)}
-        cost = have.get(ability)
-        if cost is None:
-            return False
-        res = d["resources"]
-        return all(res.get(r, 0) >= n for r, n in cost.items() if isinstance(n, int))
+        return any(a.id == ability and a.affordable for a in abilities_available(self.state, self.rules, who))
 
     # ---- what an attack can do
     def _shape(self, attacker: str, target: str) -> tuple | None:
