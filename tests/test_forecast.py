@@ -39,6 +39,37 @@ def _scratch(camp: db.Campaign) -> db.Campaign:
 
 # ---------------------------------------------------------------- the engine's fights
 
+def test_engine_play_changes_the_state_as_a_recorded_action_would_and_a_refusal_changes_nothing(keep):
+    """``engine.play`` (the forecast's fast path) leaves the state a decided and applied event leaves, for the
+    commands a fight uses; a refused command leaves it as it was, even one refused after it began changing it."""
+    camp = _scratch(keep)
+    camp.start_session()
+    camp.encounter(["bog_goblin", "keep_sentinel"])
+    state = clone(camp.state)
+    steps = [("initiative", {}), ("attack", {"attacker": "Brakka", "target": "Bog goblin 1"}),
+             ("attack", {"attacker": "Keep sentinel 1", "target": "Wren", "dodge": True}),
+             ("use", {"who": "Brakka", "ability": "second_wind"}), ("next_turn", {}),
+             ("damage", {"who": "Ilse", "amount": 40}), ("death_save", {"who": "Ilse"}), ("next_turn", {}),
+             ("attack", {"attacker": "Sable", "target": "Keep sentinel 1"}), ("end_encounter", {})]
+    for seed, (kind, args) in enumerate(steps):
+        camp.rng = random.Random(seed)
+        camp.act(kind, **args)
+        db.engine.play(state, camp.rules, kind, args, random.Random(seed))
+        assert state == camp.state, kind
+    before = clone(state)
+    for kind, args in [("attack", {"attacker": "Wren", "target": "Nobody"}), ("use", {"who": "Wren",
+                                                                                     "ability": "second_wind"}),
+                       ("death_save", {"who": "Wren"}), ("spend", {"who": "Wren", "amount": 10 ** 6})]:
+        with pytest.raises(db.Refused):
+            db.engine.play(state, camp.rules, kind, args, random.Random(0))
+        assert state == before
+    ctx = db.engine.play(state, camp.rules, "rest", {}, random.Random(0))  # changes many places ...
+    assert state != before
+    ctx.rollback()  # ... and its journal puts every one back
+    assert state == before
+    assert not ctx.records and ctx.changes == [] and ctx.rolls == {}
+
+
 def test_a_simulated_fight_is_the_fight_the_engine_records(keep):
     """The fast path (commands played on a plain state, nothing recorded) and a campaign recording every action
     (decided, logged, applied; luck dice spent through spend_luck) play the same fight from the same dice."""

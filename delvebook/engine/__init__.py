@@ -5,7 +5,10 @@ back, and returns the event; ``Engine.apply`` folds an event in (the same path r
 live state and a replayed log cannot drift apart). Luck dice and faces typed after the fact re-run
 the latest action with the same faces plus the new ones, as an action that replaces it.
 
-The package, one way down: ``base`` (Reader, Ctx, Refused), ``effects`` (where class features plug in),
+``play`` runs a command on a plain state and keeps its changes with nothing recorded (a ``Play`` context): the
+same rules for a simulation, without the event, the copies and the log (the danger forecast).
+
+The package, one way down: ``base`` (Reader, Ctx, Play, Refused), ``effects`` (where class features plug in),
 ``queries`` (the questions views ask; the commands build their rolls with them), the core commands
 (``checks``, ``combat``, ``creation``, ``progress``, ``conditions``), and ``abilities/`` (one module per class).
 A command is refused (``Refused``) only by a rule; any other exception is an error and propagates.

@@ -250,7 +250,6 @@ class Ctx(Reader):
         self.set(["delvers", who, "resources", resource], have - amount)
 
 
-
 class Play(Ctx):
     """A command played on a plain state for a simulation (the danger forecast): the same rules, but each change
     is made in place and kept, and nothing is recorded (no change list, no inverse, no clones of numbers, no roll
