@@ -14,6 +14,12 @@ luck dice on a failed death save; grit on Second Wind and Dodge below a third of
 Speed: a simulated fight runs each command with ``engine.play`` (no events, no checks of them, no copies, no log,
 no fsync), and more than a few hundred fights use every core (``run.py``: the same seed, the same forecast).
 
+For a view (the table's encounter builder): ``camp.danger(foes, fights=..., progress=callback)``; the callback is
+called in the calling thread after every ``BLOCK`` fights with a ``Progress`` (``done``, ``total``, ``widest``: the
+widest interval's half-width so far, ``final``), and returning False stops the forecast there (``Danger.cancelled``).
+``Danger`` is plain data: ``p_drop`` / ``p_death`` by delver, ``p_any_death``, ``p_wipe``, ``p_win`` (``Estimate``:
+``p``, ``lo``, ``hi``), ``rounds``, ``xp_on_win``, ``hearts_left``, ``fights``, ``precise``, ``policy`` (lines).
+
 Standard library only; ``Danger.frame()`` imports pandas when called. ``fight.Recorded`` plays the same fight
 through a campaign (the cross-checks and ``bench/danger.py`` compare the two).
 """

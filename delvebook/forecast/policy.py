@@ -192,7 +192,9 @@ class Policy:
     ``foe_target``: a name in ``FOE_TARGETS``; ``grit_below``: the share of its hearts below which a delver spends
     grit (Second Wind, Dodge; 0 never); ``luck``: players spend luck dice on a failed death save; ``pool_luck``:
     the whole table does; ``retreat_when_down``: the party leaves once this many delvers are down (None never).
-    Subclass and override any decision for a table of your own."""
+    Subclass and override any decision for a table of your own. A decision reads the fight it is shown (and its
+    ``rng`` for a random choice), never what it kept from another fight: fights are played by several processes,
+    in blocks, and the same seed must give the same forecast."""
 
     def __init__(self, foe_target: str = "fewest_hearts", *, grit_below: float = 1 / 3, luck: bool = True,
                  pool_luck: bool = False, retreat_when_down: int | None = None):
