@@ -242,8 +242,11 @@ class Policy:
 
     def delver_target(self, fight: FightView, who: str) -> str | None:
         """The standing foe ``who`` can most likely drop with this attack (ties: fewest hearts, likelier hit)."""
+        foes = fight.standing(FOES)
+        if len(foes) < 2:  # nothing to choose
+            return foes[0] if foes else None
         best, best_key = None, None
-        for f in fight.standing(FOES):
+        for f in foes:
             hit = fight.hit_chance(who, f)
             key = (fight.drop_chance(who, f) if hit else 0.0, -fight.hearts(f), hit)
             if best_key is None or key > best_key:
