@@ -389,6 +389,15 @@ def test_progress_is_told_after_every_block_and_once_more_at_the_end(keep):
     show(Progress(150, 300, 0.031))
     show(Progress(300, 300, 0.02, True))
     assert out.getvalue().endswith("300/300  ±2.0 points\n") and "\r" in out.getvalue()
+    # stopped by its callback while processes play: it stops there too, and a callback's own error is no reason to
+    # fall back to one process (it propagates)
+    two = keep.danger("causeway_ambush", fights=1000, seed=1, workers=2, precision=0, progress=lambda p: p.done < 150)
+    assert two.cancelled and two.fights == 150 and two.results == d.results[:150]
+
+    def broken(p):
+        raise RuntimeError("the view broke")
+    with pytest.raises(RuntimeError, match="the view broke"):
+        keep.danger("causeway_ambush", fights=1000, seed=1, workers=2, progress=broken)
     log = io.StringIO()  # not a terminal: one line, at the end
     text_progress(log)(Progress(150, 300, 0.031))
     assert log.getvalue() == ""

@@ -148,8 +148,8 @@ def forecast(rules, state: dict, foes: Sequence | None = None, *, name: str | No
     kept on the result) makes it repeatable, on any number of ``workers`` (None: every core when more than
     ``PARALLEL_FROM`` fights are asked). ``progress`` is called with a ``Progress`` after each block (True: a bar
     in a notebook, a line on stderr elsewhere); if it returns False the forecast stops there (``cancelled``: a
-    table's time budget, or an encounter edited meanwhile). ``campaign`` (the campaign file's data) lets spawned processes
-    build the rules again; ``state`` is never changed."""
+    table's time budget, or an encounter edited meanwhile). ``campaign`` (the campaign file's data) lets spawned
+    processes build the rules again; ``state`` is never changed."""
     began = time.perf_counter()
     if isinstance(fights, bool) or not isinstance(fights, int) or fights < 1:
         raise ValueError(f"fights is a whole number of at least 1, not {fights!r}")
@@ -168,47 +168,46 @@ def forecast(rules, state: dict, foes: Sequence | None = None, *, name: str | No
     nblocks = -(-fights // BLOCK)
     if workers is None:
         workers = default_workers() if fights >= PARALLEL_FROM else 1
-    workers = max(1, min(int(workers), nblocks, 1 if sys.platform == "emscripten" else nblocks))
+    workers = 1 if sys.platform == "emscripten" else max(1, min(int(workers), nblocks))
 
     counts = _Counts(len(party))
     results: list[FightResult] = []
-    local = _Player(rules, start, policy, seed, fights)
-    precise = False
-    used = workers
-
     cancelled = False
 
     def take(block: list[FightResult]) -> bool:
+        """Merge the next block; True when the forecast stops here (precise enough, or its caller says so)."""
         nonlocal cancelled
         results.extend(block)
         counts.add(block)
         widest = counts.widest()
         done = precision > 0 and widest <= precision
-        if progress and progress(Progress(len(results), fights, widest, done or len(results) >= fights)) is False:
-            cancelled = not done and len(results) < fights  # the caller has seen enough: stop here
+        final = done or len(results) >= fights
+        if progress and progress(Progress(len(results), fights, widest, final)) is False and not final:
+            cancelled = True  # the caller has seen enough (a time budget, an encounter edited meanwhile)
         return done or cancelled
 
-    k = 0
+    k, stop, used = 0, False, workers
     if workers > 1:
         payload = {"rules": rules, "campaign": campaign, "start": start, "policy": policy, "seed": seed,
                    "budget": fights}
         blocks = _blocks_parallel(payload, nblocks, workers)
         try:
-            for block in blocks:
+            while k < nblocks and not stop:
+                try:
+                    block = next(blocks)
+                except Exception:  # processes could not start or carry the job (a policy that cannot be
+                    used = 1       # pickled): this one plays what is left, the same fights (a real error in
+                    break          # them shows again here)
                 k += 1
-                if take(block):
-                    precise = not cancelled
-                    break
-        except Exception:  # processes could not start or carry the job (a policy that cannot be pickled):
-            used = 1       # this process plays what is left, the same fights (a real error in them shows again)
+                stop = take(block)
         finally:
             blocks.close()  # the processes stop
-    if not precise:
-        while k < nblocks:
-            if take(local.block(k)):
-                precise = not cancelled
-                break
+    if used == 1:
+        local = _Player(rules, start, policy, seed, fights)
+        while k < nblocks and not stop:
+            stop = take(local.block(k))
             k += 1
+    precise = stop and not cancelled
     max_hearts = [start["delvers"][n]["max_hearts"] for n in party]
     title = enc["name"] if foes is None else name  # unnamed foes: the Danger is titled by their names
     return Danger(results, party=party, max_hearts=max_hearts, foes=list(enc["foes"]), encounter=title,
