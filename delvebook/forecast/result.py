@@ -200,25 +200,28 @@ class Danger:
         esc = html.escape
 
         def cell(e: Estimate) -> str:
-            return (f'<td title="95% interval {_pct(e.lo)} to {_pct(e.hi)} ({e.hits} of {e.n} fights)">'
-                    f'{_pct(e.p)} <small>({_pct(e.lo)}–{_pct(e.hi)})</small></td>')
+            return (f'<td style="{_NUM}" title="95% interval {_pct(e.lo)} to {_pct(e.hi)} ({e.hits} of {e.n} '
+                    f'fights)">{_pct(e.p)} <small>({_pct(e.lo)}–{_pct(e.hi)})</small></td>')
         rows = []
         for d in self.delvers.values():
-            rows.append(f"<tr><th>{esc(d.name)}</th>{cell(d.p_drop)}{cell(d.p_death)}"
-                        f"<td>{_num(d.hearts_left)} / {d.max_hearts}</td><td>{_num(d.xp_on_win)}</td></tr>")
+            rows.append(f'<tr><th style="{_NAME}">{esc(d.name)}</th>{cell(d.p_drop)}{cell(d.p_death)}'
+                        f'<td style="{_NUM}">{_num(d.hearts_left)} / {d.max_hearts}</td>'
+                        f'<td style="{_NUM}">{_num(d.xp_on_win)}</td></tr>')
         party = [("a death", self.p_any_death), ("wipe", self.p_wipe), ("the party wins", self.p_win)]
         if self.p_fled.hits:
             party.append(("retreats", self.p_fled))
         if self.p_stalemate.hits:
             party.append((f"no end by round {_cap()}", self.p_stalemate))
-        party_cells = "".join(f"<th>{esc(k)}</th>{cell(e)}" for k, e in party)
+        party_cells = "".join(f'<th style="{_NAME}">{esc(k)}</th>{cell(e)}' for k, e in party)
         title = esc(self.encounter or ", ".join(self.foes))
         foes = esc(", ".join(self.foes))
         return (
             '<div class="delvebook-danger">'
             f"<b>Danger: {title}</b> <small>({foes})</small>"
-            '<table class="delvebook-danger-table"><thead><tr><th>delver</th><th>drops below 1 heart</th>'
-            "<th>dies</th><th>hearts left</th><th>XP on a win</th></tr></thead>"
+            '<table class="delvebook-danger-table"><thead><tr>'
+            + "".join(f'<th style="{_NAME if i == 0 else _NUM}">{h}</th>' for i, h in enumerate(
+                ("delver", "drops below 1 heart", "dies", "hearts left", "XP on a win")))
+            + "</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>"
             f'<table class="delvebook-danger-party"><tr>{party_cells}</tr></table>'
             f"<div><small>rounds {esc(str(self.rounds))} · {esc(self._stopped())} · seed {self.seed} · "
@@ -227,6 +230,10 @@ class Danger:
             + (f'<details><summary><small>how the table plays</small></summary><ul>'
                + "".join(f"<li>{esc(line)}</li>" for line in self.policy) + "</ul></details>" if self.policy else "")
             + "</div>")
+
+
+_NUM = "text-align:right;padding:1px 10px"
+_NAME = "text-align:left;padding:1px 10px"
 
 
 def _cap() -> int:
