@@ -249,6 +249,16 @@ def test_frame_gives_every_fight_as_a_row(keep):
     assert (df["outcome"] == "won").sum() == d.p_win.hits
 
 
+def test_the_forecast_package_is_standard_library_only():
+    """Importing it loads no YAML, no pandas, no widgets, and no process machinery until processes are used."""
+    code = ("import sys, delvebook.forecast\n"
+            "heavy = [m for m in ('yaml', 'pandas', 'plotly', 'ipywidgets', 'numpy', 'multiprocessing',\n"
+            "                     'concurrent.futures') if m in sys.modules]\n"
+            "assert heavy == [], heavy\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+
+
 def test_pandas_is_imported_only_by_frame():
     code = ("import sys, delvebook as db\n"
             "camp = db.Campaign.open(sys.argv[1], read_only=True)\n"
