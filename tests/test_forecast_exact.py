@@ -17,7 +17,6 @@ import random
 import sys
 from fractions import Fraction
 
-import pytest
 
 import delvebook as db
 from delvebook.distribution import distribution, odds

@@ -32,7 +32,7 @@ from ..engine import Reader, Refused
 from ..engine.combat import armor_value
 from ..engine.queries import abilities_available, plan_attack
 from ..dice import parse
-from ..model import STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, PARTY, FOES
+from ..model import FOES, PARTY, STATUS_ALIVE, STATUS_DYING
 
 __all__ = ["Act", "FightView", "Policy", "FOE_TARGETS"]
 
