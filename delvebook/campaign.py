@@ -459,6 +459,24 @@ class Campaign:
             raise Refused("this campaign is open read-only")
         return self._record(self.engine.decide_on_hit(option, self.rng, self._next_seq(), faces=faces, hit=hit))
 
+    def danger(self, foes: Any = None, fights: int = 2000, seed: int | None = None, **options: Any):
+        """How deadly a fight is, before the first roll: up to ``fights`` fights of the party as it stands against
+        ``foes`` (bestiary ids or specs, or a prepared encounter's id; None: the fight running now, from where it
+        stands), played by the rules in memory. Nothing is written to the campaign. Returns a
+        ``forecast.Danger``; ``options``: ``policy``, ``precision``, ``progress``, ``workers``, ``name`` (see
+        ``delvebook.forecast.forecast``)."""
+        from .forecast import forecast
+        name = options.pop("name", None)
+        prepared = self.prepared_encounters
+        if isinstance(foes, str):
+            if foes not in prepared:
+                raise Refused(f"there is no prepared encounter {foes!r} (prepared: {', '.join(prepared) or 'none'});"
+                              " name foes as a list of bestiary ids")
+            name = name or prepared[foes]["name"]
+            foes = prepared[foes]["foes"]
+        return forecast(self.rules, self.state, None if foes is None else list(foes), name=name, fights=fights,
+                        seed=seed, campaign=self._store.campaign, **options)
+
     # ---- luck, typed dice, undo
     def spend_luck(self, player: str, sign: int = 1, roll: str | None = None, face: int | None = None) -> Outcome:
         """``player`` spends a luck die on the latest action's roll (its first, or ``roll`` by name):

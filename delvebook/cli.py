@@ -1,4 +1,4 @@
-"""The `delvebook` command: roll dice, show exact odds, open JupyterLab on a campaign.
+"""The `delvebook` command: roll dice, show exact odds, forecast a fight, open JupyterLab on a campaign.
 
 Heavy imports (JupyterLab, rules data) happen inside the subcommand that needs them, so
 `delvebook roll` starts as fast as the dice engine imports.
@@ -285,6 +285,64 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_danger(args: argparse.Namespace) -> int:
+    """How deadly a prepared encounter (or a list of foes) is for the party as it stands: the forecast's table,
+    with a progress line on stderr while the fights are played."""
+    from delvebook.campaign import Campaign
+    from delvebook.engine import Refused
+    from delvebook.forecast import FOE_TARGETS, Policy, text_progress
+    from delvebook.store import StoreError
+    try:
+        camp = Campaign.open(args.campaign, read_only=True)
+    except (StoreError, ValueError, OSError) as err:
+        print(f"delvebook danger: {err}", file=sys.stderr)
+        return 1
+    with camp:
+        prepared = camp.prepared_encounters
+        foes = [f.strip() for f in args.foes.split(",") if f.strip()] if args.foes else None
+        if args.encounter is None and foes is None:
+            print(f"delvebook danger: name a prepared encounter of {camp.name} "
+                  f"({', '.join(prepared) or 'none prepared'}) or --foes goblin,goblin", file=sys.stderr)
+            return 2
+        if args.encounter is not None and foes is not None:
+            print("delvebook danger: a prepared encounter or --foes, not both", file=sys.stderr)
+            return 2
+        if args.foe_target not in FOE_TARGETS:
+            print(f"delvebook danger: --foe-target is one of {', '.join(FOE_TARGETS)}", file=sys.stderr)
+            return 2
+        policy = Policy(args.foe_target, luck=not args.no_luck, pool_luck=args.pool_luck,
+                        retreat_when_down=args.retreat_when_down)
+        progress = None if args.quiet else text_progress(sys.stderr)
+        try:
+            danger = camp.danger(args.encounter if foes is None else foes, fights=args.fights, seed=args.seed,
+                                 policy=policy, precision=args.precision / 100, progress=progress,
+                                 workers=args.workers)
+        except (Refused, ValueError) as err:
+            print(f"delvebook danger: {err}", file=sys.stderr)
+            return 2
+    if args.json:
+        print(json.dumps(_danger_json(danger), indent=2))
+        return 0
+    print(danger)
+    print()
+    print("How the table plays:")
+    for line in danger.policy:
+        print(f"  - {line}")
+    return 0
+
+
+def _danger_json(d) -> dict:
+    def est(e) -> dict:
+        return {"p": e.p, "low": e.lo, "high": e.hi, "hits": e.hits, "fights": e.n}
+    return {"encounter": d.encounter, "foes": d.foes, "fights": d.fights, "budget": d.budget, "precise": d.precise,
+            "precision": d.precision, "seed": d.seed, "processes": d.workers, "seconds": d.seconds,
+            "delvers": {n: {"drops": est(x.p_drop), "dies": est(x.p_death), "hearts_left": x.hearts_left,
+                            "max_hearts": x.max_hearts, "xp_on_win": x.xp_on_win} for n, x in d.delvers.items()},
+            "a_death": est(d.p_any_death), "wipe": est(d.p_wipe), "win": est(d.p_win), "fled": est(d.p_fled),
+            "stalemate": est(d.p_stalemate), "rounds": {"median": d.rounds.median, "p90": d.rounds.p90},
+            "luck_spent": d.luck_spent, "refused": d.refused, "policy": d.policy}
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="delvebook",
@@ -354,6 +412,27 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default="report.html", metavar="FILE", help="where to write (report.html)")
     p.add_argument("--cdn", action="store_true", help="link plotly.js from its CDN (smaller, needs the internet)")
 
+    p = sub.add_parser("danger", help="how deadly a prepared encounter is: delvebook danger CAMPAIGN ENCOUNTER",
+                       description="Play the fight many times in memory (nothing is written to the campaign) and "
+                       "print, for the party as it stands, each delver's chance to drop below 1 heart and to die, "
+                       "the chance of a death, a wipe and a win, with 95% intervals, the rounds, XP and hearts left.")
+    p.add_argument("campaign", metavar="CAMPAIGN", help="campaign folder (opened read-only)")
+    p.add_argument("encounter", nargs="?", metavar="ENCOUNTER", help="a prepared encounter's id in campaign.yaml")
+    p.add_argument("--foes", metavar="IDS", help="bestiary ids instead, comma-separated: --foes goblin,goblin")
+    p.add_argument("--fights", type=int, default=2000, help="fights to play at most (2000)")
+    p.add_argument("--precision", type=float, default=2.0, metavar="POINTS",
+                   help="stop once every interval is within ±POINTS percentage points (2; 0 plays every fight)")
+    p.add_argument("--seed", type=int, default=None, help="seed the fights for a repeatable forecast")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: every core beyond 400 fights)")
+    p.add_argument("--foe-target", default="fewest_hearts", metavar="RULE",
+                   help="whom foes attack: fewest_hearts (default), most_hearts, first, random")
+    p.add_argument("--no-luck", action="store_true", help="spend no luck dice on failed death saves")
+    p.add_argument("--pool-luck", action="store_true", help="the whole table spends luck dice on a death save")
+    p.add_argument("--retreat-when-down", type=int, default=None, metavar="N",
+                   help="the party retreats once N delvers are down (default: never)")
+    p.add_argument("--json", action="store_true", help="print the forecast as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+
     p = sub.add_parser("rules", help="show facts about the bundled rules")
     p.add_argument("--assumptions", action="store_true", help="list the assumptions made reading RULES.md")
     return parser
@@ -393,6 +472,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
         return _cmd_share(args)
     if args.command == "export":
         return _cmd_export(args)
+    if args.command == "danger":
+        return _cmd_danger(args)
     return _cmd_rules(args)
 
 

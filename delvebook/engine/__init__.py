@@ -5,7 +5,10 @@ back, and returns the event; ``Engine.apply`` folds an event in (the same path r
 live state and a replayed log cannot drift apart). Luck dice and faces typed after the fact re-run
 the latest action with the same faces plus the new ones, as an action that replaces it.
 
-The package, one way down: ``base`` (Reader, Ctx, Refused), ``effects`` (where class features plug in),
+``play`` runs a command on a plain state and keeps its changes with nothing recorded (a ``Play`` context): the
+same rules for a simulation, without the event, the copies and the log (the danger forecast).
+
+The package, one way down: ``base`` (Reader, Ctx, Play, Refused), ``effects`` (where class features plug in),
 ``queries`` (the questions views ask; the commands build their rolls with them), ``turns`` (the turn economy
 the commands refuse by), the core commands (``checks``, ``combat``, ``creation``, ``progress``, ``conditions``,
 ``gear``, ``creatures``), and ``abilities/`` (one module per class). A command is refused (``Refused``) only by
@@ -30,11 +33,11 @@ from ..dice import LuckDie
 from ..events import apply_changes
 from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone, replay
 from ..rules import Rules
-from .base import COMMANDS, Ctx, Reader, Refused, command
+from .base import COMMANDS, Ctx, Play, Reader, Refused, command
 from .queries import coin_talons, luck_die_sides
 from . import creation, checks, combat, progress, conditions, gear, creatures, abilities  # noqa: F401  (commands)
 
-__all__ = ["Engine", "Refused", "Reader", "COMMANDS", "command", "OVERRIDE"]
+__all__ = ["Engine", "Refused", "Reader", "Play", "COMMANDS", "command", "play", "OVERRIDE"]
 
 
 _RESERVED = {"seq", "kind", "v", "at", "session", "encounter", "args", "rolls", "changes", "replaces",
@@ -78,11 +81,7 @@ class Engine:
         fn = COMMANDS.get(kind)
         if fn is None:
             raise Refused(f"there is no action {kind!r}")
-        override = args.get(OVERRIDE)
-        call = {k: v for k, v in args.items() if k != OVERRIDE}
-        if OVERRIDE in args and not (isinstance(override, str) and override.strip()):
-            raise Refused(f"a keeper's override says why, in words ({OVERRIDE}='the goblin was surprised'), "
-                          f"not {override!r}")
+        call, override = _split_override(args)
         _bind(kind, fn, call)  # a wrong argument is the caller's mistake: refused, naming it
         ctx = Ctx(self.state, self.rules, rng, kind, call, faces=faces, recorded=recorded, extra_luck=extra_luck)
         ctx.override = override
@@ -95,18 +94,7 @@ class Engine:
         return ctx
 
     def _charge_luck(self, ctx: Ctx) -> None:
-        """Every luck die on this action's rolls costs its player one luck die."""
-        spent: dict[str, int] = {}
-        for r in ctx.rolls.values():
-            for l in r.get("luck", ()):
-                spent[l["who"]] = spent.get(l["who"], 0) + 1
-        for player, n in spent.items():
-            have = self.state["luck"].get(player)
-            if have is None:
-                ctx.refuse(f"{player!r} is not a player at this table")
-            if have < n:
-                ctx.refuse(f"{player} has no luck dice left this session")
-            ctx.set(["luck", player], have - n)
+        _charge_luck(ctx)
 
     def _event(self, seq: int, kind: str, args: dict, ctx: Ctx, meta: dict, **extra: Any) -> dict:
         clash = _RESERVED & set(ctx.fields)
@@ -219,7 +207,64 @@ class Engine:
         return {"seq": seq, "kind": REDO, **self._meta(), "redoes": target["seq"], "what": target["kind"]}
 
 
+def _charge_luck(ctx: Ctx) -> None:
+    """Every luck die on this action's rolls costs its player one luck die."""
+    spent: dict[str, int] = {}
+    for r in ctx.rolls.values():
+        for l in r.get("luck", ()):
+            spent[l["who"]] = spent.get(l["who"], 0) + 1
+    for player, n in spent.items():
+        have = ctx.state["luck"].get(player)
+        if have is None:
+            ctx.refuse(f"{player!r} is not a player at this table")
+        if have < n:
+            ctx.refuse(f"{player} has no luck dice left this session")
+        ctx.set(["luck", player], have - n)
+
+
+def play(state: dict, rules: Rules, kind: str, args: Mapping[str, Any], rng: random.Random, *,
+         recorded: Mapping[str, dict] | None = None, extra_luck: Mapping[str, list] | None = None) -> Play:
+    """Play command ``kind`` on ``state`` in place and keep what it changed: a simulation's fast path (the danger
+    forecast plays thousands of fights). The same command as ``Engine.decide`` runs, but no event is made and
+    nothing is recorded (see ``Play``); refused, the state is as it was. ``recorded`` and ``extra_luck`` re-run
+    it with the faces a first run rolled plus luck dice, which are charged to their players as
+    ``Engine.decide_luck`` charges them. Returns the context (its ``roll_objects``: the rolls made)."""
+    fn = COMMANDS.get(kind)
+    if fn is None:
+        raise Refused(f"there is no action {kind!r}")
+    if OVERRIDE in args:
+        args, override = _split_override(args)
+    else:
+        override = None
+    names = (fn, tuple(args))
+    if names not in _BOUND:  # which arguments a command takes depends on their names alone: checked once
+        _bind(kind, fn, args)
+        if len(_BOUND) > 4096:
+            _BOUND.clear()
+        _BOUND.add(names)
+    ctx = Play(state, rules, rng, kind, args, recorded=recorded, extra_luck=extra_luck)
+    ctx.override = override
+    try:
+        fn(ctx, **args)
+        if recorded or extra_luck:
+            _charge_luck(ctx)
+    except BaseException:
+        ctx.rollback()
+        raise
+    return ctx
+
+
+def _split_override(args: Mapping[str, Any]) -> tuple[dict, str | None]:
+    """(the command's own arguments, the keeper's override or None); an override says why, in words."""
+    override = args.get(OVERRIDE)
+    if OVERRIDE in args and not (isinstance(override, str) and override.strip()):
+        raise Refused(f"a keeper's override says why, in words ({OVERRIDE}='the goblin was surprised'), "
+                      f"not {override!r}")
+    return {k: v for k, v in args.items() if k != OVERRIDE}, override
+
+
 _SIGNATURES: dict = {}
+_BOUND: set = set()
 
 
 def _bind(kind: str, fn, args: Mapping) -> None:

@@ -19,7 +19,7 @@ from ..events import apply_changes, clone
 from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
-__all__ = ["Refused", "Reader", "Ctx", "command", "COMMANDS", "data_items"]
+__all__ = ["Refused", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items"]
 
 COMMANDS: dict[str, Callable] = {}
 
@@ -120,6 +120,8 @@ class Reader:
 
 class Ctx(Reader):
     """One command being decided on the live state; changes are undone if it is refused."""
+
+    records = True  # what it changed, rolled and said becomes an event (``Play``: nothing is recorded)
 
     def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict,
                  faces: Mapping[str, Any] | None = None, recorded: Mapping[str, dict] | None = None,
@@ -261,3 +263,66 @@ class Ctx(Reader):
             self.refuse(f"{who} has {have} {resource.replace('_', ' ')}; {what} needs {amount}")
         self.set(["delvers", who, "resources", resource], have - amount)
 
+
+class Play(Ctx):
+    """A command played on a plain state for a simulation (the danger forecast): the same rules, but each change
+    is made in place and kept, and nothing is recorded (no change list, no inverse, no clones of numbers, no roll
+    records, no copies of the words said). A journal puts the state back if the command is refused (or on
+    ``rollback``). Faces typed, recorded rolls and luck dice take ``Ctx``'s own path, so a death save lifted by a
+    luck die is played as ``Engine.decide_luck`` plays it."""
+
+    records = False
+
+    def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict, **kw: Any):
+        super().__init__(state, rules, rng, kind, args, **kw)
+        self._journal: list = []  # (node, key, what was there) in the order set; key None: an append to a list
+
+    def set(self, path: list, value: Any) -> None:
+        node = self.state
+        for key in path[:-1]:
+            node = node[key]
+        last = path[-1]
+        t = type(value)
+        if t is dict or t is list or t is tuple:
+            value = clone(value)  # a branch set here must not be shared with another place in the state
+        if type(node) is list:
+            if last == len(node):
+                node.append(value)
+                self._journal.append((node, None, None))
+                return
+            self._journal.append((node, last, node[last]))
+        else:
+            self._journal.append((node, last, node.get(last, _ABSENT)))
+        node[last] = value
+
+    def rollback(self) -> None:
+        journal = self._journal
+        while journal:
+            node, key, old = journal.pop()
+            if key is None:
+                node.pop()
+            elif old is _ABSENT:
+                del node[key]
+            else:
+                node[key] = old
+
+    def out(self, **fields: Any) -> None:
+        self.fields.update(fields)  # kept (a command may read what it said), never copied
+
+    def roll(self, name: str, expr: str, who: str | None = None, why: str | None = None) -> Roll:
+        if self.faces or self.recorded or self.extra_luck:
+            return super().roll(name, expr, who, why)
+        try:
+            e = parse(expr)
+        except DiceError as err:
+            self.refuse(f"{why or name}: {err}")
+        key, n = name, 2
+        objects = self.roll_objects
+        while key in objects:
+            key = f"{name}#{n}"
+            n += 1
+        r = objects[key] = e.roll(self.rng)
+        return r
+
+
+_ABSENT = object()

@@ -493,6 +493,8 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                 if spent:
                     countered["ammo"] = spent
     ctx.end_on_action(attacker, "attack")
+    if not ctx.records:  # a simulated attack: the odds below are words for the record only
+        return
     chance = odds(plan.expr, vs=plan.resist)
     extra = {}
     if ammo:

@@ -1,0 +1,167 @@
+"""The danger forecast's speed, against references measured in the same run.
+
+For the bundled campaign's prepared encounters (campaigns/the-sunken-keep/campaign.yaml), prints:
+
+- fights per second, one process and every core, every fight played (no early stop);
+- a simulated attack against a recorded one: the same attacks from the same dice, played with ``engine.play`` on a
+  plain state (the forecast's fast path) and with ``Campaign.act`` on an in-memory store (decided, its event built
+  and checked, logged in memory, applied: everything but the fsync). Target: simulated <= 1/5 of recorded;
+- a forecast at ±2 points (early stop, the budget raised so it gets there, default workers) against the time it
+  takes to open the long campaign (campaigns/the-long-delve, 10k events, read-only). Target: forecast <= open.
+
+Each figure over --runs runs (the machine's cores are shared: read ranges). Asserts nothing.
+Run: .venv/bin/python bench/danger.py [--runs 3] [--fights 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from delvebook import Campaign  # noqa: E402
+from delvebook.engine import play  # noqa: E402
+from delvebook.events import clone  # noqa: E402
+from delvebook.forecast import Policy, default_workers  # noqa: E402
+from delvebook.store import CampaignStore, MemoryStore  # noqa: E402
+
+KEEP = ROOT / "campaigns" / "the-sunken-keep"
+LONG = ROOT / "campaigns" / "the-long-delve"
+TARGET_ATTACK = 1 / 5
+
+
+def _range(xs: list[float], fmt: str = "{:.0f}") -> str:
+    return f"{fmt.format(min(xs))}..{fmt.format(max(xs))} (median {fmt.format(statistics.median(xs))})"
+
+
+# ---------------------------------------------------------------- fights per second
+
+def fights_per_second(camp: Campaign, enc: str, fights: int, workers: int) -> float:
+    d = camp.danger(enc, fights=fights, seed=1, precision=0, workers=workers)
+    return d.fights / d.seconds
+
+
+# ---------------------------------------------------------------- one attack, simulated and recorded
+
+def _next_attack(state: dict, k: int) -> dict | None:
+    """The k-th attack of a fight: a living delver and a living foe by turns, each side striking the other's
+    k-th living member (None once a side is down)."""
+    party = [n for n in state["seats"] if state["delvers"][n]["status"] == "alive"]
+    foes = [n for n, f in state["encounter"]["foes"].items() if f["status"] == "alive"]
+    if not party or not foes:
+        return None
+    a, t = (party, foes) if k % 2 == 0 else (foes, party)
+    return {"attacker": a[(k // 2) % len(a)], "target": t[(k // 2) % len(t)]}
+
+
+def attack_costs(store_data: dict, events: list, foes: list, trials: int, per_trial: int = 24, best_of: int = 3
+                 ) -> tuple[float, float, int]:
+    """(seconds a simulated attack, seconds a recorded attack, attacks timed): the same attacks from the same dice.
+    Each trial is a fresh fight (set up untimed) whose attacks are timed whole on each side, the best of
+    ``best_of`` repetitions (the collector paused), so other processes on the machine count as little as can be."""
+    sim = rec = 0.0
+    n = 0
+    proto = Campaign.open(MemoryStore(clone(store_data), [clone(e) for e in events]))
+    proto.act("encounter", foes=foes)
+    start, rules = clone(proto.state), proto.rules
+    for trial in range(trials):
+        sim_best = rec_best = float("inf")
+        for _ in range(best_of):
+            state, rng, script = clone(start), random.Random(trial), []
+            gc.collect()
+            gc.disable()
+            t0 = time.perf_counter()
+            for k in range(per_trial):
+                args = _next_attack(state, k)
+                if args is None:
+                    break
+                play(state, rules, "attack", args, rng)
+                script.append(args)
+            sim_best = min(sim_best, time.perf_counter() - t0)
+            gc.enable()
+        for _ in range(best_of):
+            camp = Campaign.open(MemoryStore(clone(store_data), [clone(e) for e in events]))
+            camp._clock = lambda: "2026-01-01T00:00:00.000+00:00"  # noqa: SLF001 (a bench: a fixed timestamp)
+            camp.act("encounter", foes=foes)
+            camp.rng = random.Random(trial)
+            gc.collect()
+            gc.disable()
+            t0 = time.perf_counter()
+            for args in script:
+                camp.act("attack", **args)
+            rec_best = min(rec_best, time.perf_counter() - t0)
+            gc.enable()
+        assert state == camp.state, "the fast path must play what is recorded"
+        sim += sim_best
+        rec += rec_best
+        n += len(script)
+    return sim / n, rec / n, n
+
+
+# ---------------------------------------------------------------- a forecast at ±2 points against an open
+
+def open_long() -> float:
+    t = time.perf_counter()
+    camp = Campaign.open(LONG, read_only=True)
+    took = time.perf_counter() - t
+    camp.close()
+    return took
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--fights", type=int, default=1000, help="fights a fights-per-second measure plays")
+    ap.add_argument("--trials", type=int, default=40, help="fresh fights for the attack measure (24 attacks each)")
+    args = ap.parse_args(argv)
+    camp = Campaign.open(KEEP, read_only=True)
+    with CampaignStore.open(KEEP, read_only=True) as store:
+        data, events = clone(store.campaign), [clone(e) for e in store.events]
+    prepared = camp.prepared_encounters
+    cores = default_workers()
+    print(f"python {sys.version.split()[0]}; {cores} cores; the party: {', '.join(camp.state['seats'])}")
+    camp.danger("causeway_ambush", fights=100, seed=0, workers=1)  # warm: the rules' caches, the odds
+
+    print(f"\nfights per second ({args.fights} fights, every one played), over {args.runs} runs:")
+    for eid in prepared:
+        one = [fights_per_second(camp, eid, args.fights, 1) for _ in range(args.runs)]
+        every = [fights_per_second(camp, eid, args.fights, cores) for _ in range(args.runs)]
+        print(f"  {eid:<16} 1 process {_range(one)}   {cores} processes {_range(every)}")
+
+    print(f"\na simulated attack against a recorded one (same attacks, same dice), over {args.runs} runs:")
+    ratios = []
+    for run in range(args.runs):
+        for eid, enc in prepared.items():
+            s, r, n = attack_costs(data, events, enc["foes"], args.trials)
+            ratios.append(s / r)
+            print(f"  run {run + 1} {eid:<16} simulated {s * 1e6:6.1f} us   recorded {r * 1e6:6.1f} us   "
+                  f"ratio {s / r:.3f} ({n} attacks)")
+    print(f"  ratio {_range(ratios, '{:.3f}')}; target <= {TARGET_ATTACK:.3f}: "
+          f"{'met' if max(ratios) <= TARGET_ATTACK else 'NOT met'}")
+
+    print(f"\na forecast at ±2 points (early stop, default processes) against opening {LONG.name}, "
+          f"over {args.runs} runs:")
+    opens = [open_long() for _ in range(args.runs + 2)]
+    print(f"  open {LONG.name} (read-only): {_range([o * 1000 for o in opens])} ms")
+    for eid in prepared:
+        secs, fights = [], []
+        for run in range(args.runs):
+            d = camp.danger(eid, fights=20_000, seed=100 + run, policy=Policy())
+            secs.append(d.seconds)
+            fights.append(d.fights)
+        ratio = [s / statistics.median(opens) for s in secs]
+        print(f"  {eid:<16} {_range([s * 1000 for s in secs])} ms for {min(fights)}..{max(fights)} fights; "
+              f"forecast/open {_range(ratio, '{:.1f}')}x; target <= 1x: {'met' if max(ratio) <= 1 else 'NOT met'}")
+    camp.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
