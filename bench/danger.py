@@ -58,7 +58,8 @@ def _next_attack(state: dict, k: int) -> dict | None:
     if not party or not foes:
         return None
     a, t = (party, foes) if k % 2 == 0 else (foes, party)
-    return {"attacker": a[(k // 2) % len(a)], "target": t[(k // 2) % len(t)]}
+    # attacks one after another, whoever's turn it is: the keeper's override waives the turn economy on both sides
+    return {"attacker": a[(k // 2) % len(a)], "target": t[(k // 2) % len(t)], "keeper_override": "bench"}
 
 
 def attack_costs(store_data: dict, events: list, foes: list, trials: int, per_trial: int = 24, best_of: int = 3
