@@ -19,7 +19,7 @@ from ..dice import DiceError, Roll
 from ..distribution import percent
 from ..engine import COMMANDS, Refused, effects, queries
 from ..events import standing
-from ..model import current_actor, format_purse, is_dead, is_dying, present
+from ..model import current_actor, is_dead, is_dying, present
 from .words import fight_name, money, plural, tell, title
 
 __all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key"]
@@ -609,7 +609,7 @@ def _sheet(camp, ui: UI, who: str) -> dict:
     rows = [f"{d.get('class_name', d['class_id'])} {d['level']} · player {d['player']}",
             f"XP {d['xp']}" + (f" of {hi} for level {d['level'] + 1}" if hi is not None else " (the highest level)"),
             "armor: " + ("; ".join(armor) or "none"), "weapons: " + (", ".join(weapons) or "none"),
-            f"purse {format_purse(d['purse'], units)}"]
+            f"purse {money(rules, d['purse'])}"]
     if d.get("true_names"):
         rows.append("true names: " + ", ".join(d["true_names"]))
     if d.get("spells"):
@@ -859,8 +859,7 @@ def _keeper(camp, ui: UI) -> dict:
                       field_("who", "choice", "who", party[0]["value"] if party else None, party),
                       field_("amount", "text", "coins", "", required=True), field_("reason", "text", "for", "")],
                       "submit": {"label": "Spend", "intent": {"do": "spend", "where": "keeper:coins"}}},
-                  "purses": ", ".join(f"{n} {format_purse(s['delvers'][n]['purse'], rules.core['currency']['units'])}"
-                                      for n in s["seats"])},
+                            "purses": ", ".join(f"{n} {money(rules, s['delvers'][n]['purse'])}" for n in s["seats"])},
         "xp": {"hint": split, "form": {"id": "award_xp", "fields": [
             field_("amount", "number", "XP", None, required=True, min=0),
             field_("reason", "text", "for", "keeper's award")],

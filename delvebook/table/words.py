@@ -30,8 +30,17 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 
 
 def money(rules, talons: int) -> str:
-    """Talons in the campaign's coins, largest first ('3C 5T')."""
-    return format_purse(talons, rules.core["currency"]["units"])
+    """Money as the table counts it: in crowns (the coin XP is counted in, ``core.xp.coin``), and what is left
+    in smaller coins ('30C', '3C 5T'), not in bars or a pile of talons."""
+    units = rules.core["currency"]["units"]
+    coin = units.get(rules.core["xp"]["coin"])
+    if not isinstance(coin, Mapping) or talons < 0:
+        return format_purse(talons, units)
+    n, rest = divmod(talons, coin["talons"])
+    parts = [f"{n}{coin['symbol']}"] if n else []
+    if rest:
+        parts.append(format_purse(rest, units))
+    return " ".join(parts) or f"0{coin['symbol']}"
 
 
 def _hearts(before: Any, after: Any) -> str:
