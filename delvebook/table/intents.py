@@ -463,8 +463,8 @@ def perform(camp, ui: UI, i: Mapping) -> Any:
     try:
         out = handler(camp, ui, i)
     except ERRORS as err:
-        text = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
-        ui.refusal = {"text": str(text).strip("'\""), "where": where, "override": _override(i, err)}
+        text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+        ui.refusal = {"text": text, "where": where, "override": _override(i, err)}
         return None
     if out is not None and kind not in UI_INTENTS:
         ui.form = None  # the form did its work
