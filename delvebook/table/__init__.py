@@ -136,7 +136,8 @@ def _show_fight(f) -> None:
 
 
 def _show_outcome(o) -> None:
-    from IPython.display import HTML, display
+    from IPython import get_ipython
+    from IPython.display import display
     from ..campaign import view
     seq = o.get("seq")
     for camp in list(_KNOWN):
@@ -146,7 +147,9 @@ def _show_outcome(o) -> None:
                 return
         except KeyError:
             continue
-    display(HTML(o._repr_html_()))  # a campaign no table knows: its dice, drawn once
+    # a campaign no table knows: the outcome's own HTML (its dice, drawn once), as IPython would show it
+    formats = get_ipython().display_formatter.formatters
+    display({"text/html": formats["text/html"](o), "text/plain": formats["text/plain"](o)}, raw=True)
 
 
 _register_displays()

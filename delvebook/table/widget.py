@@ -44,7 +44,7 @@ def _listener(table: "Table"):
             except ValueError:
                 pass
             return
-        t._on_event(outcome)
+        t.campaign_changed(outcome)
 
     camp = table.camp
     return on_event
@@ -99,7 +99,8 @@ class Table(anywidget.AnyWidget):
         return out
 
     # ---- from the campaign
-    def _on_event(self, outcome) -> None:
+    def campaign_changed(self, outcome) -> None:
+        """An event was recorded (by this table, another one, or code): show the campaign as it stands."""
         if self._acting:
             return  # this table's own click: it sends its view once, when the click is done
         touched = getattr(outcome, "touched", None)
