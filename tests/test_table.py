@@ -182,7 +182,7 @@ def test_a_luck_die_by_any_player_replaces_the_roll_and_the_log_marks_the_origin
     click(camp, ui, do="start_session")
     view = click(camp, ui, do="check", who="Wren", skill="stealth", where="checks")
     row = view["luck"]["rows"][0]
-    assert row["player"] == "Ana" and row["plus"]["label"] == "+ luck (Ana)"
+    assert row["player"] == "Ana" and row["plus"]["label"] == "+ Ana"
     view = click(camp, ui, do="luck_player", player="Ben", seq=view["luck"]["seq"], where="luck")
     row = view["luck"]["rows"][0]
     assert row["player"] == "Ben"  # any player may spend on any roll

@@ -463,6 +463,8 @@ def _input_field(camp, ui: UI, who: str, inp, *, attack: bool) -> dict:
                                  optional=not inp.required)
         if inp.name == "target" and "dead" in inp.what:
             opts = [_opt(n, _hearts_label(camp, n, ui)) for n in s["seats"] if is_dead(s["delvers"][n])]
+        if "target number" in inp.what:  # a number or a creature (Hide: against a number, or who is looking)
+            opts = [_opt(str(ui.target), f"the target number {ui.target}")] + [o for o in opts if o["value"] != who]
         return field_(inp.name, "choice", label, opts[0]["value"] if opts else None, opts, required=inp.required,
                       hint=inp.what)
     if inp.kind == "creatures":
@@ -507,6 +509,8 @@ def _action(camp, ui: UI, who: str, kind: str, ident: str, name: str, cost: str,
     attacky = harmful or attack_odds or any("attack" in i.what for i in creature)
     if not inputs:
         out.update(kind="button", intent=base)
+    elif len(creature) == 1 and not rest and creature[0].name == "target" and attacky and not _foes_standing(s):
+        out.update(kind="chips", chips=[], note=(note + "; " if note else "") + "an attack: in a fight, on a foe")
     elif len(creature) == 1 and not rest and creature[0].name == "target":
         inp = creature[0]
         chips = []
@@ -539,6 +543,11 @@ def _action(camp, ui: UI, who: str, kind: str, ident: str, name: str, cost: str,
         out.update(kind="form", form={"id": key, "fields": fields, "submit": {"label": label, "intent": base}},
                    open=ui.form == key, toggle={"do": "form", "id": key, "where": key})
     return out
+
+
+def _foes_standing(state: Mapping) -> list[str]:
+    enc = state["encounter"]
+    return [n for n, f in enc["foes"].items() if not is_dead(f)] if enc else []
 
 
 def _abilities(camp, ui: UI, who: str) -> list[dict]:
@@ -721,12 +730,13 @@ def _luck(camp, ui: UI, action: Mapping | None, where: str) -> dict | None:
                "left": left,
                "amend": {"id": f"amend:{action['seq']}:{name}",
                          "fields": [field_("faces", "text", "", "", required=True,
-                                           hint=f"real {rec.get('expr')}: {plural(d.get('count', 0), 'face')}")],
+                                           hint=f"{rec.get('expr')}: {plural(d.get('count', 0), 'face')}")],
                          "submit": {"label": "Real dice", "intent": {"do": "amend", "roll": name, "where": where}}}}
         if player and left > 0:
-            row["plus"] = {"label": f"+ luck ({player})", "intent": {"do": "luck", "player": player, "sign": 1,
+            row["plus"] = {"label": f"+ {player}", "title": f"{player} spends a luck die: added to the {name} roll", "intent": {"do": "luck", "player": player, "sign": 1,
                                                                         "roll": name, "where": where}}
-            row["minus"] = {"label": f"\u2212 luck ({player})", "intent": {"do": "luck", "player": player, "sign": -1,
+            row["minus"] = {"label": f"\u2212 {player}",
+                            "title": f"{player} spends a luck die: taken off the {name} roll", "intent": {"do": "luck", "player": player, "sign": -1,
                                                                          "roll": name, "where": where}}
         rows.append(row)
     return {"on": title(action, camp), "seq": action["seq"], "players": players, "rows": rows,

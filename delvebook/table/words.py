@@ -276,7 +276,7 @@ def _tell(e: Mapping, camp, hidden: tuple) -> dict:
         ok = bool(e["success"])
         needs = f"needs {e['target']}: {pct(e.get('chance'))}" if "target" in e else ""
         text = f"{pre}{e['who']}'s death save: {e['total']}" + (f" ({needs})" if needs else "") + \
-               (f": defies death, alive at {_hearts_of(camp, e['who'])} hearts" if ok else f": {e['who']} dies")
+               (f": defies death, alive at {_hearts_set(e, e['who'])} hearts" if ok else f": {e['who']} dies")
         return {"text": text, "lines": [], "verdict": _verdict("defies death" if ok else "dies", ok)}
     if k in ("use", "cast"):
         return _tell_ability(e, camp, pre, hidden)
@@ -397,9 +397,12 @@ def _duration(secs: int) -> str:
     return " ".join(bits) or "no time"
 
 
-def _hearts_of(camp, who: str) -> Any:
-    d = camp.state["delvers"].get(who)
-    return d["hearts"] if d else "?"
+def _hearts_set(e: Mapping, who: str) -> Any:
+    """The hearts an event set on ``who`` (from its own changes: the log tells each event as it was)."""
+    for path, value in e.get("changes", ()):
+        if list(path) == ["delvers", who, "hearts"]:
+            return value
+    return "?"
 
 
 def _tell_attack(e: Mapping, pre: str, hidden: tuple) -> dict:

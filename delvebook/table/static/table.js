@@ -60,6 +60,7 @@ function mount(model, el) {
   let where = new Map();         // section id -> element (where a refusal or a question is shown)
   let lastWhere = null;
   let lastNotice = "[null,null]";
+  let lastSeq = null;
 
   const root = document.createElement("div");
   root.className = "db-root";
@@ -140,7 +141,8 @@ function mount(model, el) {
       input.value = value === null || value === undefined ? "" : String(value);
       input.addEventListener("input", () => remember(input.value));
     }
-    return h("label", { cls: "db-field", title: f.hint }, f.label ? text("span", "db-label", f.label) : null, input);
+    return h(f.kind === "multi" ? "div" : "label", { cls: "db-field", title: f.hint },
+      f.label ? text("span", "db-label", f.label) : null, input);
   }
 
   function readField(container, formId, f) {
@@ -390,8 +392,8 @@ function mount(model, el) {
           { cls: `db-mini db-player${p.on ? " db-on" : ""}`, data: { player: p.player, luck: p.left }, title: `${p.player} spends the luck dice` }))),
       l.rows.map((r) => h("div", { cls: "db-row db-wrap db-luckrow", data: { roll: r.name } },
         text("span", "db-roll-label", `${r.label}: ${r.total}`),
-        r.plus ? button(r.plus.label, r.plus.intent, { cls: "db-luck-plus db-mini" }) : text("span", "db-muted", r.player ? `${r.player} has no luck dice left` : "pick a player"),
-        r.minus ? button(r.minus.label, r.minus.intent, { cls: "db-luck-minus db-mini" }) : null,
+        r.plus ? button(r.plus.label, r.plus.intent, { cls: "db-luck-plus db-mini", title: r.plus.title }) : text("span", "db-muted", r.player ? `${r.player} has no luck dice left` : "pick a player"),
+        r.minus ? button(r.minus.label, r.minus.intent, { cls: "db-luck-minus db-mini", title: r.minus.title }) : null,
         formEl(r.amend, "db-inline db-amend"))));
   }
 
@@ -548,6 +550,8 @@ function mount(model, el) {
     // keep what the page itself holds across the redraw: scroll positions, and the field being typed in
     const scrolls = {};
     for (const s of root.querySelectorAll("[data-scroll]")) scrolls[s.dataset.scroll] = s.scrollTop;
+    const seq = v.outcome ? v.outcome.seq : null;
+    if (seq !== lastSeq) { delete scrolls.out; lastSeq = seq; }  // a new outcome shows from its top
     const active = document.activeElement && root.contains(document.activeElement) ? document.activeElement.dataset.key : null;
     const body = build(v);
     root.replaceChildren(body);
