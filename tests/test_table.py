@@ -715,3 +715,35 @@ def test_outcome_words_name_abilities_spells_and_foes_by_their_names(camp):
         "Brakka's attack on Bog goblin 2"
     assert words.money(camp.rules, 300) == "30C" and words.money(camp.rules, 25) == "2C 5T"
     assert words.pct(str(Fraction(1, 6))) == "17%"
+
+
+# ---------------------------------------------------------------- designed in for the rules engineer's API
+
+def test_a_refusal_offers_the_keepers_override_when_the_engine_takes_one(camp, ui, monkeypatch):
+    import delvebook.engine as engine
+    view = click(camp, ui, do="end_session", where="keeper:session")
+    assert view["refusal"]["override"] is None  # this engine takes no override: none offered
+    monkeypatch.setattr(engine, "OVERRIDE", "keeper_override", raising=False)
+    view = click(camp, ui, do="end_session", where="keeper:session")
+    form = view["refusal"]["override"]
+    assert form["submit"]["intent"]["intent"]["do"] == "end_session"
+    seen = {}
+    monkeypatch.setattr(camp, "end_session", lambda **kw: seen.update(kw))
+    click(camp, ui, **form["submit"]["intent"], args={"keeper_override": "the session ran late"})
+    assert seen == {"keeper_override": "the session ran late"}
+
+
+def test_found_items_are_given_through_camp_give_when_it_is_there(camp, ui, monkeypatch):
+    from delvebook.engine import COMMANDS
+    view = click(camp, ui, do="panel", panel="keeper")
+    assert "give" not in view["keeper"] or "give" in COMMANDS
+    monkeypatch.setitem(COMMANDS, "give", lambda ctx, **kw: None)
+    given = {}
+    monkeypatch.setattr(camp, "give", lambda who, item, count=1, **d: given.update(who=who, item=item, count=count, **d),
+                        raising=False)
+    view = table_view(camp, ui)
+    form = view["keeper"]["give"]
+    assert [f["name"] for f in form["fields"]] == ["who", "item", "name", "bonus", "count"]
+    click(camp, ui, **form["submit"]["intent"], args={"who": "Brakka", "item": "sword", "name": "Sword +1",
+                                                        "bonus": "1", "count": "1"})
+    assert given == {"who": "Brakka", "item": "sword", "count": 1, "name": "Sword +1", "bonus": 1}

@@ -1,7 +1,7 @@
 """A keeper plays a session on the table in a real JupyterLab page at 1366x768, by clicks only, as a new keeper
 would: the session starts, a check gets a luck die and real dice, a fight goes from initiative to XP (a counter,
 a tie, a death save, a foe joining, Lay on Hands, Naming Magic at the keeper's price, a spell), a level-up
-choice, undo and redo. After each click its outcome (or refusal) is inside the viewport, and the log on disk
+choice, undo and redo, each on its delver's turn. After each click its outcome (or refusal) is inside the viewport, and the log on disk
 holds exactly the events clicked. Then the page reloads and play goes on; a second browser on the same kernel
 goes on; the table cell runs again and the log does not change.
 
@@ -241,8 +241,20 @@ def test_a_keeper_plays_a_session_by_clicks_through_reloads_and_a_second_browser
         join.locator("select").select_option("marsh_wisp")
         k.act(join.locator("button", has_text="Joins"), "add_foes", says="Marsh wisp 1 joins the fight")
 
+        # a spell: Firebolt at the last goblin, one click, its odds on the button
+        k.act(k.button("Next turn"), "next_turn", says="Ilse's turn")
+        k.table.locator(".db-actor-name", has_text="Ilse").wait_for()
+        fire = k.table.locator('[data-where="cast:Ilse:firebolt"] button', has_text="Bog goblin 3")
+        assert re.search(r"\d+%", fire.inner_text())
+        k.act(fire, "cast", says="Firebolt: ")
+        k.real_dice("attack", "20 6", says="hit")
+        if k.table.locator('.db-luckrow[data-roll="damage"]').count():
+            k.real_dice("damage", "6 6", says="Bog goblin 3 takes")
+        k.shot("spells")
+
         # Lay on Hands: the hearts asked, a healing point each
-        k.select("Father Odo")
+        k.act(k.button("Next turn"), "next_turn", says="Father Odo's turn")
+        k.table.locator(".db-actor-name", has_text="Father Odo").wait_for()
         k.ui(k.button("Lay on Hands\u2026"))
         loh = k.table.locator('[data-form="use:Father Odo:lay_on_hands"]')
         loh.locator('select').select_option("Wren")
@@ -251,7 +263,8 @@ def test_a_keeper_plays_a_session_by_clicks_through_reloads_and_a_second_browser
               says="Lay on Hands: Wren heals 2 (0 -> 2 hearts)")
 
         # Naming Magic: names the namer knows, a description, the keeper's price, the agreed cost
-        k.select("Sable")
+        k.act(k.button("Next turn"), "next_turn", says="Sable's turn")
+        k.table.locator(".db-actor-name", has_text="Sable").wait_for()
         k.ui(k.button("Naming Magic\u2026"))
         nm = k.table.locator('[data-form="cast:Sable:naming"]')
         nm.locator('input[type="checkbox"][value="Water"]').check()
@@ -261,16 +274,6 @@ def test_a_keeper_plays_a_session_by_clicks_through_reloads_and_a_second_browser
         nm.locator('input[name="cost"]').fill("3")
         k.act(nm.locator("button", has_text="Cast Naming Magic"), "cast", says="for 3 soul points")
         assert "soul points 4/7" in k.chip("Sable").inner_text()
-
-        # a spell: Firebolt at the last goblin, one click, its odds on the button
-        k.select("Ilse")
-        fire = k.table.locator('[data-where="cast:Ilse:firebolt"] button', has_text="Bog goblin 3")
-        assert re.search(r"\d+%", fire.inner_text())
-        k.act(fire, "cast", says="Firebolt: ")
-        k.real_dice("attack", "20 6", says="hit")
-        if k.table.locator('.db-luckrow[data-roll="damage"]').count():
-            k.real_dice("damage", "6 6", says="Bog goblin 3 takes")
-        k.shot("spells")
 
         # the fight ends with foes standing: the table asks once, then XP for the vanquished, split
         k.ui(k.button("End fight"))

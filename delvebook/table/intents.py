@@ -10,6 +10,7 @@ become ``ui.refusal`` and change nothing. Guard rails ask once (``ui.confirm``) 
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Mapping
 
 from ..dice import DiceError
@@ -102,8 +103,8 @@ def _options(camp, who: str, i: Mapping) -> dict:
 
 
 def _ov(i: Mapping) -> dict:
-    """The keeper's override, passed on when the refusal offered it (see ``_override``)."""
-    return {"override": True} if i.get("override") else {}
+    """The keeper's override (``keeper_override="why"``), passed on when a refusal offered it (``_override``)."""
+    return {"keeper_override": i["keeper_override"]} if i.get("keeper_override") else {}
 
 
 # ---------------------------------------------------------------- the UI's own state
@@ -189,7 +190,7 @@ def _attack(camp, ui: UI, i):
 
 @intent("death_save")
 def _death_save(camp, ui: UI, i):
-    return camp.death_save(i["who"])
+    return camp.death_save(i["who"], **_ov(i))
 
 
 @intent("use")
@@ -219,7 +220,7 @@ def _cast(camp, ui: UI, i):
 
 @intent("choose")
 def _choose(camp, ui: UI, i):
-    return camp.choose(i["who"], i["choice"], i["option"])
+    return camp.choose(i["who"], i["choice"], i["option"], **_ov(i))
 
 
 @intent("level_up")
@@ -230,7 +231,7 @@ def _level_up(camp, ui: UI, i):
     if nxt is not None and d.xp < nxt and not i.get("confirmed"):
         return _ask(ui, i, f"{who} has {d.xp} XP; level {d.level + 1} comes at {nxt}. Level {who} up anyway "
                            f"(the keeper's milestone)?", f"Level {who} up anyway", "Not yet")
-    return camp.level_up(who)
+    return camp.level_up(who, **_ov(i))
 
 
 @intent("luck")
@@ -266,28 +267,28 @@ def _fight(camp):
 @intent("start_fight")
 def _start_fight(camp, ui: UI, i):
     if i.get("prepared"):
-        camp.encounter(i["prepared"])
+        camp.encounter(i["prepared"], **_ov(i))
         return camp.events[-1]
     foe = _text(_args(i).get("foe")) or i.get("foe")
     if not foe:
         raise FormError("pick a foe from the bestiary")
-    camp.encounter([foe])
+    camp.encounter([foe], **_ov(i))
     return camp.events[-1]
 
 
 @intent("initiative")
 def _initiative(camp, ui: UI, i):
-    return _fight(camp).initiative(i.get("first"))
+    return _fight(camp).initiative(i.get("first"), **_ov(i))
 
 
 @intent("next_turn")
 def _next_turn(camp, ui: UI, i):
-    return _fight(camp).next_turn()
+    return _fight(camp).next_turn(**_ov(i))
 
 
 @intent("set_order")
 def _set_order(camp, ui: UI, i):
-    return _fight(camp).set_order(list(i["order"]))
+    return _fight(camp).set_order(list(i["order"]), **_ov(i))
 
 
 @intent("add_foe")
@@ -295,7 +296,7 @@ def _add_foe(camp, ui: UI, i):
     foe = _text(_args(i).get("foe")) or i.get("foe")
     if not foe:
         raise FormError("pick the foe that joins")
-    return _fight(camp).add_foes([foe])
+    return _fight(camp).add_foes([foe], **_ov(i))
 
 
 @intent("end_fight")
@@ -304,31 +305,37 @@ def _end_fight(camp, ui: UI, i):
     up = [f for f in fight.foes if not is_dead(f)]
     if up and not i.get("confirmed"):
         said = ", ".join(f"{f.name} ({f.hearts}/{f.max_hearts} hearts)" for f in up)
-        return _ask(ui, i, f"{said} {'is' if len(up) == 1 else 'are'} still standing. End the fight anyway? "
-                           f"Only the vanquished give XP.", "End the fight anyway", "Keep fighting")
-    return fight.end()
+        _ask(ui, i, f"{said} {'is' if len(up) == 1 else 'are'} still standing. End the fight anyway? "
+                    f"Only the vanquished give XP.", "End the fight anyway", "Keep fighting")
+        if "keep" in inspect.signature(type(fight).end).parameters:  # the rules' Fight.end(keep=...): NPCs
+            ui.confirm["also"] = [{"label": "End, keeping them in the story as NPCs",
+                                   "intent": {**i, "confirmed": True, "keep": [f.name for f in up]}}]
+        return None
+    if i.get("keep"):  # foes still standing stay in the story as NPCs (Fight.end(keep=...), when it is there)
+        return fight.end(keep=list(i["keep"]), **_ov(i))
+    return fight.end(**_ov(i))
 
 
 # ---------------------------------------------------------------- the keeper's panel
 
 @intent("start_session")
 def _start_session(camp, ui, i):
-    return camp.start_session()
+    return camp.start_session(**_ov(i))
 
 
 @intent("end_session")
 def _end_session(camp, ui, i):
-    return camp.end_session()
+    return camp.end_session(**_ov(i))
 
 
 @intent("rest")
 def _rest(camp, ui, i):
-    return camp.rest()
+    return camp.rest(**_ov(i))
 
 
 @intent("advance_time")
 def _advance_time(camp, ui, i):
-    return camp.advance_time(minutes=int(i.get("minutes", 0)), hours=int(i.get("hours", 0)))
+    return camp.advance_time(minutes=int(i.get("minutes", 0)), hours=int(i.get("hours", 0)), **_ov(i))
 
 
 @intent("complete_quest")
@@ -336,7 +343,7 @@ def _quest(camp, ui, i):
     name = i.get("name") or _text(_args(i).get("name"))
     if not name:
         raise FormError("name the quest")
-    return camp.complete_quest(name)
+    return camp.complete_quest(name, **_ov(i))
 
 
 @intent("explore_room")
@@ -344,7 +351,7 @@ def _room(camp, ui, i):
     name = i.get("name") or _text(_args(i).get("name"))
     if not name:
         raise FormError("name the room")
-    return camp.explore_room(name)
+    return camp.explore_room(name, **_ov(i))
 
 
 def _amount(text: Any) -> Any:
@@ -357,19 +364,19 @@ def _amount(text: Any) -> Any:
 @intent("earn")
 def _earn(camp, ui, i):
     a = _args(i)
-    return camp.earn(_amount(a.get("amount")), who=_text(a.get("who")), reason=_text(a.get("reason")))
+    return camp.earn(_amount(a.get("amount")), who=_text(a.get("who")), reason=_text(a.get("reason")), **_ov(i))
 
 
 @intent("spend")
 def _spend(camp, ui, i):
     a = _args(i)
-    return camp.spend(_text(a.get("who")), _amount(a.get("amount")), reason=_text(a.get("reason")))
+    return camp.spend(_text(a.get("who")), _amount(a.get("amount")), reason=_text(a.get("reason")), **_ov(i))
 
 
 @intent("award_xp")
 def _award_xp(camp, ui, i):
     a = _args(i)
-    return camp.award_xp(_int(a.get("amount"), "XP"), reason=_text(a.get("reason")) or "keeper's award")
+    return camp.award_xp(_int(a.get("amount"), "XP"), reason=_text(a.get("reason")) or "keeper's award", **_ov(i))
 
 
 def _by_hand(i) -> tuple[str, int, str]:
@@ -383,13 +390,13 @@ def _by_hand(i) -> tuple[str, int, str]:
 @intent("damage")
 def _damage(camp, ui, i):
     who, n, source = _by_hand(i)
-    return camp.damage(who, n, source=source, armor=bool(_args(i).get("armor")))
+    return camp.damage(who, n, source=source, armor=bool(_args(i).get("armor")), **_ov(i))
 
 
 @intent("heal")
 def _heal(camp, ui, i):
     who, n, source = _by_hand(i)
-    return camp.heal(who, n, source=source)
+    return camp.heal(who, n, source=source, **_ov(i))
 
 
 @intent("roll")
@@ -420,13 +427,35 @@ def _give(camp, ui, i):
     if not hasattr(camp, "give"):
         raise Refused("found items wait for camp.give (not in this version of the engine)")
     a = _args(i)
-    item: dict = {"item": _text(a.get("item"))}
+    item = _text(a.get("item"))
+    if not item:
+        raise FormError("pick the item found")
+    details: dict = {}
     if _text(a.get("name")):
-        item["name"] = _text(a.get("name"))
+        details["name"] = _text(a.get("name"))
     bonus = _int(a.get("bonus"), "bonus", required=False)
     if bonus:
-        item["bonus"] = bonus
-    return camp.give(_text(a.get("who")), item)
+        details["bonus"] = bonus
+    count = _int(a.get("count"), "how many", required=False) or 1
+    return camp.give(_text(a.get("who")), item, count=count, **details)
+
+
+@intent("on_hit")
+def _on_hit(camp, ui, i):
+    if not hasattr(camp, "on_hit"):
+        raise Refused("choices once a hit is seen wait for camp.on_hit (not in this version of the engine)")
+    return camp.on_hit(i["option"], hit=i.get("hit"))
+
+
+@intent("override")
+def _keeper_override(camp, ui, i):
+    """The refused intent again, with the keeper's reason: the engine waives what it refused and records why."""
+    inner = i.get("intent") or {}
+    reason = _text(_args(i).get("keeper_override")) or "the keeper's call"
+    handler = INTENTS.get(inner.get("do"))
+    if handler is None or inner.get("do") in UI_INTENTS or inner.get("do") == "override":
+        raise FormError("there is nothing to override")
+    return handler(camp, ui, {**inner, "keeper_override": reason})
 
 
 @intent("download")
@@ -472,14 +501,14 @@ def perform(camp, ui: UI, i: Mapping) -> Any:
 
 
 def _override(i: Mapping, err: Exception) -> dict | None:
-    """A keeper's override for a refusal, when the engine's command takes one (the turn economy's, when it lands):
-    the same intent again with ``override: true``."""
-    kind = {"check": "check", "attack": "attack", "use": "use", "cast": "cast"}.get(i.get("do"))
-    fn = COMMANDS.get(kind) if kind else None
-    if fn is None or not isinstance(err, Refused) or i.get("override"):
+    """A keeper's override for a refusal, when the engine takes one (``keeper_override="why"``, the turn economy's):
+    a small form asking why, that sends the refused intent again with it."""
+    from .. import engine
+    if getattr(engine, "OVERRIDE", None) != "keeper_override" or not isinstance(err, Refused) \
+            or i.get("keeper_override") or i.get("do") in UI_INTENTS or i.get("do") in ("undo", "redo", "luck", "amend"):
         return None
-    import inspect
-    if "override" not in inspect.signature(fn).parameters:
-        return None
-    return {"label": "Keeper's override (recorded)", "intent": {**i, "override": True}}
-
+    where = i.get("where") or i.get("do")
+    return {"id": f"override:{where}", "fields": [{"name": "keeper_override", "kind": "text", "label": "",
+                                                    "value": "", "required": False,
+                                                    "hint": "why the keeper allows it (recorded)"}],
+            "submit": {"label": "Keeper's override", "intent": {"do": "override", "intent": dict(i), "where": where}}}

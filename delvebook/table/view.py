@@ -628,6 +628,20 @@ def _sheet(camp, ui: UI, who: str) -> dict:
     return {"rows": rows, "xp_frac": _frac(d["xp"] - lo, (hi - lo) if hi is not None else 0) if hi else 1.0}
 
 
+def _turn(camp, who: str) -> dict | None:
+    """What the turn economy says of ``who`` now (``queries.may_act``, where the engine has it): whose turn it
+    is, whether ``who`` still has its action, and why not. Shown, not enforced: the keeper may override."""
+    may_act = getattr(queries, "may_act", None)
+    if may_act is None:
+        return None
+    a = may_act(camp.state, camp.rules, who)
+    if not a.tracked:
+        return None
+    left = [x.replace("_", " ") for x in a.left]
+    return {"why": a.why, "action": a.action, "left": left,
+            "text": a.why or ("left this turn: " + ", ".join(left) if left else "")}
+
+
 def _actor(camp, ui: UI, who: str | None) -> dict | None:
     if who is None:
         return None
@@ -638,7 +652,7 @@ def _actor(camp, ui: UI, who: str | None) -> dict | None:
     hide = _hidden(camp, ui, who)
     out = {"name": who, "side": side, "status": c["status"],
            "hearts_text": _wound(c) if hide else f"{c['hearts']}/{c['max_hearts']} hearts",
-           "acting": who == current_actor(s), "why_not": queries.can_act(s, who)}
+           "acting": who == current_actor(s), "why_not": queries.can_act(s, who), "turn": _turn(camp, who)}
     if ui.mode != "keeper":
         return out
     if found is not None:
@@ -764,6 +778,11 @@ def _outcome(camp, ui: UI) -> dict | None:
                 follow.append({"label": f"Death save for {n}: {ds.die.upper()}, needs {ds.target}: "
                                         f"{percent(ds.chance, 0)}",
                                "intent": {"do": "death_save", "who": n, "where": "outcome"}, "danger": True})
+        for o in e.get("on_hit_options") or ():  # a choice once the hit is seen (a smite), as the engine offers it
+            label = str(o.get("name") or o["option"]).replace("_", " ")
+            follow.append({"label": label + (f" ({o['cost_text']})" if o.get("cost_text") else ""),
+                           "intent": {"do": "on_hit", "option": o["option"], "where": "outcome"},
+                           "enabled": o.get("affordable", True), "title": o.get("why") or o.get("what") or ""})
         out["follow"] = follow
     return out
 
@@ -905,7 +924,8 @@ def _keeper(camp, ui: UI) -> dict:
             field_("who", "choice", "to", party[0]["value"] if party else None, party),
             field_("item", "choice", "item", gear[0]["value"] if gear else None, gear),
             field_("name", "text", "called", "", hint="a +1 sword, grandfather's lute"),
-            field_("bonus", "number", "bonus", None, hint="a magic weapon's +1")],
+            field_("bonus", "number", "bonus", None, hint="a magic weapon's +1"),
+            field_("count", "number", "how many", 1, min=1)],
             "submit": {"label": "Give", "intent": {"do": "give", "where": "keeper:give"}}}
     return out
 

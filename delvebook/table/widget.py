@@ -83,9 +83,8 @@ class Table(anywidget.AnyWidget):
         out = None
         try:
             out = perform(self.camp, self.ui, intent)
-            touched = getattr(out, "touched", None)
-            if touched is not None:
-                self.ui.touched = sorted(touched.delvers | touched.foes)
+            touched = getattr(out, "touched", None)  # who the event changed: their chips flash once
+            self.ui.touched = sorted(touched.delvers | touched.foes) if touched is not None else []
             if intent.get("do") == "download" and self.ui.mode == "keeper":
                 self.send({"type": "download", "name": f"{self.camp.path.name}.zip"}, [self.camp.export_zip()])
         except Exception as err:  # noqa: BLE001  (a bug must not leave the page waiting: say it, log it)

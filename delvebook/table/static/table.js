@@ -353,7 +353,8 @@ function mount(model, el) {
     const parts = [section("actor", "db-actor-head",
       h("div", { cls: "db-row" }, text("b", "db-actor-name", a.name), text("span", "db-sub", a.hearts_text),
         a.acting ? text("span", "db-badge db-turnbadge", "acting now") : null,
-        a.why_not ? text("span", "db-muted", a.why_not) : null), sheet,
+        a.why_not ? text("span", "db-muted", a.why_not) : null,
+        a.turn && a.turn.text ? text("span", `db-muted${a.turn.why ? " db-offturn" : ""}`, a.turn.text) : null), sheet,
       a.death_save ? button(a.death_save.label, a.death_save.intent, { cls: "db-danger db-deathsave db-big" }) : null)];
     if (v.mode !== "keeper") return parts;
     if ((a.choices || []).length) parts.push(choices(a.choices));
@@ -381,7 +382,8 @@ function mount(model, el) {
       (o.lines || []).map((l) => text("div", "db-line", l)),
       (o.rolls || []).map(rollEl),
       o.standing === false ? text("div", "db-muted", "this action no longer stands (undone)") : null,
-      (o.follow || []).map((b) => button(b.label, b.intent, { cls: b.danger ? "db-danger db-deathsave" : "db-primary" }))));
+      (o.follow || []).map((b) => button(b.label, b.enabled === false ? null : b.intent,
+        { cls: b.danger ? "db-danger db-deathsave" : "db-primary", title: b.title }))));
   }
 
   function luckEl(l) {
@@ -523,7 +525,7 @@ function mount(model, el) {
     const place = (id) => where.get(id) || (lastWhere && where.get(lastWhere)) || where.get("outcome") || body.firstChild;
     if (v.refusal) {
       const box = notice("refused", [text("b", null, "Refused: "), text("span", "db-said", v.refusal.text),
-        v.refusal.override ? button(v.refusal.override.label, v.refusal.override.intent, { cls: "db-primary" }) : null],
+        v.refusal.override ? formEl(v.refusal.override, "db-inline") : null],
         { do: "dismiss", where: v.refusal.where });
       const at = place(v.refusal.where);
       at.insertBefore(box, at.firstChild ? at.firstChild.nextSibling : null);
@@ -531,7 +533,9 @@ function mount(model, el) {
     if (v.confirm) {
       const c = v.confirm;
       const box = notice("confirm", [text("span", "db-said", c.text),
-        button(c.yes_label, c.yes, { cls: "db-danger db-yes-btn" }), button(c.no_label, c.no, { cls: "db-no-btn" })]);
+        button(c.yes_label, c.yes, { cls: "db-danger db-yes-btn" }),
+        (c.also || []).map((b) => button(b.label, b.intent, { cls: "db-yes-btn" })),
+        button(c.no_label, c.no, { cls: "db-no-btn" })]);
       const at = place(c.where);
       at.insertBefore(box, at.firstChild ? at.firstChild.nextSibling : null);
     }
