@@ -289,6 +289,7 @@ def test_a_keeper_plays_a_session_by_clicks_through_reloads_and_a_second_browser
         xp.locator('input[name="amount"]').fill("500")
         xp.locator('input[name="reason"]').fill("the drowned bell")
         k.act(xp.locator("button", has_text="Award XP"), "award_xp", says="split 5 ways: 100 each")
+        k.shot("keeper-panel")
         k.panel("play")
         k.select("Wren")
         k.act(k.button("Bows", ".db-choice"), "choose", says="Wren chooses Bows (specialty)")
