@@ -43,7 +43,17 @@ def _table(camp, **kw: Any) -> Table:
 def dashboard(camp) -> Table:
     """The whole table for ``camp``: party, the current actor's actions, the fight, the outcome and luck dice,
     the log, the keeper's panel and the charts."""
+    _load_charts()
     return _table(camp)
+
+
+def _load_charts() -> None:
+    """With the analysis extra here, load it as the table opens (pandas takes most of a second to import), so the
+    Charts panel draws at once when first opened instead of after that wait (no thread: Pyodide has none)."""
+    from .view import charts_available
+    if charts_available():
+        import importlib
+        importlib.import_module("delvebook.analysis")
 
 
 def card(camp, name: str) -> Table:

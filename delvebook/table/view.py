@@ -22,7 +22,7 @@ from ..events import standing
 from ..model import current_actor, is_dead, is_dying, present
 from .words import fight_name, money, plural, tell, title
 
-__all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key"]
+__all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "charts_available"]
 
 SCOPES = ("table", "card", "fight", "log", "roll")
 PANELS = ("play", "keeper", "party", "charts")
@@ -59,7 +59,8 @@ class UI:
         return asdict(self)
 
 
-def _analysis_installed() -> bool:
+def charts_available() -> bool:
+    """Whether the analysis extra (pandas, plotly) is here: the Charts panel shows only then."""
     try:
         return all(importlib.util.find_spec(m) is not None for m in ("pandas", "plotly"))
     except (ImportError, ValueError):
@@ -935,7 +936,7 @@ def _keeper(camp, ui: UI) -> dict:
 def _charts(camp) -> dict | None:
     """XP progress and hearts in the latest fight, as series the page draws as SVG (plotly.js cannot load in an
     offline ES module); built from the analysis frames (``delvebook.analysis``), when that extra is here."""
-    if not _analysis_installed():
+    if not charts_available():
         return None
     from .. import analysis
     f = analysis.frames(camp, copy=False)
@@ -980,7 +981,7 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
                               (" · running" if sess["active"] else " · not running" if sess["number"] else "")}
     if ui.mode == "keeper":
         out.update(_undo_redo(camp))
-    charts = ui.mode == "keeper" and _analysis_installed()
+    charts = ui.mode == "keeper" and charts_available()
     out["panels"] = [{"id": p, "label": p.capitalize(), "on": p == ui.panel,
                       "intent": {"do": "panel", "panel": p, "where": "header"}}
                      for p in PANELS if p != "charts" or charts]
