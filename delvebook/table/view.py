@@ -848,7 +848,10 @@ def _keeper(camp, ui: UI) -> dict:
                        "label": f"Level up {n}"})
     gear = [_opt(k, v.get("name", k) if isinstance(v, Mapping) else k) for k, v in rules.gear.items()]
     units = [u for _, u in rules.core["currency"]["units"].items() if isinstance(u, Mapping)]
-    example = " ".join(f"{n}{u['symbol']}" for n, u in zip((2, 5), sorted(units, key=lambda u: -u["talons"])))
+    coin_unit = rules.core["currency"]["units"].get(rules.core["xp"]["coin"])
+    smallest = min(units, key=lambda u: u["talons"])
+    example = (f"30{coin_unit['symbol']} 5{smallest['symbol']}" if isinstance(coin_unit, Mapping)
+               and coin_unit is not smallest else f"30{smallest['symbol']}")
     coin = queries.coin_talons(rules)
     out = {
         "session": {"text": (f"Session {sess['number']} is running" if sess["active"] else
