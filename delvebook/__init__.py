@@ -26,7 +26,7 @@ _NAMES = {
     "DiceError": "dice", "Roll": "dice", "parse": "dice", "roll": "dice",
     "Distribution": "distribution", "Opposed": "distribution", "odds": "distribution",
 }
-_MODULES = ("analysis", "charts", "widgets", "report", "forecast", "table")
+_MODULES = ("analysis", "charts", "report", "forecast", "table")
 
 
 def __getattr__(name: str) -> Any:

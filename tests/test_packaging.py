@@ -118,7 +118,7 @@ def message(fn):
     return "no error"
 
 import importlib
-for module in ("analysis", "charts", "widgets", "export"):
+for module in ("analysis", "charts", "table", "export"):
     result["errors"][module] = message(lambda: importlib.import_module("delvebook." + module))
 from delvebook import players, report
 result["errors"]["report"] = message(lambda: report.write_report(folder, folder / "r.html"))
@@ -141,7 +141,7 @@ def test_the_core_installs_alone_and_each_view_names_its_extra(tmp_path):
     assert result["installed"] == []
     assert result["events"] >= 2  # the session began, the check was rolled
     extra_of = {"analysis": "analysis", "charts": "analysis", "export": "analysis", "report": "analysis",
-                "widgets": "table", "dashboard": "table", "players": "players"}
+                "table": "table", "dashboard": "table", "players": "players"}
     for what, extra in extra_of.items():
         error = result["errors"][what]
         assert error.startswith("MissingExtra: ") and f"pip install 'delvebook[{extra}]'" in error, (what, error)

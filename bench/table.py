@@ -1,0 +1,238 @@
+"""The table where the keeper feels it: from a click to its outcome on screen, in a real browser, and the
+messages each click costs; and, in-process, what computing the view model adds to the campaign call.
+
+In JupyterLab (headless Chromium, 1366x768) on a scratch copy of the prepared campaign, --n clicks of each kind:
+
+- a check (Stealth), an attack (Wren's dagger on the Bell Warden, taken back by an untimed Undo so the fight stays
+  the same), a luck die (on a fresh check, taken back by an untimed Undo so the dice last);
+- click to visible: from the click event to the first animation frame that shows the new outcome (measured in
+  the page: a capturing click listener and a requestAnimationFrame loop); median and worst;
+- messages per click: the kernel websocket's comm messages each way during the click (decoded from the frames,
+  JupyterLab's v1 binary protocol or JSON), from the click until 150 ms after the outcome shows;
+- the Charts panel: from the click to its SVG drawn, the first time (the frames built; the table loaded the
+  analysis extra as it opened) and after a new event;
+- in-process, no kernel: the bare campaign call against the same call plus ``table_view`` (what the widget
+  adds to every click), median of --n.
+
+Target: median click to visible at most 150 ms, one comm message each way per click. Prints; asserts nothing.
+Run: .venv/bin/python bench/table.py [--n 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import delvebook as db  # noqa: E402
+
+HOOK = r"""
+(() => {
+  window.__dbmsgs = [];
+  const dec = new TextDecoder();
+  function kind(d) {
+    try {
+      if (typeof d === "string") { const m = JSON.parse(d); return m.header ? m.header.msg_type : null; }
+      const buf = d instanceof ArrayBuffer ? d : (d.buffer ? d.buffer.slice(d.byteOffset, d.byteOffset + d.byteLength) : null);
+      if (!buf) return null;
+      const v = new DataView(buf);
+      const n = Number(v.getBigUint64(0, true));
+      const offs = [];
+      for (let i = 0; i < n; i++) offs.push(Number(v.getBigUint64(8 * (i + 1), true)));
+      const header = JSON.parse(dec.decode(new Uint8Array(buf, offs[1], offs[2] - offs[1])));
+      return header.msg_type;
+    } catch (e) { return null; }
+  }
+  const Orig = window.WebSocket;
+  window.WebSocket = class extends Orig {
+    constructor(...a) {
+      super(...a);
+      this.addEventListener("message", (ev) => { const t = kind(ev.data); if (t) window.__dbmsgs.push(["in", t]); });
+    }
+    send(d) { const t = kind(d); if (t) window.__dbmsgs.push(["out", t]); return super.send(d); }
+  };
+  // click to visible: the click's time, then the first frame showing another outcome
+  window.__db = { t0: null, t1: null, seq: null };
+  document.addEventListener("click", () => { window.__db.t0 = performance.now(); window.__db.t1 = null; }, true);
+  function seq() {
+    const o = document.querySelector(".jp-OutputArea-output .db-table .db-outcome .db-result");
+    return o ? o.dataset.seq : null;
+  }
+  function frame() {
+    const s = seq();
+    if (window.__db.t0 !== null && window.__db.t1 === null && s !== window.__db.seq) window.__db.t1 = performance.now();
+    requestAnimationFrame(frame);
+  }
+  window.__db.arm = () => { window.__db.seq = seq(); window.__db.t0 = null; window.__db.t1 = null; };
+  requestAnimationFrame(frame);
+})();
+"""
+
+NOTEBOOK_SOURCE = """import shutil, tempfile
+from pathlib import Path
+import delvebook as db
+scratch = Path(tempfile.mkdtemp(prefix="delvebook-bench-")) / "keep"
+shutil.copytree("campaigns/the-sunken-keep", scratch, ignore=shutil.ignore_patterns(".delvebook.lock"))
+camp = db.Campaign.open(scratch)
+camp.start_session()
+camp.encounter(["bell_warden"]).initiative(first="party")
+camp.dashboard()"""
+
+
+def _stats(xs: list[float]) -> str:
+    return f"median {statistics.median(xs):6.1f} ms, worst {max(xs):6.1f} ms"
+
+
+def in_process(n: int) -> None:
+    """The bare campaign call against the call plus the view model, with no kernel."""
+    from delvebook.table import UI, perform, table_view
+    tmp = Path(tempfile.mkdtemp(prefix="delvebook-bench-"))
+    shutil.copytree(ROOT / "campaigns" / "the-sunken-keep", tmp / "keep")
+    camp = db.Campaign.open(tmp / "keep")
+    try:
+        camp.start_session()
+        camp.encounter(["bell_warden"]).initiative(first="party")
+        ui = UI()
+        kinds = {
+            "check": ({"do": "check", "who": "Wren", "skill": "stealth"}, lambda: camp.check("Wren", "stealth", 10)),
+            "attack": ({"do": "attack", "attacker": "Wren", "target": "The Bell Warden 1", "weapon": 0},
+                       lambda: camp.fight.attack("Wren", "The Bell Warden 1", 0)),
+        }
+        print(f"\nin-process (no kernel), median of {n}:")
+        for name, (intent, bare) in kinds.items():
+            t_bare, t_table, t_view = [], [], []
+            for _ in range(n):
+                t = time.perf_counter()
+                bare()
+                t_bare.append((time.perf_counter() - t) * 1000)
+                if name == "attack":
+                    camp.undo()
+                t = time.perf_counter()
+                perform(camp, ui, intent)
+                t1 = time.perf_counter()
+                table_view(camp, ui)
+                t_table.append((time.perf_counter() - t) * 1000)
+                t_view.append((time.perf_counter() - t1) * 1000)
+                if name == "attack":
+                    camp.undo()
+            b, c, v = statistics.median(t_bare), statistics.median(t_table), statistics.median(t_view)
+            print(f"  {name:7} campaign call {b:6.2f} ms | call + view model {c:6.2f} ms ({c / b:4.2f}x) | "
+                  f"view model alone {v:5.2f} ms")
+        size = len(json.dumps(table_view(camp, ui)))
+        print(f"  the view model is {size / 1024:.1f} KiB of JSON")
+    finally:
+        camp.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def in_browser(n: int) -> None:
+    import nbformat
+    from playwright.sync_api import sync_playwright
+
+    from conftest import CHROMIUM_ARGS, DEBIAN_CHROMIUM, LabServer, run_all_cells
+    home = Path(tempfile.mkdtemp(prefix="delvebook-bench-lab-"))
+    server = LabServer(home)
+    server.start()
+    try:
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(NOTEBOOK_SOURCE)]
+        nb.metadata = {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}}
+        nbformat.write(nb, server.root / "bench.ipynb")
+        with sync_playwright() as p:
+            options = {"args": CHROMIUM_ARGS}
+            if DEBIAN_CHROMIUM.exists():
+                options["executable_path"] = str(DEBIAN_CHROMIUM)
+            browser = p.chromium.launch(**options)
+            context = browser.new_context(viewport={"width": 1366, "height": 768})
+            context.add_init_script(HOOK)
+            page = context.new_page()
+            page.set_default_timeout(60_000)
+            panel = run_all_cells(page, server, "bench.ipynb")
+            table = panel.locator(".db-table").last
+            table.wait_for(state="visible")
+            table.scroll_into_view_if_needed()
+
+            def idle() -> None:
+                page.wait_for_function("() => [...document.querySelectorAll('.db-root')]"
+                                       ".every(r => !r.classList.contains('db-busy'))")
+
+            def plain(locator) -> None:
+                locator.click()
+                idle()
+
+            def timed(locator) -> tuple[float, int, int]:
+                page.evaluate("window.__db.arm()")
+                start = page.evaluate("window.__dbmsgs.length")
+                locator.click()
+                page.wait_for_function("() => window.__db.t1 !== null")
+                page.wait_for_timeout(150)
+                ms = page.evaluate("window.__db.t1 - window.__db.t0")
+                msgs = page.evaluate("s => window.__dbmsgs.slice(s)", start)
+                out = sum(1 for way, t in msgs if way == "out" and t == "comm_msg")
+                back = sum(1 for way, t in msgs if way == "in" and t == "comm_msg")
+                idle()
+                return ms, out, back
+
+            stealth = table.locator(".db-checks button", has_text="Stealth")
+            dagger = table.locator('.db-target[data-name="The Bell Warden 1"] button', has_text="Dagger")
+            undo = table.locator(".db-undo-btn")
+            results: dict[str, list] = {"check": [], "attack": [], "luck die": []}
+            for _ in range(3):  # warm up: the first clicks load the distributions' caches
+                plain(stealth)
+            for _ in range(n):
+                results["check"].append(timed(stealth))
+            for _ in range(n):
+                results["attack"].append(timed(dagger))
+                plain(undo)
+            for _ in range(n):
+                plain(stealth)
+                results["luck die"].append(timed(table.locator(".db-luck-plus").first))
+                plain(undo)
+            # charts: the Charts panel's first opening (pandas loaded, the frames built) and one after a new event
+            chart_ms = []
+            for _ in range(2):
+                t = time.perf_counter()
+                table.locator('.db-tab[data-panel="charts"]').click()
+                table.locator("svg.db-chart").first.wait_for(state="visible")
+                chart_ms.append((time.perf_counter() - t) * 1000)
+                plain(table.locator('.db-tab[data-panel="play"]'))
+                plain(stealth)
+            print(f"\nin the browser (JupyterLab, headless Chromium 1366x768), {n} clicks each:")
+            print(f"  charts   panel opened to drawn: first {chart_ms[0]:6.1f} ms (frames built), "
+                  f"after a new event {chart_ms[1]:6.1f} ms (target 1.5 s)")
+            for name, rows in results.items():
+                ms = [r[0] for r in rows]
+                out = sorted({r[1] for r in rows})
+                back = sorted({r[2] for r in rows})
+                print(f"  {name:8} click to visible: {_stats(ms)} | comm messages per click: "
+                      f"{'/'.join(map(str, out))} to the kernel, {'/'.join(map(str, back))} back")
+            all_ms = [r[0] for rows in results.values() for r in rows]
+            print(f"  target: median <= 150 ms (all kinds: median {statistics.median(all_ms):.1f} ms), one message "
+                  f"each way per click")
+            browser.close()
+    finally:
+        server.stop()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=30, help="clicks of each kind")
+    ap.add_argument("--no-browser", action="store_true", help="the in-process figures only")
+    args = ap.parse_args()
+    in_process(args.n)
+    if not args.no_browser:
+        in_browser(args.n)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+"""The keeper's table: one front end for the whole evening, and the same front end for its parts.
+
+``dashboard(camp)`` is the whole table (``camp.dashboard()``); ``card(camp, name)``, ``fight(camp)``, ``log(camp)``
+and ``roll(camp, outcome)`` show one part alone in a cell, live. The campaign finds them as entry points
+(``delvebook.views``), and a delver, a fight or an outcome left last in a cell shows itself through them.
+
+- ``view``: ``table_view(camp, ui) -> dict``, the view model (pure Python, tested without a browser);
+- ``intents``: a click's intent -> one campaign call (``perform``);
+- ``words``: an event told in the game's words;
+- ``widget``: the anywidget whose ES module and CSS (``static/``) draw the view model.
+
+Needs the ``table`` extra (ipywidgets, anywidget).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import weakref
+from pathlib import Path
+from typing import Any
+
+from ..extras import require
+
+require("table", "delvebook.table (the keeper's table)")  # before the imports: names the extra
+
+from .intents import perform  # noqa: E402
+from .view import UI, table_view  # noqa: E402
+from .widget import Table  # noqa: E402
+
+__all__ = ["Table", "UI", "table_view", "perform", "dashboard", "card", "fight", "log", "roll", "players",
+           "play_copy"]
+
+_KNOWN: "weakref.WeakSet" = weakref.WeakSet()  # campaigns a table was made for: an outcome finds its own
+
+
+def _table(camp, **kw: Any) -> Table:
+    _KNOWN.add(camp)
+    _register_displays()
+    return Table(camp, **kw)
+
+
+def dashboard(camp) -> Table:
+    """The whole table for ``camp``: party, the current actor's actions, the fight, the outcome and luck dice,
+    the log, the keeper's panel and the charts."""
+    _load_charts()
+    return _table(camp)
+
+
+def _load_charts() -> None:
+    """With the analysis extra here, load it as the table opens (pandas takes most of a second to import), so the
+    Charts panel draws at once when first opened instead of after that wait (no thread: Pyodide has none)."""
+    from .view import charts_available
+    if charts_available():
+        import importlib
+        importlib.import_module("delvebook.analysis")
+
+
+def card(camp, name: str) -> Table:
+    """One delver's card, live: the sheet, its checks, attacks, abilities and spells, the outcome."""
+    camp.delver(name)  # a clear KeyError for a name not in the party
+    return _table(camp, scope="card", who=name)
+
+
+def fight(camp) -> Table:
+    """The fight tracker alone: the party, the foes, the order and the current actor's actions."""
+    return _table(camp, scope="fight")
+
+
+def log(camp) -> Table:
+    """The log with undo and redo."""
+    return _table(camp, scope="log")
+
+
+def roll(camp, outcome: Any = None) -> Table:
+    """One action's outcome with its dice, luck dice and real dice (the latest action when none is given); it
+    follows the action when a luck die or typed dice replace it."""
+    seq = outcome.get("seq") if outcome is not None else None
+    return _table(camp, scope="roll", focus=seq)
+
+
+def players(camp, hide_hearts: bool = False) -> Table:
+    """The read-only players' mode of the same front end (foes as wounds; undone and replaced rolls left out)."""
+    t = _table(camp, mode="players")
+    t.ui.hide_hearts = hide_hearts
+    t.refresh()
+    return t
+
+
+# ---------------------------------------------------------------- the play copy
+
+_PLAYING: dict = {}  # resolved play folder -> the campaign open for it in this kernel
+
+
+def play_copy(prepared: str | os.PathLike, folder: str | os.PathLike = "play"):
+    """The campaign played in ``folder/<name of prepared>``: copied from the prepared campaign on a first run,
+    opened after. The same kernel asking again (a re-run cell) gets the campaign it already has open, so a
+    re-run never trips over the campaign's own write lock and changes nothing on disk."""
+    from ..campaign import Campaign
+    from ..store import LockedError
+    source = Path(os.environ.get("DELVEBOOK_CAMPAIGN") or prepared)
+    play = Path(folder) / source.name
+    if not play.exists():
+        shutil.copytree(source, play, ignore=shutil.ignore_patterns(".delvebook.lock"))
+    key = play.resolve()
+    try:
+        camp = Campaign.open(play)
+    except LockedError:
+        camp = _PLAYING.get(key)
+        if camp is None:  # held by another kernel or process: say so
+            raise
+        return camp
+    _PLAYING[key] = camp
+    _KNOWN.add(camp)
+    return camp
+
+
+# ---------------------------------------------------------------- a fight or an outcome left last in a cell
+
+_registered = False
+
+
+def _register_displays() -> None:
+    """In IPython, a ``Fight`` left last in a cell shows the live fight tracker and an ``Outcome`` its live roll
+    view (the views registered as ``fight`` and ``roll``), for the campaigns the table knows."""
+    global _registered
+    if _registered:
+        return
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    ip = get_ipython()
+    if ip is None:
+        return
+    fmt = ip.display_formatter.ipython_display_formatter
+    fmt.for_type_by_name("delvebook.campaign", "Fight", _show_fight)
+    fmt.for_type_by_name("delvebook.campaign", "Outcome", _show_outcome)
+    _registered = True
+
+
+def _show_fight(f) -> None:
+    from IPython.display import display
+    from ..campaign import view
+    display(view("fight")(f.camp))
+
+
+def _show_outcome(o) -> None:
+    from IPython import get_ipython
+    from IPython.display import display
+    from ..campaign import view
+    seq = o.get("seq")
+    for camp in list(_KNOWN):
+        try:
+            if camp.event(seq) == dict(o):
+                display(view("roll")(camp, o))
+                return
+        except KeyError:
+            continue
+    # a campaign no table knows: the outcome's own HTML (its dice, drawn once), as IPython would show it
+    formats = get_ipython().display_formatter.formatters
+    display({"text/html": formats["text/html"](o), "text/plain": formats["text/plain"](o)}, raw=True)
+
+
+_register_displays()

@@ -1,0 +1,514 @@
+"""Intents: what a click on the table asks for (``{"do": "attack", "attacker": ..., "target": ...}``), turned into
+one call of the campaign's API, and the UI state it leaves (the refusal and where it came from, a guard rail's
+question, the form that closes).
+
+``perform(camp, ui, intent)`` is plain Python: the widget calls it for each message from the page, and the tests
+call it directly, without a browser. A rule refuses (``Refused``), a typo in a form is a ``FormError``; both
+become ``ui.refusal`` and change nothing. Guard rails ask once (``ui.confirm``) and the same intent with
+``confirmed: true`` goes ahead.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Mapping
+
+from ..dice import DiceError
+from ..engine import COMMANDS, Refused
+from ..model import is_dead
+from .view import PANELS, UI, asked_of, turn_key
+
+__all__ = ["perform", "FormError", "INTENTS", "UI_INTENTS"]
+
+
+class FormError(ValueError):
+    """What the keeper typed cannot be read (a number that is not one): nothing was done."""
+
+
+Handler = Callable[[Any, UI, Mapping], Any]
+INTENTS: dict[str, Handler] = {}
+UI_INTENTS: set[str] = set()  # intents that change only the UI state (allowed in the players' mode)
+
+
+def intent(name: str, *, ui_only: bool = False):
+    def register(fn: Handler) -> Handler:
+        INTENTS[name] = fn
+        if ui_only:
+            UI_INTENTS.add(name)
+        return fn
+    return register
+
+
+# ---------------------------------------------------------------- reading what a form sent
+
+def _args(i: Mapping) -> dict:
+    a = i.get("args") or {}
+    if not isinstance(a, Mapping):
+        raise FormError("the form sent something that is not a set of fields")
+    return dict(a)
+
+
+def _text(v: Any) -> str | None:
+    if v is None:
+        return None
+    v = str(v).strip()
+    return v or None
+
+
+def _int(v: Any, what: str, *, required: bool = True) -> int | None:
+    if v is None or (isinstance(v, str) and not v.strip()):
+        if required:
+            raise FormError(f"say how many {what}")
+        return None
+    if isinstance(v, bool):
+        raise FormError(f"{what}: a whole number, not {v!r}")
+    try:
+        n = int(str(v).strip()) if not isinstance(v, int) else v
+    except ValueError:
+        raise FormError(f"{what}: a whole number, not {v!r}") from None
+    return n
+
+
+def _faces(text: Any) -> list[int]:
+    parts = str(text or "").replace(",", " ").split()
+    if not parts:
+        raise FormError("type the faces the real dice showed, like '14 3'")
+    try:
+        return [int(p) for p in parts]
+    except ValueError:
+        raise FormError(f"faces are whole numbers, like '14 3', not {text!r}") from None
+
+
+def _options(camp, who: str, i: Mapping) -> dict:
+    """The fields of an ability's or a spell's form, read by the kind of input they are."""
+    out = {}
+    for k, v in _args(i).items():
+        if k in ("price",):
+            continue
+        if isinstance(v, list):
+            out[k] = [str(x) for x in v]
+        elif isinstance(v, bool):
+            if v:
+                out[k] = True
+        elif k in ("hearts", "cost", "save_target", "condition") or (isinstance(v, str) and v.strip().lstrip("-").isdigit()
+                                                                     and k not in ("description", "name", "item")):
+            n = _int(v, k.replace("_", " "), required=False)
+            if n is not None:
+                out[k] = n
+        else:
+            t = _text(v)
+            if t is not None:
+                out[k] = t
+    return out
+
+
+def _ov(i: Mapping) -> dict:
+    """The keeper's override (``keeper_override="why"``), passed on when a refusal offered it (``_override``)."""
+    return {"keeper_override": i["keeper_override"]} if i.get("keeper_override") else {}
+
+
+# ---------------------------------------------------------------- the UI's own state
+
+@intent("select", ui_only=True)
+def _select(camp, ui: UI, i):
+    ui.selected = i.get("who")
+    ui.selected_at = turn_key(camp.state)
+    ui.form = None
+
+
+@intent("panel", ui_only=True)
+def _panel(camp, ui: UI, i):
+    if i.get("panel") not in PANELS:
+        raise FormError(f"there is no panel {i.get('panel')!r}")
+    ui.panel = i["panel"]
+    ui.form = None
+
+
+@intent("target", ui_only=True)
+def _target(camp, ui: UI, i):
+    raw = i.get("target", _args(i).get("target"))
+    n = _int(raw, "the target number")
+    if not 1 <= n <= 100:
+        raise FormError(f"a target number is 1 to 100, not {n}")
+    ui.target, ui.vs = n, None
+
+
+@intent("vs", ui_only=True)
+def _vs(camp, ui: UI, i):
+    ui.vs = _text(i.get("vs", _args(i).get("vs")))
+
+
+@intent("attack_option", ui_only=True)
+def _attack_option(camp, ui: UI, i):
+    name = i.get("name")
+    value = i.get("value", _args(i).get(name))
+    if name == "multi":
+        n = _int(value, "attacks", required=False)
+        value = n if n and n > 1 else None
+    elif name == "bonus":
+        value = _text(value)
+    else:
+        value = bool(value)
+    opts = dict(ui.attack)
+    if value in (None, False):
+        opts.pop(name, None)
+    else:
+        opts[name] = value
+    ui.attack = opts
+
+
+@intent("form", ui_only=True)
+def _form(camp, ui: UI, i):
+    ui.form = None if ui.form == i.get("id") else i.get("id")
+
+
+@intent("luck_player", ui_only=True)
+def _luck_player(camp, ui: UI, i):
+    ui.luck_player, ui.luck_seq = i.get("player"), i.get("seq")
+
+
+@intent("dismiss", ui_only=True)
+def _dismiss(camp, ui: UI, i):
+    ui.confirm = None
+    ui.refusal = None
+
+
+# ---------------------------------------------------------------- play
+
+@intent("check")
+def _check(camp, ui: UI, i):
+    if ui.vs:
+        return camp.check(i["who"], i.get("skill"), vs=ui.vs, **_ov(i))
+    return camp.check(i["who"], i.get("skill"), ui.target, **_ov(i))
+
+
+@intent("attack")
+def _attack(camp, ui: UI, i):
+    fight = _fight(camp)
+    return fight.attack(i["attacker"], i["target"], i.get("weapon"), **asked_of(ui), **_ov(i))
+
+
+@intent("death_save")
+def _death_save(camp, ui: UI, i):
+    return camp.death_save(i["who"], **_ov(i))
+
+
+@intent("use")
+def _use(camp, ui: UI, i):
+    opts = _options(camp, i["who"], i)
+    target = opts.pop("target", i.get("target"))
+    return camp.use(i["who"], i["ability"], target=target, **opts, **_ov(i))
+
+
+@intent("cast")
+def _cast(camp, ui: UI, i):
+    args = _args(i)
+    opts = _options(camp, i["who"], i)
+    target = opts.pop("target", i.get("target"))
+    if i.get("spell") == "naming":
+        price = _int(args.get("price"), "soul points the keeper asks", required=False)
+        agreed = _int(args.get("cost"), "soul points agreed", required=False)
+        if price is None and agreed is None:
+            raise FormError("the keeper prices the spell first: the soul points it costs")
+        opts["cost"] = agreed if agreed is not None else price
+        if not opts.get("names"):
+            raise FormError(f"pick the true names the spell uses (from {', '.join(camp.delver(i['who']).true_names)})")
+    if i.get("via"):
+        opts["via"] = i["via"]
+    return camp.cast(i["who"], i["spell"], target=target, **opts, **_ov(i))
+
+
+@intent("choose")
+def _choose(camp, ui: UI, i):
+    return camp.choose(i["who"], i["choice"], i["option"], **_ov(i))
+
+
+@intent("level_up")
+def _level_up(camp, ui: UI, i):
+    who = i["who"]
+    d = camp.delver(who)
+    nxt = camp.rules.level_thresholds.get(d.level + 1)
+    if nxt is not None and d.xp < nxt and not i.get("confirmed"):
+        return _ask(ui, i, f"{who} has {d.xp} XP; level {d.level + 1} comes at {nxt}. Level {who} up anyway "
+                           f"(the keeper's milestone)?", f"Level {who} up anyway", "Not yet")
+    return camp.level_up(who, **_ov(i))
+
+
+@intent("luck")
+def _luck(camp, ui: UI, i):
+    sign = int(i.get("sign", 1))
+    return camp.spend_luck(i["player"], sign, roll=i.get("roll"))
+
+
+@intent("amend")
+def _amend(camp, ui: UI, i):
+    return camp.amend(**{i["roll"]: _faces(_args(i).get("faces"))})
+
+
+@intent("undo")
+def _undo(camp, ui: UI, i):
+    return camp.undo()
+
+
+@intent("redo")
+def _redo(camp, ui: UI, i):
+    return camp.redo()
+
+
+# ---------------------------------------------------------------- the fight
+
+def _fight(camp):
+    fight = camp.fight
+    if fight is None:
+        raise Refused("no fight is running: start one first")
+    return fight
+
+
+@intent("start_fight")
+def _start_fight(camp, ui: UI, i):
+    if i.get("prepared"):
+        camp.encounter(i["prepared"], **_ov(i))
+        return camp.events[-1]
+    foe = _text(_args(i).get("foe")) or i.get("foe")
+    if not foe:
+        raise FormError("pick a foe from the bestiary")
+    camp.encounter([foe], **_ov(i))
+    return camp.events[-1]
+
+
+@intent("initiative")
+def _initiative(camp, ui: UI, i):
+    return _fight(camp).initiative(i.get("first"), **_ov(i))
+
+
+@intent("next_turn")
+def _next_turn(camp, ui: UI, i):
+    return _fight(camp).next_turn(**_ov(i))
+
+
+@intent("set_order")
+def _set_order(camp, ui: UI, i):
+    return _fight(camp).set_order(list(i["order"]), **_ov(i))
+
+
+@intent("add_foe")
+def _add_foe(camp, ui: UI, i):
+    foe = _text(_args(i).get("foe")) or i.get("foe")
+    if not foe:
+        raise FormError("pick the foe that joins")
+    return _fight(camp).add_foes([foe], **_ov(i))
+
+
+@intent("end_fight")
+def _end_fight(camp, ui: UI, i):
+    fight = _fight(camp)
+    up = [f for f in fight.foes if not is_dead(f)]
+    if up and not i.get("confirmed"):
+        said = ", ".join(f"{f.name} ({f.hearts}/{f.max_hearts} hearts)" for f in up)
+        _ask(ui, i, f"{said} {'is' if len(up) == 1 else 'are'} still standing. End the fight anyway? "
+                    f"Only the vanquished give XP.", "End the fight anyway", "Keep fighting")
+        if "keep" in inspect.signature(type(fight).end).parameters:  # the rules' Fight.end(keep=...): NPCs
+            ui.confirm["also"] = [{"label": "End, keeping them in the story as NPCs",
+                                   "intent": {**i, "confirmed": True, "keep": [f.name for f in up]}}]
+        return None
+    if i.get("keep"):  # foes still standing stay in the story as NPCs (Fight.end(keep=...), when it is there)
+        return fight.end(keep=list(i["keep"]), **_ov(i))
+    return fight.end(**_ov(i))
+
+
+# ---------------------------------------------------------------- the keeper's panel
+
+@intent("start_session")
+def _start_session(camp, ui, i):
+    return camp.start_session(**_ov(i))
+
+
+@intent("end_session")
+def _end_session(camp, ui, i):
+    return camp.end_session(**_ov(i))
+
+
+@intent("rest")
+def _rest(camp, ui, i):
+    return camp.rest(**_ov(i))
+
+
+@intent("advance_time")
+def _advance_time(camp, ui, i):
+    return camp.advance_time(minutes=int(i.get("minutes", 0)), hours=int(i.get("hours", 0)), **_ov(i))
+
+
+@intent("complete_quest")
+def _quest(camp, ui, i):
+    name = i.get("name") or _text(_args(i).get("name"))
+    if not name:
+        raise FormError("name the quest")
+    return camp.complete_quest(name, **_ov(i))
+
+
+@intent("explore_room")
+def _room(camp, ui, i):
+    name = i.get("name") or _text(_args(i).get("name"))
+    if not name:
+        raise FormError("name the room")
+    return camp.explore_room(name, **_ov(i))
+
+
+def _amount(text: Any) -> Any:
+    t = _text(text)
+    if t is None:
+        raise FormError("say how much money, like '3C 5T'")
+    return int(t) if t.isdigit() else t
+
+
+@intent("earn")
+def _earn(camp, ui, i):
+    a = _args(i)
+    return camp.earn(_amount(a.get("amount")), who=_text(a.get("who")), reason=_text(a.get("reason")), **_ov(i))
+
+
+@intent("spend")
+def _spend(camp, ui, i):
+    a = _args(i)
+    return camp.spend(_text(a.get("who")), _amount(a.get("amount")), reason=_text(a.get("reason")), **_ov(i))
+
+
+@intent("award_xp")
+def _award_xp(camp, ui, i):
+    a = _args(i)
+    return camp.award_xp(_int(a.get("amount"), "XP"), reason=_text(a.get("reason")) or "keeper's award", **_ov(i))
+
+
+def _by_hand(i) -> tuple[str, int, str]:
+    a = _args(i)
+    who = _text(a.get("who"))
+    if not who:
+        raise FormError("pick who it happens to")
+    return who, _int(a.get("amount"), "hearts"), _text(a.get("source")) or "keeper"
+
+
+@intent("damage")
+def _damage(camp, ui, i):
+    who, n, source = _by_hand(i)
+    return camp.damage(who, n, source=source, armor=bool(_args(i).get("armor")), **_ov(i))
+
+
+@intent("heal")
+def _heal(camp, ui, i):
+    who, n, source = _by_hand(i)
+    return camp.heal(who, n, source=source, **_ov(i))
+
+
+@intent("roll")
+def _roll(camp, ui, i):
+    a = _args(i)
+    expr = _text(a.get("expr"))
+    if not expr:
+        raise FormError("type the dice to roll, like 'd66' or '2d6+1'")
+    return camp.roll(expr, why=_text(a.get("why")))
+
+
+@intent("condition")
+def _condition(camp, ui, i):
+    a = _args(i)
+    name = _text(a.get("name"))
+    if not name:
+        raise FormError("name the condition, like 'cursed'")
+    return camp.act("condition", who=_text(a.get("who")), name=name, duration=_text(a.get("duration")))
+
+
+@intent("end_condition")
+def _end_condition(camp, ui, i):
+    return camp.act("end_condition", id=int(i["id"]))
+
+
+@intent("give")
+def _give(camp, ui, i):
+    if not hasattr(camp, "give"):
+        raise Refused("found items wait for camp.give (not in this version of the engine)")
+    a = _args(i)
+    item = _text(a.get("item"))
+    if not item:
+        raise FormError("pick the item found")
+    details: dict = {}
+    if _text(a.get("name")):
+        details["name"] = _text(a.get("name"))
+    bonus = _int(a.get("bonus"), "bonus", required=False)
+    if bonus:
+        details["bonus"] = bonus
+    count = _int(a.get("count"), "how many", required=False) or 1
+    return camp.give(_text(a.get("who")), item, count=count, **details)
+
+
+@intent("on_hit")
+def _on_hit(camp, ui, i):
+    if not hasattr(camp, "on_hit"):
+        raise Refused("choices once a hit is seen wait for camp.on_hit (not in this version of the engine)")
+    return camp.on_hit(i["option"], hit=i.get("hit"))
+
+
+@intent("override")
+def _keeper_override(camp, ui, i):
+    """The refused intent again, with the keeper's reason: the engine waives what it refused and records why."""
+    inner = i.get("intent") or {}
+    reason = _text(_args(i).get("keeper_override")) or "the keeper's call"
+    handler = INTENTS.get(inner.get("do"))
+    if handler is None or inner.get("do") in UI_INTENTS or inner.get("do") == "override":
+        raise FormError("there is nothing to override")
+    return handler(camp, ui, {**inner, "keeper_override": reason})
+
+
+@intent("download")
+def _download(camp, ui, i):
+    return None  # the widget sends the zip itself (bytes, not view model)
+
+
+# ---------------------------------------------------------------- performing one intent
+
+def _ask(ui: UI, i: Mapping, text: str, yes: str, no: str) -> None:
+    ui.confirm = {"text": text, "where": i.get("where") or i.get("do"), "yes_label": yes, "no_label": no,
+                  "yes": {**i, "confirmed": True}, "no": {"do": "dismiss", "where": i.get("where")}}
+    return None
+
+
+ERRORS = (Refused, DiceError, FormError, KeyError, LookupError)
+
+
+def perform(camp, ui: UI, i: Mapping) -> Any:
+    """Do what ``i`` asks: the campaign call it means, or a change of the UI state. Returns the Outcome (or
+    None); a refusal is left in ``ui.refusal`` with where it came from, and changes nothing."""
+    kind = i.get("do") if isinstance(i, Mapping) else None
+    handler = INTENTS.get(kind)
+    where = (i.get("where") if isinstance(i, Mapping) else None) or kind
+    ui.refusal = None
+    if kind != "dismiss":
+        ui.confirm = None
+    if handler is None:
+        ui.refusal = {"text": f"the table has no action {kind!r}", "where": where}
+        return None
+    if ui.mode != "keeper" and kind not in UI_INTENTS:
+        ui.refusal = {"text": "the players' screen is read-only", "where": where}
+        return None
+    try:
+        out = handler(camp, ui, i)
+    except ERRORS as err:
+        text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+        ui.refusal = {"text": text, "where": where, "override": _override(i, err)}
+        return None
+    if out is not None and kind not in UI_INTENTS:
+        ui.form = None  # the form did its work
+    return out
+
+
+def _override(i: Mapping, err: Exception) -> dict | None:
+    """A keeper's override for a refusal, when the engine takes one (``keeper_override="why"``, the turn economy's):
+    a small form asking why, that sends the refused intent again with it."""
+    from .. import engine
+    if getattr(engine, "OVERRIDE", None) != "keeper_override" or not isinstance(err, Refused) \
+            or i.get("keeper_override") or i.get("do") in UI_INTENTS or i.get("do") in ("undo", "redo", "luck", "amend"):
+        return None
+    where = i.get("where") or i.get("do")
+    return {"id": f"override:{where}", "fields": [{"name": "keeper_override", "kind": "text", "label": "",
+                                                    "value": "", "required": False,
+                                                    "hint": "why the keeper allows it (recorded)"}],
+            "submit": {"label": "Keeper's override", "intent": {"do": "override", "intent": dict(i), "where": where}}}

@@ -1,0 +1,599 @@
+// delvebook's table: draws the view model the kernel computes (the synced trait "view") and sends back what a
+// click asks for, as one intent message. No rule lives here: every number, odd, option and label comes in the
+// view model, and every control carries the intent it sends. Every text reaches the page as text
+// (textContent / text nodes), numbers included: a campaign file cannot inject markup.
+
+const PIPS = ["\u2680", "\u2681", "\u2682", "\u2683", "\u2684", "\u2685"];
+
+// ---------------------------------------------------------------- building elements (text only)
+
+function h(tag, props, ...children) {
+  const el = document.createElement(tag);
+  if (props) {
+    if (props.cls) el.className = props.cls;
+    if (props.title) el.title = String(props.title);
+    if (props.data) for (const [k, v] of Object.entries(props.data)) if (v !== undefined && v !== null) el.dataset[k] = String(v);
+    if (props.attrs) for (const [k, v] of Object.entries(props.attrs)) if (v !== undefined && v !== null && v !== false) el.setAttribute(k, v === true ? "" : String(v));
+    if (props.on) for (const [k, fn] of Object.entries(props.on)) el.addEventListener(k, fn);
+    if (props.width !== undefined) el.style.width = `${Math.round(Math.max(0, Math.min(1, props.width)) * 100)}%`;
+  }
+  add(el, children);
+  return el;
+}
+
+function add(el, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false || c === "") continue;
+    if (Array.isArray(c)) add(el, c);
+    else if (c instanceof Node) el.appendChild(c);
+    else el.appendChild(document.createTextNode(String(c)));
+  }
+}
+
+function text(tag, cls, value, title) {
+  const el = document.createElement(tag);
+  if (cls) el.className = cls;
+  el.textContent = value === null || value === undefined ? "" : String(value);
+  if (title) el.title = String(title);
+  return el;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+function svg(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, String(v));
+  for (const c of children) {
+    if (c === null || c === undefined) continue;
+    if (c instanceof Node) el.appendChild(c); else el.appendChild(document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+// ---------------------------------------------------------------- one table on the page
+
+function mount(model, el) {
+  const me = Math.random().toString(36).slice(2, 10);
+  let count = 0;
+  let pending = null;            // the intent sent and not yet answered: {id, at}
+  let clearing = null;           // form fields to forget once that intent went through: {id, keys}
+  const drafts = new Map();      // what the keeper typed and has not sent, by field key (kept across redraws)
+  let where = new Map();         // section id -> element (where a refusal or a question is shown)
+  let lastWhere = null;
+  let lastNotice = "[null,null]";
+  let lastSeq = null;
+
+  const root = document.createElement("div");
+  root.className = "db-root";
+  el.appendChild(root);
+
+  function send(intent, args) {
+    if (pending && Date.now() - pending.at < 8000) return;  // one click at a time: a double click acts once
+    const id = `${me}:${++count}`;
+    pending = { id, at: Date.now() };
+    lastWhere = intent.where || null;
+    root.classList.add("db-busy");
+    const message = { type: "intent", id, intent: args ? { ...intent, args } : intent };
+    model.send(message);
+    return id;
+  }
+
+  function button(label, intent, opts = {}) {
+    const b = h("button", {
+      cls: `db-btn${opts.cls ? " " + opts.cls : ""}`, title: opts.title, data: opts.data,
+      attrs: { type: "button", disabled: opts.disabled || !intent },
+      on: { click: (ev) => {
+        ev.stopPropagation();
+        if (!intent) return;
+        const id = send(intent, opts.args ? opts.args() : undefined);
+        if (id && opts.onSent) opts.onSent(id);
+      } },
+    });
+    add(b, Array.isArray(label) ? label : [label]);
+    return b;
+  }
+
+  function section(id, cls, ...children) {
+    const s = h("div", { cls: `db-section ${cls || ""}`, data: { where: id } }, ...children);
+    if (id) where.set(id, s);
+    return s;
+  }
+
+  // ---- forms: fields remember what was typed across redraws until the intent goes through
+  function fieldKey(formId, f) { return `${formId}.${f.name}`; }
+
+  function fieldEl(formId, f) {
+    const key = fieldKey(formId, f);
+    const has = drafts.has(key);
+    const value = has ? drafts.get(key) : f.value;
+    const remember = (v) => drafts.set(key, v);
+    let input;
+    if (f.kind === "choice") {
+      input = h("select", { cls: "db-input", data: { key }, attrs: { name: f.name } });
+      for (const o of f.options || []) {
+        const opt = text("option", null, o.label);
+        opt.value = o.value === null || o.value === undefined ? "" : String(o.value);
+        input.appendChild(opt);
+      }
+      input.value = value === null || value === undefined ? "" : String(value);
+      input.addEventListener("change", () => remember(input.value));
+    } else if (f.kind === "multi") {
+      const picked = new Set((value || []).map(String));
+      input = h("span", { cls: "db-multi", data: { key } });
+      for (const o of f.options || []) {
+        const box = h("input", { attrs: { type: "checkbox", value: String(o.value) } });
+        box.checked = picked.has(String(o.value));
+        box.addEventListener("change", () => {
+          remember([...input.querySelectorAll("input:checked")].map((x) => x.value));
+        });
+        input.appendChild(h("label", { cls: "db-check" }, box, o.label));
+      }
+      if (!(f.options || []).length) input.appendChild(text("span", "db-muted", "none known"));
+    } else if (f.kind === "flag") {
+      input = h("input", { cls: "db-flag", data: { key }, attrs: { type: "checkbox" } });
+      input.checked = !!value;
+      input.addEventListener("change", () => remember(input.checked));
+      return h("label", { cls: "db-field db-check", title: f.hint }, input, f.label);
+    } else {
+      input = h("input", {
+        cls: `db-input${f.kind === "number" ? " db-num" : ""}`, data: { key },
+        attrs: { type: f.kind === "number" ? "number" : "text", placeholder: f.hint || f.label, min: f.min, max: f.max, name: f.name },
+      });
+      input.value = value === null || value === undefined ? "" : String(value);
+      input.addEventListener("input", () => remember(input.value));
+    }
+    return h(f.kind === "multi" ? "div" : "label", { cls: "db-field", title: f.hint },
+      f.label ? text("span", "db-label", f.label) : null, input);
+  }
+
+  function readField(container, formId, f) {
+    const key = fieldKey(formId, f);
+    if (drafts.has(key)) return drafts.get(key);
+    return f.kind === "multi" ? (f.value || []) : f.value;
+  }
+
+  function formEl(form, cls) {
+    const box = h("div", { cls: `db-form ${cls || ""}`, data: { form: form.id } });
+    const fields = form.fields || [];
+    for (const f of fields) box.appendChild(fieldEl(form.id, f));
+    const submits = Array.isArray(form.submit) ? form.submit : [form.submit];
+    for (const s of submits) {
+      box.appendChild(button(s.label, s.intent, {
+        cls: "db-primary",
+        // what was typed is forgotten once the kernel says the intent went through (kept if refused)
+        onSent: (id) => { clearing = { id, keys: fields.map((f) => fieldKey(form.id, f)) }; },
+        args: () => {
+          const args = {};
+          for (const f of fields) args[f.name] = readField(box, form.id, f);
+          return args;
+        },
+      }));
+    }
+    box.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && ev.target.tagName === "INPUT" && ev.target.type !== "checkbox") {
+        const b = box.querySelector("button.db-primary");
+        if (b) { ev.preventDefault(); b.click(); }
+      }
+    });
+    return box;
+  }
+
+  // ---- pieces
+  function bar(frac, label, cls, data) {
+    const tone = frac > 0.5 ? "db-good" : frac > 0.25 ? "db-warn" : "db-bad";
+    return h("div", { cls: `db-bar ${cls || ""} ${tone}`, data, title: label },
+      h("div", { cls: "db-fill", width: frac }), text("span", "db-bar-label", label));
+  }
+
+  function pips(left, top) {
+    return text("span", "db-pips", "\u25c6".repeat(Math.max(0, left)) + "\u25c7".repeat(Math.max(0, top - left)),
+      `${left} of ${top} luck dice left`);
+  }
+
+  function die(d) {
+    if (d.mod !== undefined) return text("span", "db-mod", (d.mod >= 0 ? "+" : "\u2212") + Math.abs(d.mod));
+    const face = d.sides === 6 && !d.d66 ? PIPS[d.face - 1] || String(d.face) : String(d.face);
+    const cls = `db-die db-d${d.sides}${d.kept ? "" : " db-dropped"}${d.luck ? " db-luckdie" : ""}`;
+    const t = d.luck ? `luck die by ${d.luck}: ${d.sign > 0 ? "+" : "-"}${d.face}` :
+      d.d66 ? `d66 ${d.d66}: ${d.face}` : `d${d.sides}: ${d.face}${d.kept ? "" : " (dropped)"}`;
+    const sign = d.luck || d.sign < 0 ? (d.sign < 0 ? "\u2212" : "+") : null;
+    return h("span", { cls: "db-diewrap" }, sign ? text("span", "db-sign", sign) : null, text("span", cls, face, t));
+  }
+
+  function rollEl(r) {
+    return h("div", { cls: "db-roll", data: { total: r.total, name: r.name } },
+      text("span", "db-roll-label", r.label), text("code", "db-expr", r.expr),
+      h("span", { cls: "db-dice" }, (r.dice || []).map(die)),
+      text("b", "db-total", `= ${r.total}`), r.was !== null && r.was !== undefined ? text("span", "db-was", `(was ${r.was})`) : null);
+  }
+
+  function notice(kind, body, onClose) {
+    const box = h("div", { cls: `db-notice db-${kind}`, data: { kind } }, body);
+    if (onClose) box.appendChild(button("\u00d7", onClose, { cls: "db-close", title: "dismiss" }));
+    return box;
+  }
+
+  // ---- the header
+  function header(v) {
+    const undo = v.undo, redo = v.redo;
+    return h("div", { cls: "db-header" },
+      text("span", "db-title", v.title),
+      text("span", "db-session", `${v.session.text} \u00b7 ${v.session.clock}`),
+      v.mode === "keeper" ? h("span", { cls: "db-tabs" }, (v.panels || []).map((p) =>
+        button(p.label, p.intent, { cls: `db-tab${p.on ? " db-on" : ""}`, data: { panel: p.id } }))) : null,
+      v.mode === "keeper" && undo ? h("span", { cls: "db-undo" },
+        button(["\u21b6 ", undo.label], undo.enabled ? undo.intent : null, { cls: "db-undo-btn", title: undo.label }),
+        button(["\u21b7 ", redo.label], redo.enabled ? redo.intent : null, { cls: "db-redo-btn", title: redo.label })) : null);
+  }
+
+  // ---- the party strip
+  function partyStrip(party, v) {
+    const keeper = v.mode === "keeper";
+    return section("party", "db-party", party.map((c) => {
+      const cls = ["db-chip", c.selected ? "db-selected" : "", c.acting ? "db-acting" : "", c.dying ? "db-dying" : "",
+        c.dead ? "db-dead" : "", c.touched ? "db-touched" : ""].join(" ");
+      const chip = h("div", {
+        cls, data: { name: c.name, status: c.status, hearts: c.hearts, luck: c.luck },
+        on: keeper ? { click: () => send(c.select) } : undefined,
+        title: keeper ? `act as ${c.name}` : undefined,
+      },
+        h("div", { cls: "db-chip-head" }, text("b", "db-name", c.name), text("span", "db-sub", `${c.class} ${c.level}`),
+          c.badge ? text("span", "db-badge", c.badge) : null),
+        bar(c.frac, `\u2665 ${c.hearts_text}`, "db-hearts", { hearts: c.hearts, max: c.max_hearts, status: c.status }),
+        h("div", { cls: "db-chip-row" }, pips(c.luck, c.luck_max), text("span", "db-luck", `${c.player}`),
+          (c.resources || []).map((r) => text("span", "db-res", r.text))),
+        (c.conditions || []).length || c.pending ? h("div", { cls: "db-chip-row" },
+          (c.conditions || []).map((x) => text("span", "db-cond", x.text, x.title)),
+          c.pending ? text("span", "db-cond db-pending", "level-up choice waiting") : null) : null,
+        c.death_save ? button(c.death_save.label, c.death_save.intent, { cls: "db-danger db-deathsave" }) : null);
+      return chip;
+    }));
+  }
+
+  // ---- the fight bar
+  function fightBar(f, v) {
+    if (!f) return null;
+    const keeper = v.mode === "keeper";
+    if (!f.running) {
+      if (!keeper || v.panel !== "play") return null;
+      return section("fight", "db-fightbar db-nofight",
+        text("span", "db-label", "No fight. Start:"),
+        f.start.prepared.map((p) => button(p.label, p.intent, { cls: "db-start", title: p.note })),
+        formEl(f.start.form, "db-inline"));
+    }
+    const foeOf = new Map(f.foes.map((x) => [x.name, x]));
+    const order = h("div", { cls: "db-order" }, f.order.map((side) => h("span", { cls: "db-side" },
+      text("b", "db-label", side.label),
+      side.chips.map((c) => {
+        const foe = foeOf.get(c.name);
+        const chip = h("span", {
+          cls: `db-turn${c.acting ? " db-acting" : ""}${c.dead ? " db-dead" : ""}${c.dying ? " db-dying" : ""}${foe ? " db-foe" : ""}${foe && foe.touched ? " db-touched" : ""}`,
+          data: { name: c.name, hearts: foe ? foe.hearts : null, status: foe ? foe.status : null },
+          title: foe ? foe.sub : undefined,
+          on: keeper && foe ? { click: () => send(foe.select) } : undefined,
+        }, text("span", "db-turn-name", c.name),
+          foe ? bar(foe.frac, `\u2665 ${foe.hearts_text}`, "db-hearts db-small", { hearts: foe.hearts, status: foe.status }) : null,
+          keeper && c.earlier ? button("\u25c0", c.earlier, { cls: "db-mini", title: `${c.name} acts earlier` }) : null);
+        return chip;
+      }))));
+    return section("fight", "db-fightbar",
+      h("div", { cls: "db-fight-head" },
+        text("b", "db-fight-name", f.name), text("span", "db-fight-status", f.status),
+        f.note ? text("span", "db-note db-fight-note", f.note, f.note) : null,
+        keeper ? h("span", { cls: "db-fight-buttons" },
+          (f.initiative || []).map((b) => button(b.label, b.intent, { cls: "db-primary" })),
+          f.next ? button(f.next.label, f.next.intent, { cls: "db-primary db-next" }) : null,
+          f.end ? button(f.end.label, f.end.intent, { cls: "db-end" }) : null,
+          f.join ? formEl(f.join, "db-inline db-join") : null) : null),
+      order);
+  }
+
+  // ---- the action bar
+  function oddsLabel(label, odds, extra) {
+    return [text("span", "db-btn-label", label), odds ? text("span", "db-odds", `${odds}${extra || ""}`) : null];
+  }
+
+  function checks(c, who) {
+    const target = h("input", { cls: "db-input db-num db-target", data: { key: "checks.target" }, attrs: { type: "number", min: 1, max: 100 } });
+    target.value = String(c.target);
+    target.addEventListener("change", () => send({ ...c.set_target, target: target.value }));
+    const vs = h("select", { cls: "db-input db-vs", data: { key: "checks.vs" } });
+    for (const o of c.vs_options) { const opt = text("option", null, o.label); opt.value = String(o.value); vs.appendChild(opt); }
+    vs.value = c.vs || "";
+    vs.addEventListener("change", () => send({ ...c.set_vs, vs: vs.value }));
+    return section("checks", "db-checks",
+      h("div", { cls: "db-row" }, text("b", "db-h", `Checks ${c.against}`),
+        text("span", "db-label", "target"), target,
+        c.presets.map((p) => button(p.label, p.intent, { cls: `db-mini${p.on ? " db-on" : ""}` })),
+        text("span", "db-label", "or vs"), vs),
+      h("div", { cls: "db-row db-wrap" }, c.skills.map((s) =>
+        button(oddsLabel(s.label, s.odds), s.intent, { cls: "db-skill", title: s.title }))));
+  }
+
+  function attacks(a) {
+    if (!a) return null;
+    const opts = h("div", { cls: "db-row db-wrap db-options" }, text("b", "db-h", "Attack"),
+      a.options.map((o) => {
+        if (o.kind === "flag") {
+          const box = h("input", { attrs: { type: "checkbox" } });
+          box.checked = !!o.value;
+          box.addEventListener("change", () => send({ ...o.intent, value: box.checked }));
+          return h("label", { cls: "db-check", title: o.title, data: { option: o.name } }, box, o.label);
+        }
+        const input = h("input", { cls: `db-input ${o.kind === "number" ? "db-num" : "db-short"}`, data: { key: `attack.${o.name}`, option: o.name },
+          attrs: { type: o.kind === "number" ? "number" : "text", min: o.min, max: o.max, placeholder: o.kind === "number" ? "1" : "+0" } });
+        input.value = o.value === null || o.value === undefined ? "" : String(o.value);
+        input.addEventListener("change", () => send({ ...o.intent, value: input.value }));
+        return h("label", { cls: "db-field", title: o.title }, text("span", "db-label", o.label), input);
+      }));
+    const rows = h("div", { cls: "db-targets" }, a.rows.map((r) => h("div", { cls: `db-target db-${r.status}`, data: { name: r.name } },
+      h("div", { cls: "db-target-head" }, text("b", "db-name", r.name), bar(r.frac, `\u2665 ${r.hearts_text}`, "db-hearts db-small")),
+      h("div", { cls: "db-row db-wrap" }, r.buttons.map((b) =>
+        button(oddsLabel(b.label, b.odds, a.each ? " each" : ""), b.intent, { cls: "db-attack", title: b.title }))))));
+    if (!a.rows.length) rows.appendChild(text("div", "db-muted", "no one left to attack"));
+    return section("attack", "db-attacks", opts, a.note ? text("div", "db-muted", a.note) : null, rows);
+  }
+
+  function action(x) {
+    const head = h("div", { cls: "db-action-head" }, text("b", "db-name", x.name), text("span", "db-cost", x.cost),
+      x.note ? text("span", "db-muted", x.note) : null);
+    let control = null;
+    if (x.kind === "button") control = button(x.name, x.intent, { cls: "db-use", title: x.effect });
+    else if (x.kind === "chips") control = h("span", { cls: "db-chips" }, x.chips.map((c) =>
+      button(oddsLabel(c.label, c.odds), c.intent, { cls: "db-use", title: `${x.name} \u2192 ${c.label}` })));
+    else if (x.kind === "form") control = x.open ? formEl(x.form, "db-inline") :
+      button(`${x.name}\u2026`, x.toggle, { cls: "db-use", title: "open the form" });
+    const close = x.kind === "form" && x.open ? button("\u00d7", x.toggle, { cls: "db-close", title: "close" }) : null;
+    return section(x.key, `db-action${x.ready ? "" : " db-unready"}`, h("div", { cls: "db-row db-wrap" }, head, control, close),
+      text("div", "db-effect", x.effect));
+  }
+
+  function actor(a, v) {
+    if (!a) return text("div", "db-muted", "No one at the table yet.");
+    const sheet = a.sheet ? text("div", "db-sheet", a.sheet.rows.join(" \u00b7 "), a.sheet.rows.join("\n")) : null;
+    const parts = [section("actor", "db-actor-head",
+      h("div", { cls: "db-row" }, text("b", "db-actor-name", a.name), text("span", "db-sub", a.hearts_text),
+        a.acting ? text("span", "db-badge db-turnbadge", "acting now") : null,
+        a.why_not ? text("span", "db-muted", a.why_not) : null,
+        a.turn && a.turn.text ? text("span", `db-muted${a.turn.why ? " db-offturn" : ""}`, a.turn.text) : null), sheet,
+      a.death_save ? button(a.death_save.label, a.death_save.intent, { cls: "db-danger db-deathsave db-big" }) : null)];
+    if (v.mode !== "keeper") return parts;
+    if ((a.choices || []).length) parts.push(choices(a.choices));
+    if (a.attacks) parts.push(attacks(a.attacks));   // in a fight the attacks come first
+    if (a.checks && !a.attacks) parts.push(checks(a.checks, a.name));
+    if ((a.abilities || []).length) parts.push(h("div", { cls: "db-group" }, text("b", "db-h", "Abilities"), a.abilities.map(action)));
+    if ((a.spells || []).length) parts.push(h("div", { cls: "db-group" }, text("b", "db-h", "Spells"), a.spells.map(action)));
+    if (a.checks && a.attacks) parts.push(checks(a.checks, a.name));
+    return parts;
+  }
+
+  function choices(list) {
+    return list.map((c) => section(c.key, "db-choice", text("b", "db-h", c.title),
+      h("div", { cls: "db-row db-wrap" }, c.options.map((o) =>
+        h("span", { cls: "db-option" }, button(o.label, o.intent, { cls: "db-primary", title: o.effect }), text("span", "db-effect", o.effect))))));
+  }
+
+  // ---- the outcome, luck dice and real dice
+  function outcomeEl(o, v) {
+    if (!o) return text("div", "db-muted", "Nothing has happened yet: start a session in the Keeper panel.");
+    const verdict = o.verdict ? text("span", `db-verdict ${o.verdict.good === true ? "db-yes" : o.verdict.good === false ? "db-no" : ""}`,
+      o.verdict.word) : null;
+    return section("outcome", "db-outcome", h("div", { cls: "db-result", data: { seq: o.seq, kind: o.kind } },
+      h("div", { cls: "db-outcome-text" }, verdict, text("span", "db-said", o.text)),
+      (o.lines || []).map((l) => text("div", "db-line", l)),
+      (o.rolls || []).map(rollEl),
+      o.standing === false ? text("div", "db-muted", "this action no longer stands (undone)") : null,
+      (o.follow || []).map((b) => button(b.label, b.enabled === false ? null : b.intent,
+        { cls: b.danger ? "db-danger db-deathsave" : "db-primary", title: b.title }))));
+  }
+
+  function luckEl(l) {
+    if (!l) return null;
+    return section("luck", "db-luckbox",
+      h("div", { cls: "db-row db-wrap" }, text("b", "db-h", "Luck dice on"), text("span", "db-luck-on", l.on),
+        l.players.map((p) => button([p.player, " ", pips(p.left, 3)], p.intent,
+          { cls: `db-mini db-player${p.on ? " db-on" : ""}`, data: { player: p.player, luck: p.left }, title: `${p.player} spends the luck dice` }))),
+      l.rows.map((r) => h("div", { cls: "db-row db-wrap db-luckrow", data: { roll: r.name } },
+        text("span", "db-roll-label", `${r.label}: ${r.total}`),
+        r.plus ? button(r.plus.label, r.plus.intent, { cls: "db-luck-plus db-mini", title: r.plus.title }) : text("span", "db-muted", r.player ? `${r.player} has no luck dice left` : "pick a player"),
+        r.minus ? button(r.minus.label, r.minus.intent, { cls: "db-luck-minus db-mini", title: r.minus.title }) : null,
+        formEl(r.amend, "db-inline db-amend"))));
+  }
+
+  function logEl(rows, v) {
+    const list = h("div", { cls: "db-log", data: { scroll: "log" } }, rows.map((r) => h("div", {
+      cls: `db-logrow${r.mark ? " db-" + r.mark : ""}`, data: { seq: r.seq, kind: r.kind, mark: r.mark || null }, title: r.note,
+    }, text("span", "db-seq", `#${r.seq}`), text("span", "db-logtext", r.text), r.note ? text("span", "db-lognote", r.note) : null)));
+    if (!rows.length) list.appendChild(text("div", "db-muted", "The log is empty."));
+    return list;
+  }
+
+  // ---- the keeper's panel
+  function card(title, id, ...body) { return section(id, "db-card", text("b", "db-h", title), ...body); }
+
+  function rowsOf(rows) {
+    return rows.map((r) => h("div", { cls: `db-row db-wrap db-item${r.done ? " db-done" : ""}` },
+      text("span", "db-name", r.name + (r.done ? " (done)" : "")),
+      r.intent ? button(r.label, r.intent, { cls: "db-mini" }) : null,
+      r.note ? text("div", "db-note", r.note) : null));
+  }
+
+  function keeperPanel(k) {
+    const out = [
+      card("Session", "keeper:session", text("div", "db-sub", k.session.text),
+        h("div", { cls: "db-row db-wrap" }, k.session.buttons.map((b) => button(b.label, b.intent, { cls: b.primary ? "db-primary" : "" })))),
+    ];
+    if (k.fight) out.push(card("Start a fight", "fight", k.fight.prepared.map((p) => h("div", { cls: "db-item" },
+      button(p.label, p.intent, { cls: "db-start" }), text("div", "db-note", p.note))), formEl(k.fight.form, "db-inline")));
+    out.push(card("Quests", "keeper:quests", rowsOf(k.quests.rows), formEl(k.quests.form, "db-inline")));
+    out.push(card("Rooms", "keeper:rooms", rowsOf(k.rooms.rows), formEl(k.rooms.form, "db-inline")));
+    out.push(card("Coins", "keeper:coins", text("div", "db-note", k.coins.hint), formEl(k.coins.earn, "db-inline"),
+      formEl(k.coins.spend, "db-inline"), text("div", "db-note", `purses: ${k.coins.purses}`)));
+    out.push(card("XP", "keeper:xp", text("div", "db-note", k.xp.hint), formEl(k.xp.form, "db-inline")));
+    out.push(card("Hearts by hand", "keeper:by_hand", formEl(k.by_hand.form, "db-inline")));
+    out.push(card("Levels", "keeper:levels", k.levels.map((l) => h("div", { cls: "db-row db-wrap db-item" },
+      text("span", null, l.text), l.intent ? button(l.label, l.intent, { cls: l.ready ? "db-primary db-mini" : "db-mini" }) : null))));
+    out.push(card("Conditions", "keeper:conditions", k.conditions.rows.map((r) => h("div", { cls: "db-row db-item" },
+      text("span", null, r.text), button("End", r.intent, { cls: "db-mini" }))), formEl(k.conditions.form, "db-inline")));
+    out.push(card("Roll", "keeper:roll", formEl(k.roll, "db-inline")));
+    if (k.give) out.push(card("Found items", "keeper:give", formEl(k.give, "db-inline")));
+    out.push(card("Campaign folder", "keeper:download", button(k.download.label, k.download.intent, { cls: "db-download" }),
+      text("div", "db-note", k.download.hint)));
+    return h("div", { cls: "db-keeper" }, out);
+  }
+
+  function sheets(list) {
+    return h("div", { cls: "db-sheets" }, list.map((s) => section(`sheet:${s.name}`, "db-card db-sheetcard", text("b", "db-h", s.name),
+      s.rows.map((r) => text("div", "db-line", r)), s.choices && s.choices.length ? choices(s.choices) : null)));
+  }
+
+  // ---- charts: SVG from the series the view model carries
+  function lineChart(title, series, opts) {
+    const W = 560, H = 210, L = 40, B = 24, T = 22, R = 110;
+    const xs = series.flatMap((s) => s.points.map((p) => p[0]));
+    const ys = series.flatMap((s) => s.points.map((p) => p[1])).concat((opts.marks || []).map((m) => m.y));
+    const x0 = Math.min(0, ...xs), x1 = Math.max(1, ...xs, opts.last || 0);
+    const y1 = Math.max(1, ...ys);
+    const X = (x) => L + ((x - x0) / (x1 - x0 || 1)) * (W - L - R);
+    const Y = (y) => H - B - (y / y1) * (H - B - T);
+    const g = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "db-chart", role: "img" });
+    g.appendChild(svg("text", { x: 4, y: 14, class: "db-chart-title" }, title));
+    g.appendChild(svg("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "db-axis" }));
+    g.appendChild(svg("line", { x1: L, y1: T, x2: L, y2: H - B, class: "db-axis" }));
+    g.appendChild(svg("text", { x: L - 4, y: Y(y1) + 4, class: "db-tick", "text-anchor": "end" }, y1));
+    g.appendChild(svg("text", { x: L - 4, y: H - B, class: "db-tick", "text-anchor": "end" }, 0));
+    g.appendChild(svg("text", { x: W - R, y: H - 6, class: "db-tick", "text-anchor": "end" }, opts.xlabel || "event"));
+    for (const m of opts.marks || []) {
+      g.appendChild(svg("line", { x1: L, y1: Y(m.y), x2: W - R, y2: Y(m.y), class: "db-mark" }));
+      g.appendChild(svg("text", { x: W - R + 4, y: Y(m.y) + 4, class: "db-tick" }, m.label));
+    }
+    series.forEach((s, i) => {
+      const pts = s.points.map((p) => `${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(" ");
+      const cls = `db-series db-c${i % 8}${s.side === "foes" ? " db-foe-line" : ""}`;
+      g.appendChild(svg("polyline", { points: pts, class: cls }, svg("title", {}, s.name)));
+      const last = s.points[s.points.length - 1];
+      if (last) g.appendChild(svg("text", { x: W - R + 4, y: Y(last[1]) + 4 + (i % 3) * 0, class: `db-legend db-c${i % 8}` }, `${s.name} ${last[1]}`));
+    });
+    return g;
+  }
+
+  function chartsEl(c) {
+    if (!c) return text("div", "db-muted", "Charts need the analysis extra: pip install 'delvebook[analysis]'");
+    return h("div", { cls: "db-charts" },
+      lineChart("XP per delver (level thresholds dashed)", c.xp.series, { marks: c.xp.thresholds.map((t) => ({ y: t.xp, label: `level ${t.level}` })), last: c.xp.last }),
+      c.hearts ? lineChart(`Hearts in fight ${c.hearts.number}`, c.hearts.series, {}) : text("div", "db-muted", "No fight yet: hearts are charted per fight."));
+  }
+
+  // ---- the whole view
+  function build(v) {
+    where = new Map();
+    const keeper = v.mode === "keeper";
+    const body = h("div", { cls: `db-table db-mode-${v.mode} db-scope-${v.scope}`, data: { mode: v.mode, scope: v.scope } });
+    if (v.scope === "table") {
+      body.appendChild(header(v));
+      body.appendChild(partyStrip(v.party || [], v));
+      const fb = fightBar(v.fight, v);
+      if (fb) body.appendChild(fb);
+      let left;
+      if (!keeper || v.panel === "play") left = actor(v.actor, v);
+      else if (v.panel === "keeper") left = keeperPanel(v.keeper);
+      else if (v.panel === "party") left = sheets(v.sheets || []);
+      else if (v.panel === "charts") left = chartsEl(v.charts);
+      const right = h("div", { cls: "db-right" },
+        h("div", { cls: "db-outbox", data: { scroll: "out" } }, outcomeEl(v.outcome, v), keeper ? luckEl(v.luck) : null),
+        text("b", "db-h db-logh", "Log"), logEl(v.log || [], v));
+      body.appendChild(h("div", { cls: "db-main" }, h("div", { cls: "db-left", data: { scroll: "left" } }, left), right));
+    } else if (v.scope === "card") {
+      if (v.party && v.party.length) body.appendChild(partyStrip(v.party, v));
+      body.appendChild(h("div", { cls: "db-main db-stack" }, h("div", { cls: "db-left" }, actor(v.actor, v)),
+        h("div", { cls: "db-right" }, outcomeEl(v.outcome, v), luckEl(v.luck))));
+    } else if (v.scope === "fight") {
+      body.appendChild(partyStrip(v.party || [], v));
+      const fb = fightBar(v.fight, { ...v, panel: "play" });
+      if (fb) body.appendChild(fb);
+      body.appendChild(h("div", { cls: "db-main db-stack" }, h("div", { cls: "db-left" }, v.actor ? actor(v.actor, v) : null),
+        h("div", { cls: "db-right" }, outcomeEl(v.outcome, v), luckEl(v.luck))));
+    } else if (v.scope === "log") {
+      if (keeper && v.undo) body.appendChild(h("div", { cls: "db-header" }, text("span", "db-title", v.title),
+        h("span", { cls: "db-undo" }, button(["\u21b6 ", v.undo.label], v.undo.enabled ? v.undo.intent : null, { cls: "db-undo-btn" }),
+          button(["\u21b7 ", v.redo.label], v.redo.enabled ? v.redo.intent : null, { cls: "db-redo-btn" }))));
+      body.appendChild(logEl(v.log || [], v));
+    } else if (v.scope === "roll") {
+      body.appendChild(outcomeEl(v.outcome, v));
+      body.appendChild(luckEl(v.luck) || text("span", null, ""));
+    }
+    // a refusal or a question shows where the keeper clicked (else beside the outcome)
+    const place = (id) => where.get(id) || (lastWhere && where.get(lastWhere)) || where.get("outcome") || body.firstChild;
+    if (v.refusal) {
+      const box = notice("refused", [text("b", null, "Refused: "), text("span", "db-said", v.refusal.text),
+        v.refusal.override ? formEl(v.refusal.override, "db-inline") : null],
+        { do: "dismiss", where: v.refusal.where });
+      const at = place(v.refusal.where);
+      at.insertBefore(box, at.firstChild ? at.firstChild.nextSibling : null);
+    }
+    if (v.confirm) {
+      const c = v.confirm;
+      const box = notice("confirm", [text("span", "db-said", c.text),
+        button(c.yes_label, c.yes, { cls: "db-danger db-yes-btn" }),
+        (c.also || []).map((b) => button(b.label, b.intent, { cls: "db-yes-btn" })),
+        button(c.no_label, c.no, { cls: "db-no-btn" })]);
+      const at = place(c.where);
+      at.insertBefore(box, at.firstChild ? at.firstChild.nextSibling : null);
+    }
+    return body;
+  }
+
+  function draw() {
+    const v = model.get("view") || {};
+    if (!v.scope) return;
+    if (pending && v.ack === pending.id) {
+      if (clearing && clearing.id === pending.id && !v.refusal) for (const k of clearing.keys) drafts.delete(k);
+      pending = null;
+      clearing = null;
+      root.classList.remove("db-busy");
+    }
+    // keep what the page itself holds across the redraw: scroll positions, and the field being typed in
+    const scrolls = {};
+    for (const s of root.querySelectorAll("[data-scroll]")) scrolls[s.dataset.scroll] = s.scrollTop;
+    const seq = v.outcome ? v.outcome.seq : null;
+    if (seq !== lastSeq) { delete scrolls.out; lastSeq = seq; }  // a new outcome shows from its top
+    const active = document.activeElement && root.contains(document.activeElement) ? document.activeElement.dataset.key : null;
+    const body = build(v);
+    root.replaceChildren(body);
+    for (const s of root.querySelectorAll("[data-scroll]")) if (scrolls[s.dataset.scroll]) s.scrollTop = scrolls[s.dataset.scroll];
+    if (active) {
+      const again = [...root.querySelectorAll("[data-key]")].find((x) => x.dataset.key === active);
+      if (again && again.focus) again.focus();
+    }
+    const said = JSON.stringify([v.refusal, v.confirm]);
+    if (said !== lastNotice) {  // a new refusal or question: make sure it is in view
+      lastNotice = said;
+      const shown = root.querySelector(".db-notice");
+      if (shown && shown.scrollIntoView) shown.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  function onCustom(msg, buffers) {
+    if (!msg || msg.type !== "download" || !buffers || !buffers.length) return;
+    const blob = new Blob([buffers[0]], { type: "application/zip" });
+    const url = URL.createObjectURL(blob);
+    const a = h("a", { attrs: { href: url, download: msg.name } });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  }
+
+  model.on("change:view", draw);
+  model.on("msg:custom", onCustom);
+  draw();
+  return () => {
+    model.off("change:view", draw);
+    model.off("msg:custom", onCustom);
+  };
+}
+
+export default {
+  render({ model, el }) {
+    return mount(model, el);
+  },
+};

@@ -1,0 +1,108 @@
+"""The table as one anywidget: a plain ES module and a CSS file (``static/``, shipped in the package, no build
+step, nothing fetched) draw the view model that ``view.table_view`` computes.
+
+One synced trait, ``view``. A click in the page sends one custom message (``{"type": "intent", "id", "intent"}``);
+the widget performs it (``intents.perform``) and sets ``view`` once: one message each way per click. An action
+made elsewhere (another cell, another widget of the same campaign) reaches the table through the campaign's
+listeners and redraws it the same way. The widget holds no rule and no cache: the view is computed from state
+each time. A reloaded page or a second browser gets the widget's state from the kernel: the live table.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+import weakref
+from importlib import resources
+from typing import Any
+
+import anywidget
+import traitlets
+
+from .intents import perform
+from .view import UI, table_view
+
+__all__ = ["Table"]
+
+log = logging.getLogger(__name__)
+
+
+def _static(name: str) -> str:
+    # read as text, not given as a path: anywidget would watch a path with a thread (none under Pyodide)
+    return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
+
+
+def _listener(table: "Table"):
+    """A campaign listener that lets a table go when nothing else holds it (a cell re-run makes a new one)."""
+    ref = weakref.ref(table)
+
+    def on_event(outcome) -> None:
+        t = ref()
+        if t is None:
+            try:
+                camp.listeners.remove(on_event)
+            except ValueError:
+                pass
+            return
+        t.campaign_changed(outcome)
+
+    camp = table.camp
+    return on_event
+
+
+class Table(anywidget.AnyWidget):
+    """The keeper's table (or one part of it: a card, the fight, the log, a roll) for one campaign."""
+
+    _esm = _static("table.js")
+    _css = _static("table.css")
+    view = traitlets.Dict().tag(sync=True)
+
+    def __init__(self, camp, *, scope: str = "table", who: str | None = None, focus: int | None = None,
+                 mode: str = "keeper", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.camp = camp
+        self.ui = UI(scope=scope, who=who, focus=focus, mode=mode)
+        self._acting = False
+        self.on_msg(self._on_msg)
+        camp.listeners.append(_listener(self))
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Compute the view model from the campaign as it stands and send it (one message)."""
+        self.view = table_view(self.camp, self.ui)
+
+    # ---- from the page
+    def _on_msg(self, _widget, content: Any, buffers: Any) -> None:
+        if not isinstance(content, dict) or content.get("type") != "intent":
+            return
+        self.handle(content.get("intent") or {}, content.get("id"))
+
+    def handle(self, intent: dict, ack: Any = None) -> Any:
+        """Perform one intent as if clicked, and send the new view (what the page's message does)."""
+        self._acting = True
+        out = None
+        try:
+            out = perform(self.camp, self.ui, intent)
+            touched = getattr(out, "touched", None)  # who the event changed: their chips flash once
+            self.ui.touched = sorted(touched.delvers | touched.foes) if touched is not None else []
+            if intent.get("do") == "download" and self.ui.mode == "keeper":
+                self.send({"type": "download", "name": f"{self.camp.path.name}.zip"}, [self.camp.export_zip()])
+        except Exception as err:  # noqa: BLE001  (a bug must not leave the page waiting: say it, log it)
+            log.error("delvebook table: %s", traceback.format_exc())
+            self.ui.refusal = {"text": f"the table hit an error: {type(err).__name__}: {err}",
+                               "where": intent.get("where") if isinstance(intent, dict) else None}
+        finally:
+            self._acting = False
+        self.ui.ack = ack
+        self.refresh()
+        return out
+
+    # ---- from the campaign
+    def campaign_changed(self, outcome) -> None:
+        """An event was recorded (by this table, another one, or code): show the campaign as it stands."""
+        if self._acting:
+            return  # this table's own click: it sends its view once, when the click is done
+        touched = getattr(outcome, "touched", None)
+        self.ui.touched = sorted(touched.delvers | touched.foes) if touched is not None else []
+        self.ui.refusal = None
+        self.refresh()

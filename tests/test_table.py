@@ -1,0 +1,749 @@
+"""The keeper's table without a browser: each intent a click sends changes the campaign (and its log on disk) as
+the rules say, and the view model the page draws shows it, in the game's words. The view model is plain JSON,
+a pure function of the campaign and the UI state; the page only draws it (no markup is ever built from it)."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("anywidget")
+
+import delvebook as db  # noqa: E402
+from delvebook.distribution import percent  # noqa: E402
+from delvebook.engine import queries  # noqa: E402
+from delvebook.store import read_log  # noqa: E402
+from delvebook.table import UI, Table, perform, table_view  # noqa: E402
+from delvebook.table import words  # noqa: E402
+
+from conftest import CAMPAIGNS  # noqa: E402
+
+STATIC = Path(db.__file__).parent / "table" / "static"
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture
+def camp(tmp_path):
+    shutil.copytree(CAMPAIGNS / "the-sunken-keep", tmp_path / "keep")
+    c = db.Campaign.open(tmp_path / "keep")
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def ui():
+    return UI()
+
+
+def click(camp, ui, **intent):
+    """What a click does: the intent performed, then the view the page would get."""
+    perform(camp, ui, intent)
+    view = table_view(camp, ui)
+    json.dumps(view)  # always JSON: it is what the page receives
+    return view
+
+
+def kinds_on_disk(camp) -> list[str]:
+    events, problems = read_log(camp.path)
+    assert not problems
+    return [e["kind"] for e in events]
+
+
+def chip(view, name):
+    return next(c for c in view["party"] if c["name"] == name)
+
+
+def skill(view, label_start):
+    return next(s for s in view["actor"]["checks"]["skills"] if s["label"].startswith(label_start))
+
+
+def fight_started(camp, ui, first="party"):
+    click(camp, ui, do="start_session")
+    click(camp, ui, do="start_fight", prepared="causeway_ambush")
+    return click(camp, ui, do="initiative", first=first)
+
+
+def attack_button(view, target, weapon_start=""):
+    row = next(r for r in view["actor"]["attacks"]["rows"] if r["name"] == target)
+    return next(b for b in row["buttons"] if b["label"].startswith(weapon_start))
+
+
+def action(view, name, group="abilities"):
+    return next(a for a in view["actor"][group] if a["name"] == name)
+
+
+# ---------------------------------------------------------------- the view model itself
+
+def test_the_view_model_is_json_and_a_pure_function_of_the_campaign_and_the_ui(camp, ui):
+    before = json.dumps(camp.state, sort_keys=True), len(camp.events)
+    a, b = table_view(camp, ui), table_view(camp, ui)
+    assert a == b and json.loads(json.dumps(a)) == a
+    assert (json.dumps(camp.state, sort_keys=True), len(camp.events)) == before
+    assert {"party", "fight", "actor", "outcome", "luck", "log", "undo", "redo", "panels", "session", "mode"} <= set(a)
+    assert a["mode"] == "keeper" and [c["name"] for c in a["party"]] == ["Wren", "Brakka", "Ilse", "Father Odo", "Sable"]
+
+
+def test_every_control_carries_the_intent_it_sends_and_every_intent_is_one_the_table_knows(camp, ui):
+    from delvebook.table.intents import INTENTS
+    fight_started(camp, ui)
+    views = [table_view(camp, ui)]
+    for panel in ("keeper", "party", "charts", "play"):
+        views.append(click(camp, ui, do="panel", panel=panel))
+    found = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            if "do" in x and isinstance(x["do"], str):
+                found.append(x["do"])
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    for v in views:
+        walk(v)
+    assert found and set(found) <= set(INTENTS), set(found) - set(INTENTS)
+
+
+def test_the_page_sets_every_text_as_text_and_never_builds_markup():
+    js = (STATIC / "table.js").read_text()
+    for forbidden in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "DOMParser",
+                      "createContextualFragment", "eval(", "new Function", "fetch(", "import("):
+        assert forbidden not in js, forbidden
+    assert "textContent" in js and "createTextNode" in js
+    assert not re.search(r"\bhttps?://(?!www\.w3\.org/2000/svg)", js), "nothing is fetched from a network"
+
+
+def test_names_like_markup_reach_the_view_model_as_plain_text(tmp_path):
+    c = db.Campaign.create(tmp_path / "evil", name=f"{EVIL} Keep", seed=5,
+                           delvers=[{"name": EVIL, "class": "rogue", "player": "<b onmouseover=alert(3)>Mal</b>"}])
+    try:
+        ui = UI()
+        click(c, ui, do="start_session")
+        view = click(c, ui, do="check", who=EVIL, skill="stealth")
+        text = json.dumps(view)
+        assert EVIL in view["title"] and chip(view, EVIL)["player"] == "<b onmouseover=alert(3)>Mal</b>"
+        assert EVIL in view["outcome"]["text"]
+        assert "&lt;" not in text, "the view model carries text, never escaped HTML: the page sets it as text"
+    finally:
+        c.close()
+
+
+def test_the_pure_table_needs_nothing_pyodide_lacks():
+    for path in (Path(db.__file__).parent / "table").glob("*.py"):
+        src = path.read_text()
+        for mod in ("threading", "subprocess", "fcntl", "multiprocessing", "socket", "signal"):
+            assert not re.search(rf"^\s*(import|from) {mod}\b", src, re.M), (path.name, mod)
+
+
+# ---------------------------------------------------------------- sessions, checks, luck, real dice
+
+def test_start_session_gives_each_player_three_luck_dice_and_the_party_strip_shows_them(camp, ui):
+    view = click(camp, ui, do="start_session")
+    assert kinds_on_disk(camp) == ["start_session"]
+    assert view["session"]["active"] and chip(view, "Wren")["luck"] == 3 and chip(view, "Wren")["luck_max"] == 3
+    assert view["outcome"]["text"] == "Session 1 begins: every player has 3 luck dice"
+
+
+def test_a_check_shows_its_exact_odds_before_the_click_and_its_dice_after(camp, ui):
+    view = click(camp, ui, do="start_session")
+    stealth = skill(view, "Stealth")
+    assert stealth["label"] == "Stealth +D6"
+    assert stealth["odds"] == percent(db.odds("d20+d6", target=10), 0)
+    view = click(camp, ui, **stealth["intent"])
+    e = camp.events[-1]
+    assert e["kind"] == "check" and e["target"] == 10 and e["skill"] == "stealth"
+    out = view["outcome"]
+    assert out["seq"] == e["seq"] and out["verdict"]["word"] in ("success", "failure")
+    assert out["text"].startswith(f"Wren: Stealth check {e['total']} vs 10: ")
+    dice = out["rolls"][0]["dice"]
+    assert [d["sides"] for d in dice] == [20, 6] and [d["face"] for d in dice] == e["rolls"]["check"]["faces"]
+
+
+def test_the_target_number_and_an_opponent_change_the_odds_every_button_shows(camp, ui):
+    click(camp, ui, do="start_session")
+    view = click(camp, ui, do="target", target=15, where="checks")
+    assert skill(view, "Stealth")["odds"] == percent(db.odds("d20+d6", target=15), 0)
+    assert view["actor"]["checks"]["against"] == "vs 15"
+    view = click(camp, ui, do="vs", vs="Brakka", where="checks")
+    expected = queries.check_odds(camp.state, camp.rules, "Wren", "stealth", vs="Brakka")
+    assert skill(view, "Stealth")["odds"] == percent(expected, 0)
+    view = click(camp, ui, **skill(view, "Stealth")["intent"])
+    assert camp.events[-1]["vs"] == "Brakka" and "vs Brakka" in view["outcome"]["text"]
+    view = click(camp, ui, do="target", target="abc", where="checks")
+    assert view["refusal"]["where"] == "checks" and "whole number" in view["refusal"]["text"]
+
+
+def test_a_luck_die_by_any_player_replaces_the_roll_and_the_log_marks_the_original(camp, ui):
+    click(camp, ui, do="start_session")
+    view = click(camp, ui, do="check", who="Wren", skill="stealth", where="checks")
+    row = view["luck"]["rows"][0]
+    assert row["player"] == "Ana" and row["plus"]["label"] == "+ Ana"
+    view = click(camp, ui, do="luck_player", player="Ben", seq=view["luck"]["seq"], where="luck")
+    row = view["luck"]["rows"][0]
+    assert row["player"] == "Ben"  # any player may spend on any roll
+    view = click(camp, ui, **row["minus"]["intent"])
+    e = camp.events[-1]
+    assert e["luck"] == {"player": "Ben", "roll": "check", "sign": -1, "face": e["luck"]["face"]}
+    assert chip(view, "Brakka")["luck"] == 2 and chip(view, "Wren")["luck"] == 3
+    assert view["outcome"]["text"].startswith("Ben spends a luck die on the check roll: -")
+    assert any(d.get("luck") == "Ben" for d in view["outcome"]["rolls"][0]["dice"])
+    marks = {r["seq"]: r["mark"] for r in view["log"]}
+    assert marks[e["replaces"]] == "replaced" and marks[e["seq"]] == ""
+
+
+def test_after_a_foe_attacks_the_defenders_player_is_offered_the_luck_die(camp, ui):
+    fight_started(camp, ui, first="foes")
+    view = table_view(camp, ui)
+    assert view["actor"]["name"] == "Bog goblin 1" and view["actor"]["side"] == "foe"
+    view = click(camp, ui, **attack_button(view, "Sable")["intent"])
+    rows = {r["name"]: r for r in view["luck"]["rows"]}
+    assert rows["attack"]["player"] == "Eli" and rows["resist"]["player"] == "Eli"  # Sable's player, one click
+
+
+def test_real_dice_typed_replace_the_roll_and_make_the_outcome_exact(camp, ui):
+    click(camp, ui, do="start_session")
+    click(camp, ui, do="check", who="Wren", skill="stealth", where="checks")
+    view = table_view(camp, ui)
+    amend = view["luck"]["rows"][0]["amend"]
+    view = click(camp, ui, **amend["submit"]["intent"], args={"faces": "14 3"})
+    e = camp.events[-1]
+    assert e["amended"] == ["check"] and e["rolls"]["check"]["faces"] == [14, 3] and e["total"] == 17
+    assert view["outcome"]["text"].startswith("Real dice for check. Wren: Stealth check 17 vs 10: succeeds")
+    view = click(camp, ui, **amend["submit"]["intent"], args={"faces": "14 9"})
+    assert view["refusal"]["where"] == "luck" and "9" in view["refusal"]["text"]
+    assert len(camp.events) == e["seq"]  # refused: nothing recorded
+
+
+# ---------------------------------------------------------------- the fight
+
+def test_a_fight_from_initiative_to_xp_with_the_party_and_the_foes_in_view(camp, ui):
+    click(camp, ui, do="start_session")
+    view = table_view(camp, ui)
+    start = view["fight"]["start"]["prepared"][0]
+    assert start["label"] == "Causeway ambush: 3 Bog goblins" and "Perception" in start["note"]
+    view = click(camp, ui, **start["intent"])
+    assert view["fight"]["round"] == 0 and [b["label"] for b in view["fight"]["initiative"]][0].startswith("Roll")
+    view = click(camp, ui, **view["fight"]["initiative"][0]["intent"])
+    e = camp.events[-1]
+    assert e["kind"] == "initiative" and view["outcome"]["text"].startswith("Initiative: party ")
+    assert view["party"] and all("hearts_text" in c for c in view["party"])  # the party stays in view
+    # the party acts first here whatever the dice said: the keeper's ruling, undone and redone by clicks
+    if e["first"] != "party":
+        click(camp, ui, do="undo")
+        view = click(camp, ui, do="initiative", first="party", where="fight")
+    hero = "Brakka"
+    view = click(camp, ui, do="select", who=hero, where="party")
+    assert view["actor"]["name"] == hero
+    for goblin in ["Bog goblin 1", "Bog goblin 2", "Bog goblin 3"]:
+        for _ in range(30):
+            if camp.fight.foe(goblin).dead or camp.delver(hero).status != "alive":
+                break
+            view = click(camp, ui, do="select", who=hero, where="party")
+            button = attack_button(view, goblin, "Sword")
+            assert button["odds"] == percent(queries.hit_chance(camp.state, camp.rules, hero, goblin, 0), 0)
+            view = click(camp, ui, **button["intent"])
+            assert view["outcome"]["text"].startswith(f"{hero} attacks {goblin} with Sword: ")
+    if camp.delver(hero).status == "dying":
+        click(camp, ui, do="death_save", who=hero)
+    view = table_view(camp, ui)
+    standing = [f for f in view["fight"]["foes"] if not f["dead"]]
+    view = click(camp, ui, **view["fight"]["end"]["intent"])
+    if standing:
+        view = click(camp, ui, **view["confirm"]["yes"])
+    e = camp.events[-1]
+    assert e["kind"] == "end_encounter" and view["fight"]["running"] is False
+    assert view["outcome"]["text"].startswith("The fight ends after ")
+    if e.get("xp"):
+        assert any("split" in line or "waits in the pool" in line for line in view["outcome"]["lines"])
+
+
+def test_a_counter_attack_is_told_with_the_damage_it_dealt(camp, ui):
+    view = fight_started(camp, ui)
+    click(camp, ui, **attack_button(view, "Bog goblin 1", "Dagger")["intent"])
+    view = click(camp, ui, do="amend", roll="attack", args={"faces": "2 1"}, where="luck")
+    e = camp.events[-1]
+    if "counter_damage" not in e["rolls"]:  # the counter's damage is rolled only when it happens
+        view = click(camp, ui, do="amend", roll="resist", args={"faces": "20"}, where="luck")
+        e = camp.events[-1]
+    assert e["results"] == ["miss"] and e["counter"]["possible"]
+    d = e["counter"]["damage"]
+    assert view["outcome"]["verdict"]["word"] == "miss, countered"
+    assert f"Bog goblin 1 hits back: Wren takes {d['dealt']} ({d['hearts_before']} -> {d['hearts_after']} hearts)" \
+        in view["outcome"]["lines"]
+
+
+def test_a_tie_means_both_sides_hit_and_a_downed_defender_does_not_hit_back(camp, ui):
+    view = fight_started(camp, ui)
+    click(camp, ui, **attack_button(view, "Bog goblin 1", "Dagger")["intent"])
+    resist = camp.events[-1]["rolls"]["resist"]["faces"][0]
+    # Wren's d20+d6 made to equal the goblin's d20: a tie
+    d20, d6 = (resist - 1, 1) if resist > 1 else (None, None)
+    if d20 is None:
+        click(camp, ui, do="amend", roll="resist", args={"faces": "10"}, where="luck")
+        d20, d6 = 9, 1
+    view = click(camp, ui, do="amend", roll="attack", args={"faces": f"{d20} {d6}"}, where="luck")
+    e = camp.events[-1]
+    assert e["results"] == ["tie"]
+    if e["counter"]["possible"]:
+        assert view["outcome"]["verdict"]["word"] == "a tie"
+        assert "a tie: both hit" in view["outcome"]["text"]
+    else:  # the goblin went down to the tie's hit: it cannot hit back, and the words say so
+        assert "a tie: Wren hits" in view["outcome"]["text"]
+        assert any(line.startswith("no counter: Bog goblin 1 is down") for line in view["outcome"]["lines"])
+
+
+def test_a_tie_against_a_defender_it_kills_says_the_defender_did_not_hit_back(camp, ui):
+    view = fight_started(camp, ui)
+    click(camp, ui, **attack_button(view, "Bog goblin 1", "Dagger")["intent"])
+    view = table_view(camp, ui)
+    camp.amend(attack=[9, 1], resist=[10], damage=[6])  # a tie, and the dagger's 6 drops the 4-heart goblin
+    view = table_view(camp, ui)
+    assert "a tie: Wren hits" in view["outcome"]["text"] and "both hit" not in view["outcome"]["text"]
+    assert "no counter: Bog goblin 1 is down" in view["outcome"]["lines"]
+
+
+def test_a_dying_delver_makes_a_death_save_that_shows_its_odds(camp, ui):
+    click(camp, ui, do="start_session")
+    view = click(camp, ui, do="damage", args={"who": "Wren", "amount": "12"}, where="keeper:by_hand")
+    w = chip(view, "Wren")
+    assert w["dying"] and w["badge"] == "DYING: death save!"
+    ds = queries.death_save(camp.state, camp.rules)
+    assert ds.target == 6 and w["death_save"]["label"] == "Death save: D6, needs 6: 17%"
+    assert view["outcome"]["follow"][0]["label"] == "Death save for Wren: D6, needs 6: 17%"
+    view = click(camp, ui, **w["death_save"]["intent"])
+    view = click(camp, ui, do="amend", roll="death_save", args={"faces": "6"}, where="luck")
+    assert view["outcome"]["text"] == "Real dice for death save. Wren's death save: 6 (needs 6: 17%): defies death, alive at 0 hearts"
+    assert not chip(view, "Wren")["dying"]
+
+
+def test_a_foe_joining_the_fight_acts_last_on_its_side(camp, ui):
+    view = fight_started(camp, ui)
+    join = view["fight"]["join"]
+    view = click(camp, ui, **join["submit"]["intent"], args={"foe": "marsh_wisp"})
+    assert camp.events[-1]["kind"] == "add_foes"
+    assert view["outcome"]["text"] == "Marsh wisp 1 joins the fight, acting last on the foes' side"
+    assert [f["name"] for f in view["fight"]["foes"]][-1] == "Marsh wisp 1"
+    foes_side = next(s for s in view["fight"]["order"] if s["side"] == "foes")
+    assert foes_side["chips"][-1]["name"] == "Marsh wisp 1"
+
+
+def test_next_turn_moves_the_action_bar_to_the_next_actor_and_a_pick_lasts_the_turn(camp, ui):
+    view = fight_started(camp, ui)
+    assert view["actor"]["name"] == "Wren" and view["fight"]["status"].endswith("Wren acts")
+    view = click(camp, ui, do="select", who="Ilse", where="party")
+    assert view["actor"]["name"] == "Ilse"
+    view = click(camp, ui, **view["fight"]["next"]["intent"])
+    assert view["actor"]["name"] == "Brakka" and camp.fight.actor == "Brakka"
+
+
+def test_the_party_order_moves_by_one_click(camp, ui):
+    view = fight_started(camp, ui)
+    party = next(s for s in view["fight"]["order"] if s["side"] == "party")
+    view = click(camp, ui, **party["chips"][1]["earlier"])
+    assert camp.fight.order["party"][:2] == ["Brakka", "Wren"]
+
+
+# ---------------------------------------------------------------- abilities and spells
+
+def test_second_wind_says_what_it_healed(camp, ui):
+    click(camp, ui, do="start_session")
+    click(camp, ui, do="damage", args={"who": "Brakka", "amount": "19"}, where="keeper:by_hand")
+    click(camp, ui, do="death_save", who="Brakka")
+    click(camp, ui, do="amend", roll="death_save", args={"faces": "6"})
+    view = click(camp, ui, do="select", who="Brakka", where="party")
+    sw = action(view, "Second Wind")
+    assert sw["kind"] == "button" and sw["cost"] == "2 grit" and sw["effect"] == "Heal D6 hearts."
+    click(camp, ui, **sw["intent"])
+    view = click(camp, ui, do="amend", roll="heal", args={"faces": "3"}, where="luck")
+    assert view["outcome"]["text"] == "Real dice for heal. Second Wind: Brakka heals 3 (0 -> 3 hearts)"
+    assert "paid 2 grit" in view["outcome"]["lines"]
+
+
+def test_lay_on_hands_heals_the_hearts_asked_a_healing_point_each(camp, ui):
+    click(camp, ui, do="start_session")
+    click(camp, ui, do="damage", args={"who": "Brakka", "amount": "5"}, where="keeper:by_hand")
+    view = click(camp, ui, do="select", who="Father Odo", where="party")
+    loh = action(view, "Lay on Hands")
+    assert loh["kind"] == "form" and loh["cost"] == "1 healing point a heart"
+    view = click(camp, ui, **loh["toggle"])
+    loh = action(view, "Lay on Hands")
+    assert loh["open"] and [f["name"] for f in loh["form"]["fields"]] == ["target", "hearts"]
+    assert "Brakka (14/19 hearts)" in [o["label"] for o in loh["form"]["fields"][0]["options"]]
+    view = click(camp, ui, **loh["form"]["submit"]["intent"], args={"target": "Brakka", "hearts": "3"})
+    assert view["outcome"]["text"] == "Lay on Hands: Brakka heals 3 (14 -> 17 hearts)"
+    assert camp.delver("Father Odo").healing_points == 7 and chip(view, "Brakka")["hearts"] == 17
+    assert not action(view, "Lay on Hands").get("open"), "the form closes once it did its work"
+    view = click(camp, ui, **loh["form"]["submit"]["intent"], args={"target": "Brakka", "hearts": "9"})
+    assert view["refusal"] == {"text": "Brakka is missing 2 hearts; Lay on Hands cannot heal 9",
+                               "where": loh["key"], "override": None}
+
+
+def test_naming_magic_uses_known_names_a_description_and_the_cost_the_table_agreed(camp, ui):
+    click(camp, ui, do="start_session")
+    view = click(camp, ui, do="select", who="Sable", where="party")
+    naming = action(view, "Naming Magic", "spells")
+    fields = {f["name"]: f for f in naming["form"]["fields"]}
+    assert [o["value"] for o in fields["names"]["options"]] == ["Water", "Bind", "Sound"]
+    assert list(fields) == ["names", "description", "price", "cost"]
+    assert "keeper" in naming["cost"] and "(free)" not in naming["cost"]
+    view = click(camp, ui, **naming["form"]["submit"]["intent"],
+                 args={"names": ["Water", "Bind"], "description": "the marsh holds the eels", "price": "4", "cost": "3"})
+    e = camp.events[-1]
+    assert (e["kind"], e["names"], e["cost"], e["description"]) == ("cast", ["Water", "Bind"], 3, "the marsh holds the eels")
+    assert camp.delver("Sable").soul_points == 4
+    assert view["outcome"]["text"] == "Naming Magic: Water and Bind: 'the marsh holds the eels' for 3 soul points"
+    view = click(camp, ui, **naming["form"]["submit"]["intent"], args={"names": [], "description": "x", "price": "1"})
+    assert "true names" in view["refusal"]["text"]
+
+
+def test_a_spell_from_the_book_is_one_click_on_its_target_with_its_odds(camp, ui):
+    fight_started(camp, ui)
+    view = click(camp, ui, do="select", who="Ilse", where="party")
+    fire = action(view, "Firebolt", "spells")
+    assert fire["kind"] == "chips" and [c["label"] for c in fire["chips"]] == ["Bog goblin 1", "Bog goblin 2", "Bog goblin 3"]
+    odds = queries.spell_attack_odds(camp.state, camp.rules, "Ilse", "Bog goblin 2")
+    assert fire["chips"][1]["odds"] == percent(odds.win + odds.tie, 0)
+    view = click(camp, ui, **fire["chips"][1]["intent"])
+    e = camp.events[-1]
+    assert e["kind"] == "cast" and e["spell"] == "firebolt" and e["target"] == "Bog goblin 2"
+    assert view["outcome"]["text"].startswith("Firebolt: ") and " at Bog goblin 2, " in view["outcome"]["text"]
+    assert any(line.startswith("keep roll ") for line in view["outcome"]["lines"])
+
+
+def test_abilities_show_their_costs_and_descriptions_from_the_rules_data(camp, ui):
+    view = click(camp, ui, do="select", who="Father Odo", where="party")
+    bless = action(view, "Bless")
+    rules_bless = camp.rules.ability("cleric", "bless")
+    assert bless["effect"] == rules_bless["effect"] and bless["cost"] == "1 blessing"
+    assert bless["kind"] == "chips" and bless["chips"][0]["label"] == "Father Odo (self)"
+    view = click(camp, ui, do="select", who="Sable", where="party")
+    assert "Naming Magic" not in [a["name"] for a in view["actor"]["abilities"]], "a way of casting is a spell"
+
+
+def test_attack_options_come_from_the_engine_and_change_the_odds(camp, ui):
+    view = fight_started(camp, ui)
+    names = [o["name"] for o in view["actor"]["attacks"]["options"]]
+    assert {"advantage", "no_counter", "multi", "bonus", "focus"} <= set(names)
+    assert "smite" not in names and "sentry" not in names  # the fighter's, not Wren's
+    before = attack_button(view, "Bog goblin 1", "Dagger")["odds"]
+    view = click(camp, ui, do="attack_option", name="advantage", value=True, where="attack")
+    after = attack_button(view, "Bog goblin 1", "Dagger")["odds"]
+    o = queries.attack_odds(camp.state, camp.rules, "Wren", "Bog goblin 1", 0, advantage=True)
+    assert after == percent(o.win, 0) != before
+    click(camp, ui, **attack_button(view, "Bog goblin 1", "Dagger")["intent"])
+    assert camp.events[-1]["advantage"] is True
+
+
+# ---------------------------------------------------------------- level-ups and guard rails
+
+def test_a_level_up_choice_is_one_click_with_its_description(camp, ui):
+    click(camp, ui, do="start_session")
+    view = click(camp, ui, do="award_xp", args={"amount": "500", "reason": "test"}, where="keeper:xp")
+    assert view["outcome"]["text"] == "500 XP for test, split 5 ways: 100 each"
+    assert "Wren reaches level 2 (14 hearts, +2); to choose: specialty" in view["outcome"]["lines"]
+    view = click(camp, ui, do="select", who="Wren", where="party")
+    choice = view["actor"]["choices"][0]
+    assert choice["title"] == "Level 2: Choose a specialty"
+    bows = next(o for o in choice["options"] if o["label"] == "Bows")
+    assert bows["effect"] == "You may use 1 grit to multi-attack(2) with a bow."
+    view = click(camp, ui, **bows["intent"])
+    assert camp.delver("Wren").choices["specialty"] == "bows"
+    assert view["outcome"]["text"] == "Wren chooses Bows (specialty)"
+    assert "Volley" in " ".join(a["name"] for a in view["actor"]["abilities"])
+
+
+def test_levelling_up_without_the_xp_asks_once(camp, ui):
+    click(camp, ui, do="panel", panel="keeper")
+    view = table_view(camp, ui)
+    ilse = next(l for l in view["keeper"]["levels"] if l["who"] == "Ilse")
+    assert ilse["text"] == "Ilse: level 1, 0/100 XP for level 2"
+    view = click(camp, ui, **ilse["intent"])
+    assert kinds_on_disk(camp) == [] and view["confirm"]["text"].startswith("Ilse has 0 XP; level 2 comes at 100")
+    view = click(camp, ui, **view["confirm"]["yes"])
+    assert kinds_on_disk(camp) == ["level_up"] and view["confirm"] is None
+    assert view["outcome"]["text"].startswith("Ilse reaches level 2")
+
+
+def test_ending_a_fight_with_foes_standing_asks_once(camp, ui):
+    view = fight_started(camp, ui)
+    assert view["fight"]["end"]["label"] == "End fight (0 XP)"
+    view = click(camp, ui, **view["fight"]["end"]["intent"])
+    assert view["confirm"]["where"] == "fight" and "Bog goblin 1 (4/4 hearts)" in view["confirm"]["text"]
+    assert camp.fight is not None
+    view = click(camp, ui, **view["confirm"]["no"])
+    assert view["confirm"] is None and camp.fight is not None
+    view = click(camp, ui, **view["fight"]["end"]["intent"])
+    view = click(camp, ui, **view["confirm"]["yes"])
+    assert camp.fight is None and kinds_on_disk(camp)[-1] == "end_encounter"
+
+
+# ---------------------------------------------------------------- undo and redo
+
+def test_undo_names_its_target_and_the_log_marks_what_it_took_back(camp, ui):
+    view = fight_started(camp, ui)
+    view = click(camp, ui, **attack_button(view, "Bog goblin 2", "Dagger")["intent"])
+    assert view["undo"]["label"] == "Undo Wren's attack on Bog goblin 2"
+    seq = camp.events[-1]["seq"]
+    view = click(camp, ui, **view["undo"]["intent"])
+    assert view["outcome"]["text"] == "Undo Wren's attack on Bog goblin 2"
+    assert {r["seq"]: r["mark"] for r in view["log"]}[seq] == "undone"
+    assert view["redo"]["label"] == "Redo Wren's attack on Bog goblin 2"
+    view = click(camp, ui, **view["redo"]["intent"])
+    assert view["outcome"]["text"] == "Redo Wren's attack on Bog goblin 2"
+    assert {r["seq"]: r["mark"] for r in view["log"]}[seq] == ""
+    assert kinds_on_disk(camp)[-3:] == ["attack", "undo", "redo"]
+
+
+# ---------------------------------------------------------------- the keeper's panel
+
+def test_the_keepers_panel_shows_quests_and_rooms_with_their_notes_and_records_them(camp, ui):
+    view = click(camp, ui, do="panel", panel="keeper")
+    k = view["keeper"]
+    quest = k["quests"]["rows"][0]
+    assert quest["name"] == "Silence the drowned bell" and quest["note"] == "Saltmere pays 30 crowns."
+    armory = next(r for r in k["rooms"]["rows"] if r["name"] == "The armory")
+    assert "+1 sword" in armory["note"] and armory["label"] == "Explored (15 XP)"
+    view = click(camp, ui, **armory["intent"])
+    assert view["outcome"]["text"] == "Room explored: The armory"
+    assert view["outcome"]["lines"] == ["15 XP for room: The armory, split 5 ways: 3 each"]
+    assert next(r for r in view["keeper"]["rooms"]["rows"] if r["name"] == "The armory")["done"]
+    view = click(camp, ui, **quest["intent"])
+    assert view["outcome"]["lines"] == ["100 XP for quest: Silence the drowned bell, split 5 ways: 20 each"]
+    view = click(camp, ui, **k["quests"]["form"]["submit"]["intent"], args={"name": "Silence the drowned bell"})
+    assert "already completed" in view["refusal"]["text"] and view["refusal"]["where"] == "keeper:quests"
+
+
+def test_coins_show_in_crowns_and_their_xp_says_how_it_splits(camp, ui):
+    click(camp, ui, do="start_session")
+    view = click(camp, ui, do="panel", panel="keeper")
+    assert "split equally across 5 delvers present" in view["keeper"]["coins"]["hint"]
+    earn = view["keeper"]["coins"]["earn"]
+    view = click(camp, ui, **earn["submit"]["intent"], args={"amount": "30C", "who": "", "reason": "the bell"})
+    assert view["outcome"]["text"] == "30C earned (the bell), shared by seat: Wren 6C, Brakka 6C, Ilse 6C, Father Odo 6C, Sable 6C"
+    assert view["outcome"]["lines"] == ["30 XP for coins: the bell, split 5 ways: 6 each"]
+    assert "Wren 11C" in view["keeper"]["coins"]["purses"]
+    view = click(camp, ui, **view["keeper"]["coins"]["spend"]["submit"]["intent"],
+                 args={"who": "Wren", "amount": "2C 5T", "reason": "rope"})
+    assert view["outcome"]["text"] == "Wren spends 2C 5T (rope)"
+
+
+def test_a_rest_says_what_came_back(camp, ui):
+    click(camp, ui, do="start_session")
+    click(camp, ui, do="select", who="Brakka", where="party")
+    click(camp, ui, do="use", who="Brakka", ability="double_strike")
+    view = click(camp, ui, do="rest", where="keeper:session")
+    assert view["outcome"]["text"] == "The party rests 8 hours: Brakka: grit +1"
+
+
+def test_hearts_by_hand_a_trap_and_a_potion(camp, ui):
+    click(camp, ui, do="start_session")
+    view = click(camp, ui, do="damage", args={"who": "Wren", "amount": "3", "source": "a dart trap"},
+                 where="keeper:by_hand")
+    assert view["outcome"]["text"] == "A dart trap: Wren takes 3 (12 -> 9 hearts)"
+    view = click(camp, ui, do="heal", args={"who": "Wren", "amount": "2", "source": "a potion"}, where="keeper:by_hand")
+    assert view["outcome"]["text"] == "A potion: Wren heals 2 (9 -> 11 hearts)"
+    view = click(camp, ui, do="damage", args={"who": "Wren", "amount": "lots"}, where="keeper:by_hand")
+    assert view["refusal"]["where"] == "keeper:by_hand" and "whole number" in view["refusal"]["text"]
+
+
+def test_conditions_time_and_any_roll_from_the_keepers_panel(camp, ui):
+    click(camp, ui, do="start_session")
+    view = click(camp, ui, do="condition", args={"who": "Wren", "name": "cursed", "duration": ""},
+                 where="keeper:conditions")
+    assert view["outcome"]["text"] == "Wren is now cursed (the keeper's ruling)"
+    assert [c["text"] for c in chip(view, "Wren")["conditions"]] == ["cursed"]
+    view = click(camp, ui, do="panel", panel="keeper")
+    view = click(camp, ui, **view["keeper"]["conditions"]["rows"][0]["intent"])
+    assert view["outcome"]["text"] == "Ended: cursed on Wren" and not chip(view, "Wren")["conditions"]
+    view = click(camp, ui, do="advance_time", hours=1, where="keeper:session")
+    assert view["outcome"]["text"] == "Time passes: 1 hour" and view["session"]["clock"] == "day 1, 01:00"
+    view = click(camp, ui, do="roll", args={"expr": "d66", "why": "loot"}, where="keeper:roll")
+    assert re.fullmatch(r"keeper rolls d66: \d\d \(loot\)", view["outcome"]["text"])
+
+
+def test_every_panel_draws_from_state(camp, ui):
+    fight_started(camp, ui)
+    view = click(camp, ui, do="panel", panel="party")
+    assert [s["name"] for s in view["sheets"]] == camp.state["seats"]
+    assert any(r.startswith("purse 5C") for r in view["sheets"][0]["rows"])
+    view = click(camp, ui, do="panel", panel="nowhere")
+    assert view["refusal"]["text"] == "there is no panel 'nowhere'"
+
+
+def test_charts_carry_the_xp_and_hearts_series_when_the_analysis_extra_is_here(camp, ui):
+    pytest.importorskip("pandas")
+    fight_started(camp, ui)
+    click(camp, ui, do="attack", attacker="Wren", target="Bog goblin 1", weapon=0, where="attack")
+    click(camp, ui, do="award_xp", args={"amount": "50"}, where="keeper:xp")
+    view = click(camp, ui, do="panel", panel="charts")
+    xp = {s["name"]: s["points"][-1][1] for s in view["charts"]["xp"]["series"]}
+    assert xp == {d.name: d.xp for d in camp.delvers}
+    assert [t["xp"] for t in view["charts"]["xp"]["thresholds"]] == [100, 200]
+    names = {s["name"] for s in view["charts"]["hearts"]["series"]}
+    assert "Bog goblin 1" in names
+
+
+# ---------------------------------------------------------------- the players' mode, parts of the table
+
+def test_the_players_mode_shows_foes_as_wounds_hides_undone_rolls_and_changes_nothing(camp):
+    keeper = UI()
+    fight_started(camp, keeper)
+    click(camp, keeper, do="attack", attacker="Wren", target="Bog goblin 1", weapon=0, where="attack")
+    click(camp, keeper, do="undo")
+    players = UI(mode="players", hide_hearts=True)
+    view = table_view(camp, players)
+    assert view["mode"] == "players" and "undo" not in view and "keeper" not in view
+    assert all(f["hearts"] is None and f["hearts_text"] in ("unhurt", "wounded", "badly wounded", "down")
+               for f in view["fight"]["foes"])
+    assert chip(view, "Wren")["hearts"] is None
+    assert all(r["mark"] == "" for r in view["log"]) and all(r["kind"] != "undo" for r in view["log"])
+    n = len(camp.events)
+    view = click(camp, players, do="start_session")
+    assert len(camp.events) == n and view["refusal"]["text"] == "the players' screen is read-only"
+
+
+def test_a_card_a_fight_a_log_and_a_roll_each_show_their_part(camp, ui):
+    fight_started(camp, ui)
+    card = table_view(camp, UI(scope="card", who="Ilse"))
+    assert card["actor"]["name"] == "Ilse" and [c["name"] for c in card["party"]] == ["Ilse"] and "log" not in card
+    fight = table_view(camp, UI(scope="fight"))
+    assert fight["actor"]["name"] == "Wren" and len(fight["fight"]["foes"]) == 3
+    log = table_view(camp, UI(scope="log"))
+    assert set(log) >= {"log", "undo", "redo"} and "party" not in log
+    out = camp.check("Wren", "stealth", 12)
+    roll = UI(scope="roll", focus=out["seq"])
+    assert table_view(camp, roll)["outcome"]["seq"] == out["seq"]
+    camp.spend_luck("Ana", 1)
+    view = table_view(camp, roll)
+    assert view["outcome"]["seq"] == out["seq"] + 1, "a roll view follows its action when a luck die replaces it"
+    assert view["luck"]["on"] == "Wren's Stealth check"
+
+
+# ---------------------------------------------------------------- the widget
+
+def _messages(t):
+    sent = []
+    send = t.comm.send
+    t.comm.send = lambda *a, **k: (sent.append(k.get("data") or a[0]), send(*a, **k))
+    return sent
+
+
+def page_click(t, intent, ack="page:1"):
+    """A message as the page sends it."""
+    t._handle_msg({"content": {"data": {"method": "custom", "content": {"type": "intent", "id": ack,
+                                                                          "intent": intent}}}, "buffers": []})
+
+
+def test_a_click_is_one_message_in_and_one_view_out(camp):
+    t = Table(camp)
+    sent = _messages(t)
+    page_click(t, {"do": "start_session", "where": "keeper:session"}, "p:1")
+    assert [m["method"] for m in sent] == ["update"] and list(sent[0]["state"]) == ["view"]
+    assert t.view["ack"] == "p:1" and t.view["outcome"]["text"].startswith("Session 1 begins")
+    page_click(t, {"do": "panel", "panel": "keeper", "where": "header"}, "p:2")
+    page_click(t, {"do": "start_session", "where": "keeper:session"}, "p:3")  # refused: still one answer
+    assert len(sent) == 3 and t.view["ack"] == "p:3" and "still running" in t.view["refusal"]["text"]
+
+
+def test_an_action_made_in_another_cell_redraws_the_table(camp):
+    t = Table(camp)
+    card = Table(camp, scope="card", who="Wren")
+    sent = _messages(t)
+    camp.start_session()
+    camp.check("Wren", "stealth", 12)
+    assert len(sent) == 2 and t.view["outcome"]["kind"] == "check" and card.view["outcome"]["kind"] == "check"
+    page_click(card, {"do": "luck", "player": "Ana", "sign": 1, "roll": "check", "where": "luck"})
+    assert t.view["outcome"]["text"].startswith("Ana spends a luck die"), "one table's click redraws the others"
+
+
+def test_a_bug_in_an_intent_is_said_on_the_table_not_left_waiting(camp, monkeypatch):
+    from delvebook.table import intents
+    t = Table(camp)
+    monkeypatch.setitem(intents.INTENTS, "rest", lambda c, u, i: 1 / 0)
+    page_click(t, {"do": "rest", "where": "keeper:session"}, "p:9")
+    assert t.view["ack"] == "p:9" and t.view["refusal"]["text"].startswith("the table hit an error: ZeroDivisionError")
+
+
+def test_the_download_sends_the_campaign_folder_as_zip_bytes(camp):
+    t = Table(camp)
+    sent = []
+    t.send = lambda content, buffers=None: sent.append((content, buffers))
+    page_click(t, {"do": "download", "where": "keeper:download"})
+    (content, buffers), = sent
+    assert content == {"type": "download", "name": "keep.zip"} and buffers[0][:2] == b"PK"
+
+
+def test_the_campaign_finds_the_tables_views_as_entry_points(camp):
+    from delvebook.campaign import view
+    import delvebook.table as table
+    for name in ("dashboard", "card", "fight", "log", "roll", "players"):
+        assert view(name) is getattr(table, name)
+    assert isinstance(camp.dashboard(), Table)
+    assert table.card(camp, "Wren").view["scope"] == "card"
+
+
+def test_the_play_copy_opens_once_per_kernel_and_changes_nothing_on_disk(tmp_path, monkeypatch):
+    from delvebook.table import play_copy
+    monkeypatch.delenv("DELVEBOOK_CAMPAIGN", raising=False)
+    first = play_copy(CAMPAIGNS / "the-sunken-keep", tmp_path / "play")
+    try:
+        folder = tmp_path / "play" / "the-sunken-keep"
+        files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and p.name != ".delvebook.lock"}
+        again = play_copy(CAMPAIGNS / "the-sunken-keep", tmp_path / "play")
+        assert again is first, "a re-run cell gets the campaign this kernel has open (no lock error)"
+        assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file() and p.name != ".delvebook.lock"} == files
+        first.close()
+        reopened = play_copy(CAMPAIGNS / "the-sunken-keep", tmp_path / "play")
+        assert reopened is not first and not reopened.read_only
+        reopened.close()
+    finally:
+        first.close()
+
+
+# ---------------------------------------------------------------- the words
+
+def test_outcome_words_name_abilities_spells_and_foes_by_their_names(camp):
+    e = {"kind": "use", "who": "Brakka", "ability": "second_wind", "ability_name": "Second Wind", "paid": {"grit": 2},
+         "healing": [{"who": "Brakka", "amount": 3, "hearts_before": 0, "hearts_after": 3}]}
+    assert words.tell(e, camp)["text"] == "Second Wind: Brakka heals 3 (0 -> 3 hearts)"
+    assert words.title({"kind": "attack", "attacker": "Brakka", "target": "Bog goblin 2"}, camp) == \
+        "Brakka's attack on Bog goblin 2"
+    assert words.money(camp.rules, 300) == "30C" and words.money(camp.rules, 25) == "2C 5T"
+    assert words.pct(str(Fraction(1, 6))) == "17%"
+
+
+# ---------------------------------------------------------------- designed in for the rules engineer's API
+
+def test_a_refusal_offers_the_keepers_override_when_the_engine_takes_one(camp, ui, monkeypatch):
+    import delvebook.engine as engine
+    view = click(camp, ui, do="end_session", where="keeper:session")
+    assert view["refusal"]["override"] is None  # this engine takes no override: none offered
+    monkeypatch.setattr(engine, "OVERRIDE", "keeper_override", raising=False)
+    view = click(camp, ui, do="end_session", where="keeper:session")
+    form = view["refusal"]["override"]
+    assert form["submit"]["intent"]["intent"]["do"] == "end_session"
+    seen = {}
+    monkeypatch.setattr(camp, "end_session", lambda **kw: seen.update(kw))
+    click(camp, ui, **form["submit"]["intent"], args={"keeper_override": "the session ran late"})
+    assert seen == {"keeper_override": "the session ran late"}
+
+
+def test_found_items_are_given_through_camp_give_when_it_is_there(camp, ui, monkeypatch):
+    from delvebook.engine import COMMANDS
+    view = click(camp, ui, do="panel", panel="keeper")
+    assert "give" not in view["keeper"] or "give" in COMMANDS
+    monkeypatch.setitem(COMMANDS, "give", lambda ctx, **kw: None)
+    given = {}
+    monkeypatch.setattr(camp, "give", lambda who, item, count=1, **d: given.update(who=who, item=item, count=count, **d),
+                        raising=False)
+    view = table_view(camp, ui)
+    form = view["keeper"]["give"]
+    assert [f["name"] for f in form["fields"]] == ["who", "item", "name", "bonus", "count"]
+    click(camp, ui, **form["submit"]["intent"], args={"who": "Brakka", "item": "sword", "name": "Sword +1",
+                                                        "bonus": "1", "count": "1"})
+    assert given == {"who": "Brakka", "item": "sword", "count": 1, "name": "Sword +1", "bonus": 1}
