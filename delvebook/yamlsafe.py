@@ -198,6 +198,11 @@ def load_document(text: str, *, line_offset: int = 0, max_chars: int = MAX_CHARS
             raise _from_yaml_error(err, line_offset) from None
         except RecursionError:
             raise YamlError("data nested too deeply to read") from None
+        except (ValueError, OverflowError, TypeError) as err:  # a constructor's own refusal (a 5,000-digit number)
+            reason = str(err)
+            if "digits" in reason:
+                reason = "a number with more digits than Python reads (4,300); no campaign needs one"
+            raise YamlError(f"cannot read this value: {reason[:200]}") from None
     finally:
         loader.dispose()
 

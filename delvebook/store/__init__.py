@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..rules.schema import FORMAT_VERSION
 from .campaign_file import CAMPAIGN_FILE, CAMPAIGN_HEADER, CAMPAIGN_KEYS, MAX_CAMPAIGN_BYTES
 from .errors import LockedError, StoreError
-from .folder import LOCK_FILE, CampaignStore, validate
+from .folder import HELD_FILE, LOCK_FILE, CampaignStore, check_new_path, validate
 from .log import (
     LOG_FILE,
     LOG_HEADER,
@@ -47,6 +47,8 @@ __all__ = [
     "CAMPAIGN_FILE",
     "LOG_FILE",
     "LOCK_FILE",
+    "HELD_FILE",
+    "check_new_path",
     "CAMPAIGN_KEYS",
     "MAX_LOG_LINE",
     "MAX_CAMPAIGN_BYTES",
