@@ -31,7 +31,7 @@ from ..rules.schema import FORMAT_VERSION, show
 from .campaign_file import (CAMPAIGN_FILE, CAMPAIGN_KEYS, check_campaign_file, dump_campaign, raise_first,
                             read_campaign)
 from .errors import LockedError, StoreError
-from .log import LOG_FILE, LOG_HEADER, LogRead, LogTail, dump_event_line, encode_event, scan
+from .log import LOG_FILE, LOG_HEADER, LogRead, LogTail, dump_event_line, encode_event, open_log, parse_event_line, scan
 
 __all__ = [
     "LOCK_FILE",
@@ -417,6 +417,28 @@ class CampaignStore:
                     from None
             self.campaign = campaign
             self.shape = statecheck.shape_for(rules)
+
+    def line_of(self, seq: int) -> int | None:
+        """The line of ``log.yaml`` that holds the event ``seq`` (read again: for an error message)."""
+        if not isinstance(seq, int) or seq < 1:
+            return None
+        fast = f'- {{"seq": {seq},'.encode()
+        try:
+            with open_log(self.path / LOG_FILE) as f:
+                for lineno, raw in enumerate(f, 1):
+                    if raw.startswith(fast):
+                        return lineno
+                    if raw.startswith(b"- {") or not raw.strip() or raw.lstrip().startswith(b"#"):
+                        continue
+                    try:
+                        event = parse_event_line(raw.decode("utf-8", "replace").rstrip("\n"), self.path, lineno)
+                    except StoreError:
+                        continue
+                    if isinstance(event, dict) and event.get("seq") == seq:
+                        return lineno
+        except (OSError, StoreError):
+            return None
+        return None
 
     # reading on
     def follow(self) -> LogTail:
