@@ -870,6 +870,11 @@ def _replay_error(store, rules, setup):
     from .statecheck import dotted_path, shape_for
     from .store import StoreError
     shape = shape_for(rules)
+    setup_problems = shape.state_problems(setup)
+    if setup_problems:
+        where, why = setup_problems[0]
+        return StoreError(f"the party this file sets up does not hold: {dotted_path(where)}: {why}",
+                          store.path / "campaign.yaml" if store.path is not None else None)
     history = History(clone(setup))
     file = store.path / "log.yaml" if store.path is not None else None
     for event in store.events:

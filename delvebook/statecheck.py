@@ -30,7 +30,7 @@ import math
 import re
 from typing import Any, Iterator, Mapping
 
-from .dice import DiceError, parse as _parse_dice
+from .dice import DiceError, Roll, parse as _parse_dice
 
 __all__ = [
     "SHAPE",
@@ -44,6 +44,8 @@ __all__ = [
     "shape_for",
     "DEFAULT",
     "event_problems",
+    "roll_problem",
+    "rolls_problem",
     "value_problem",
     "dotted_path",
 ]
@@ -529,6 +531,86 @@ def event_problems(event: Mapping) -> Iterator[tuple[str, str]]:
         yield dotted_path(found[0]) if found[0] else "", found[1]
 
 
+# ---------------------------------------------------------------- roll records
+
+_PLANS: dict[str, Any] = {}
+
+
+def _plan(expr: str) -> Any:
+    """For notation without keep or d66: (faces' sides in order, the dice terms' signs per face, the constant);
+    for other notation False (checked through ``Roll.from_dict``); a DiceError's message for bad notation."""
+    plan = _PLANS.get(expr)
+    if plan is not None:
+        return plan
+    try:
+        e = _parse_dice(expr)
+    except DiceError as err:
+        plan = f"expr: {err}"
+    else:
+        if any(t.keep or t.d66 for t in e.terms):
+            plan = False
+        else:
+            sides, signs, constant = [], [], 0
+            for t in e.terms:
+                if t.is_constant:
+                    constant += t.sign * t.constant
+                else:
+                    sides += [t.sides] * t.count
+                    signs += [t.sign] * t.count
+            plan = (tuple(sides), tuple(signs), constant)
+    if len(_PLANS) > 4096:
+        _PLANS.clear()
+    _PLANS[expr] = plan
+    return plan
+
+
+def roll_problem(record: Any) -> str | None:
+    """Why a roll record (``{"expr", "faces", "total", ...}``) is not a roll of its dice: faces that its dice
+    cannot show, too many or too few, a total that is not theirs, a bad luck die; or None. The quick path checks
+    plain notation itself; the rest goes through ``Roll.from_dict`` (what every view reads a record with)."""
+    if record.__class__ is not dict:
+        return f"expected a roll record (expr, faces, total), got {_show(record)}"
+    expr, faces = record.get("expr"), record.get("faces")
+    if expr.__class__ is not str or len(expr) > MAX_NAME:
+        return f"expr: expected dice notation (text), got {_show(expr)}"
+    plan = _plan(expr)
+    if plan.__class__ is str:
+        return plan
+    if faces.__class__ is not list:
+        return f"faces: expected the list of faces shown, got {_show(faces)}"
+    if plan and "luck" not in record and "base_total" not in record:
+        sides, signs, total = plan
+        if len(faces) != len(sides):
+            return f"faces: {expr} rolls {len(sides)} dice, the record shows {len(faces)} faces"
+        for i, (face, n, sign) in enumerate(zip(faces, sides, signs)):
+            if face.__class__ is not int or not 1 <= face <= n:
+                return f"faces[{i}]: a d{n} shows 1..{n}, not {_show(face)}"
+            total += sign * face
+        if record.get("total") != total:
+            return f"total: the faces of {expr} come to {total}, the record says {_show(record.get('total'))}"
+        return None
+    try:
+        r = Roll.from_dict(record)
+    except DiceError as err:
+        return str(err)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        return f"not a roll record ({type(err).__name__}: {err})"
+    if "total" not in record:
+        return f"total: missing (the faces come to {r.total})"
+    return None
+
+
+def rolls_problem(rolls: Any) -> tuple[str | None, str] | None:
+    """The first bad record of an event's ``rolls`` (name -> record) as (its name, reason), or None."""
+    if rolls.__class__ is not dict:
+        return None, f"expected a mapping of roll names to records, got {_show(rolls)}"
+    for name, record in rolls.items():
+        why = roll_problem(record)
+        if why is not None:
+            return name, why
+    return None
+
+
 # ---------------------------------------------------------------- the shape with the rules' bounds
 
 
@@ -559,16 +641,7 @@ class Shape:
         return None
 
     # one change
-    def place(self, path: Any) -> _Kind | str:
-        """What the place at ``path`` holds, or why ``path`` is no place in the state."""
-        key = tuple(path) if path.__class__ is list else None
-        if key is not None:
-            try:
-                hit = self._places.get(key)
-            except TypeError:  # an unhashable part (a list inside the path)
-                hit, key = None, None
-            if hit is not None:
-                return hit
+    def _resolve(self, path: Any) -> _Kind | str:
         if path.__class__ is not list or not path:
             return f"a change's path is a non-empty list of keys and indexes, got {_show(path)}"
         kind: Any = self.state
@@ -578,16 +651,39 @@ class Shape:
             kind = kind.child(part)
             if isinstance(kind, str):
                 return f"{dotted_path(path[:i + 1])}: {kind}"
+        return kind
+
+    def _place(self, path: Any) -> tuple:
+        """(kind or reason, low, high): the bounds when the place holds a whole number, for the quick check."""
+        try:
+            key = tuple(path) if path.__class__ is list else None
+            hit = self._places.get(key) if key is not None else None
+        except TypeError:  # an unhashable part (a list inside the path)
+            key, hit = None, None
+        if hit is not None:
+            return hit
+        kind = self._resolve(path)
+        lo = hi = None
+        if isinstance(kind, _Leaf) and not isinstance(kind, _Any):
+            lo, hi = {"int": (-MAX_INT, MAX_INT), "count": (0, MAX_INT), "posint": (1, MAX_INT),
+                      "hearts": (self.hearts_floor, MAX_INT), "level": (1, self.level_cap)}.get(kind.name, (None, None))
+        hit = (kind, lo, hi)
         if key is not None:
             if len(self._places) > 8192:
                 self._places.clear()
-            self._places[key] = kind
-        return kind
+            self._places[key] = hit
+        return hit
+
+    def place(self, path: Any) -> _Kind | str:
+        """What the place at ``path`` holds, or why ``path`` is no place in the state."""
+        return self._place(path)[0]
 
     def change_problem(self, path: Any, value: Any) -> str | None:
         """Why ``[path, value]`` cannot be a change of the state (the path is no place in the table, or the
         value does not fit it), or None."""
-        kind = self.place(path)
+        kind, lo, hi = self._place(path)
+        if lo is not None and value.__class__ is int and lo <= value <= hi:
+            return None  # the common case: a whole number where one belongs
         if isinstance(kind, str):
             return kind
         found = kind.problem(value, self)

@@ -215,13 +215,20 @@ def _check_event(event: dict, expected_seq: int, shape: statecheck.Shape | None 
 
 
 def _check_changes(event: dict, shape: statecheck.Shape) -> None:
+    """The parts of an event that the state and the views read: its changes (places of the state holding what
+    they may) and its roll records (faces its dice can show, adding up to the total)."""
     changes = event.get("changes")
-    if changes is None:
-        return
-    found = shape.changes_problem(changes)
-    if found is not None:
-        i, why = found
-        raise _BadLine(why, "changes" if i is None else f"changes[{i}]", parsed=True)
+    if changes is not None:
+        found = shape.changes_problem(changes)
+        if found is not None:
+            i, why = found
+            raise _BadLine(why, "changes" if i is None else f"changes[{i}]", parsed=True)
+    rolls = event.get("rolls")
+    if rolls is not None:
+        found = statecheck.rolls_problem(rolls)
+        if found is not None:
+            name, why = found
+            raise _BadLine(why, "rolls" if name is None else f"rolls.{name}", parsed=True)
 
 
 def encode_event(event: Any, seq: int, shape: statecheck.Shape | None = statecheck.DEFAULT) -> bytes:
@@ -376,6 +383,7 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
     add = events.append
     decode = _decode_strict if strict else _decode
     changes_problem = shape.changes_problem if shape is not None else None
+    rolls_problem = statecheck.rolls_problem
     current = FORMAT_VERSION
     seq = 0
     lineno = 0
@@ -445,9 +453,12 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
                                 s = event.get("seq")
                                 v = event.get("v", 1)  # no "v": version 1
                                 ch = event.get("changes")
+                                rl = event.get("rolls")
                                 if s.__class__ is int and s == seq + 1 and event.get("kind").__class__ is str \
                                         and v.__class__ is int and v == current and event["kind"] \
-                                        and (ch is None or changes_problem is None or changes_problem(ch) is None):
+                                        and (changes_problem is None
+                                             or ((ch is None or changes_problem(ch) is None)
+                                                 and (rl is None or rolls_problem(rl) is None))):
                                     seq = s
                                     add(event)
                                     continue
