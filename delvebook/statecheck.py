@@ -712,6 +712,12 @@ class Shape:
         found = self.state.problem(state, self)
         if found is not None:
             return [found]
+        return self.link_problems(state)
+
+    def link_problems(self, state: Mapping) -> list[tuple[tuple, str]]:
+        """What ties a state of the right shape together: seats name delvers (each once), names are filed
+        under themselves, the fight's order names its side, conditions' ids are unique. Cheap: the check after
+        each event of a replay whose changes were each checked against the table."""
         out: list[tuple[tuple, str]] = []
         delvers = state["delvers"]
         for name, d in delvers.items():
