@@ -155,7 +155,11 @@ class Campaign:
         p = Path(path)
         notes: list[str] = []
         temporary = None
-        if p.is_file() and _is_zip(p):
+        try:
+            is_zip = p.is_file() and _is_zip(p)
+        except OSError as err:
+            raise StoreError(f"cannot reach it ({err.strerror})", p) from None
+        if is_zip:
             if unpack_to is not None:
                 p, note = _unpack_zip(p, Path(unpack_to))
                 notes.append(note)
@@ -752,6 +756,14 @@ def _zip_time(file: Path) -> tuple:
 
 
 def _unpack_zip(path: Path, target: Path) -> tuple[Path, str]:
+    from .store import os_error
+    try:
+        return _unpack_zip_into(path, target)
+    except OSError as err:
+        raise os_error(err, "unpack the zip; nothing was kept", target) from None
+
+
+def _unpack_zip_into(path: Path, target: Path) -> tuple[Path, str]:
     """Unpack an exported campaign zip into ``target`` (a new or empty folder), within limits, refusing what
     would escape it: only a campaign's own files (campaign.yaml, the log, its side files) at the top of the zip or
     under one folder, as regular files. Returns (the campaign folder, a note saying where play is recorded).

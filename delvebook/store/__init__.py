@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..rules.schema import FORMAT_VERSION
 from .campaign_file import CAMPAIGN_FILE, CAMPAIGN_HEADER, CAMPAIGN_KEYS, MAX_CAMPAIGN_BYTES
-from .errors import LockedError, StoreError
+from .errors import LockedError, StoreError, os_error
 from .folder import HELD_FILE, LOCK_FILE, CampaignStore, check_new_path, validate
 from .log import (
     LOG_FILE,
@@ -33,6 +33,7 @@ from .memory import MemoryStore
 __all__ = [
     "StoreError",
     "LockedError",
+    "os_error",
     "CampaignStore",
     "MemoryStore",
     "read_log",

@@ -30,7 +30,7 @@ from .. import statecheck
 from ..rules.schema import FORMAT_VERSION, show
 from .campaign_file import (CAMPAIGN_FILE, CAMPAIGN_KEYS, check_campaign_file, dump_campaign, raise_first,
                             read_campaign)
-from .errors import LockedError, StoreError
+from .errors import LockedError, StoreError, os_error
 from .log import LOG_FILE, LOG_HEADER, LogRead, LogTail, dump_event_line, encode_event, open_log, parse_event_line, scan
 
 __all__ = [
@@ -285,7 +285,7 @@ class CampaignStore:
             store.campaign = campaign
             store.shape = statecheck.shape_for(rules)
             store._open_log()
-        except BaseException:
+        except BaseException as failure:
             store.close()
             for f in reversed(written):
                 try:
@@ -297,6 +297,8 @@ class CampaignStore:
                     os.rmdir(d)
                 except OSError:
                     break
+            if isinstance(failure, OSError):
+                raise os_error(failure, "make the campaign; nothing was made", folder) from None
             raise
         return store
 
@@ -326,6 +328,10 @@ class CampaignStore:
             store._load_log()
             if not read_only:
                 store._open_log()
+        except OSError as err:
+            store.close()
+            raise os_error(err, "open the campaign" if read_only else "open the campaign for writing",
+                           folder) from None
         except BaseException:
             store.close()
             raise
@@ -741,6 +747,14 @@ _MARK = 64  # bytes at the end of the log the writer checks are still the ones i
 
 
 def validate(path: str | os.PathLike) -> list[StoreError]:
+    """Every problem in a campaign folder (see ``_validate``); a folder that cannot be read is one problem."""
+    try:
+        return _validate(path)
+    except OSError as err:
+        return [os_error(err, "read the campaign", path)]
+
+
+def _validate(path: str | os.PathLike) -> list[StoreError]:
     """Every problem in a campaign folder: each one in campaign.yaml, each bad line of the log (up to 100),
     read strictly (duplicate keys, every number and text of every event, changes that are places of the state).
 

@@ -498,7 +498,7 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
                             seq = event["seq"]
                             add(event)
                             continue
-                    fail(bad.reason + (_HAND_EDITED if last else ""), lineno, bad.field)
+                    fail(bad.reason + (_HAND_EDITED if last and not bad.parsed else ""), lineno, bad.field)
                     resync = event is None or not isinstance(event, dict)
                     if not resync and _is_int(event.get("seq")):
                         seq = event["seq"]  # go on from what the line says, so one bad line is one error
