@@ -183,13 +183,14 @@ def check_new_path(folder: Path) -> None:
     except UnicodeEncodeError:
         raise StoreError(f"the path holds bytes that are not UTF-8 text ({_shown(folder)}); a campaign's folder "
                          f"name is read back by delvebook, git and the browser: choose a name in UTF-8") from None
-    probe = folder
-    while not probe.exists() and probe.parent != probe:
-        probe = probe.parent
-    try:
-        name_max = os.pathconf(probe, "PC_NAME_MAX")
-    except (OSError, ValueError):
-        name_max = _NAME_MAX
+    name_max = _NAME_MAX
+    for probe in (folder, *folder.parents):  # the file system's own limit, where the folder will be
+        try:
+            if len(os.fsencode(probe.name)) <= _NAME_MAX and probe.exists():
+                name_max = os.pathconf(probe, "PC_NAME_MAX")
+                break
+        except (OSError, ValueError):
+            continue
     for part in folder.parts:
         size = len(os.fsencode(part))
         if size > name_max:
@@ -250,12 +251,10 @@ class CampaignStore:
         if folder.exists() and not folder.is_dir():
             raise StoreError("exists and is not a folder; choose another path for the new campaign", folder)
         made_dirs = []
-        probe = folder
-        while not probe.exists():
-            made_dirs.append(probe)
-            if probe.parent == probe:
+        for probe in (folder, *folder.parents):
+            if probe.exists():
                 break
-            probe = probe.parent
+            made_dirs.append(probe)
         written: list[Path] = []
         store = cls(folder, read_only=False)
         try:
