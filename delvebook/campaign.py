@@ -811,10 +811,13 @@ def _unpack_zip_into(path: Path, target: Path) -> tuple[Path, str]:
 def _campaign_entries(infos: list, path: Path) -> list[tuple[str, Any]]:
     from .store import StoreError
     files = [i for i in infos if not i.is_dir()]
-    roots = {i.filename.split("/", 1)[0] for i in files if "/" in i.filename}
     prefix = ""
-    if not any(i.filename == "campaign.yaml" for i in files) and len(roots) == 1:
-        prefix = next(iter(roots)) + "/"
+    if not any(i.filename == "campaign.yaml" for i in files):  # export_zip's layout: one folder holding it
+        roots = {i.filename[:-len("campaign.yaml")] for i in files
+                 if i.filename.endswith("/campaign.yaml") and i.filename.count("/") == 1
+                 and not i.filename.startswith(("/", "."))}
+        if len(roots) == 1:
+            prefix = roots.pop()
     wanted = []
     for info in files:
         name = info.filename
