@@ -23,6 +23,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_ALIAS_EXPANSION",
     "MAX_CHARS",
+    "MAX_NUMBER_CHARS",
     "PARSER",
 ]
 
@@ -32,6 +33,9 @@ MAX_ALIAS_EXPANSION = 100_000
 """Aliases may repeat at most this many nodes in total (a shared stat block is fine; a billion laughs is not)."""
 MAX_CHARS = 10 << 20
 """Text longer than this (10 Mi characters) is refused before it is parsed."""
+MAX_NUMBER_CHARS = 100
+"""A whole number written with more characters than this is refused, with its line (Python would refuse one of
+4,300 digits with no line at all)."""
 
 _BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 PARSER = "libyaml (C)" if _BASE is not yaml.SafeLoader else "PyYAML (pure Python)"
@@ -40,6 +44,7 @@ PARSER = "libyaml (C)" if _BASE is not yaml.SafeLoader else "PyYAML (pure Python
 _YAML_TAG = "tag:yaml.org,2002:"
 _PYTHON_TAG = _YAML_TAG + "python/"
 _MERGE_TAG = _YAML_TAG + "merge"
+_INT_TAG = _YAML_TAG + "int"
 
 
 class YamlError(ValueError):
@@ -132,6 +137,9 @@ def _check_tree(root) -> None:
                             f"mappings, dates) is read", line)
         if depth > MAX_DEPTH:
             raise YamlError(f"data nested more than {MAX_DEPTH} levels deep", line)
+        if tag == _INT_TAG and len(node.value) > MAX_NUMBER_CHARS:
+            raise YamlError(f"a number of {len(node.value):,} characters; at most {MAX_NUMBER_CHARS} are read "
+                            f"(no campaign needs a longer one)", line)
         on_path.add(nid)
         stack.append((node, depth, True))
         if isinstance(node, yaml.MappingNode):
