@@ -154,7 +154,12 @@ def _check_tree(root) -> None:
                         f"written (an alias bomb?); at most {MAX_ALIAS_EXPANSION:,} repeated nodes are allowed")
 
 
-def _from_yaml_error(err: yaml.YAMLError, line_offset: int) -> YamlError:
+def _from_yaml_error(err: yaml.YAMLError, line_offset: int, text: str = "") -> YamlError:
+    if isinstance(err, yaml.reader.ReaderError):  # a character YAML does not allow: no mark, a position
+        line = text.count("\n", 0, err.position) + 1 + line_offset
+        code = err.character if isinstance(err.character, int) else ord(str(err.character)[:1] or "\0")
+        return YamlError(f"not valid YAML: a character YAML does not allow (U+{code:04X}; text holds printable "
+                         f"characters, tabs and line breaks)", line, syntax=True)
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     line = mark.line + 1 + line_offset if mark is not None else None
     problem = getattr(err, "problem", None) or str(err)
@@ -203,7 +208,7 @@ def load_document(text: str, *, line_offset: int = 0, max_chars: int = MAX_CHARS
                 err.line += line_offset
             raise
         except yaml.YAMLError as err:
-            raise _from_yaml_error(err, line_offset) from None
+            raise _from_yaml_error(err, line_offset, text) from None
         except RecursionError:
             raise YamlError("data nested too deeply to read") from None
         except (ValueError, OverflowError, TypeError) as err:  # a constructor's own refusal (a 5,000-digit number)
