@@ -294,13 +294,15 @@ def _validate(path: Path) -> tuple[list, list[str], int | None]:
     problems = list(validate(path))
     if problems:
         return problems, [], None
+    from delvebook.store import CampaignStore
     try:
-        camp = Campaign.open(path, read_only=True)
+        store = CampaignStore.open(path, read_only=True)
+        camp = Campaign.open(store)
     except StoreError as err:
         return [err], [], None
     with camp:
         found = play_problems(camp.rules, camp.setup, camp.events, file=Path(path) / "log.yaml",
-                              line_of=getattr(camp._store, "line_of", None))
+                              line_of=store.line_of)
         return found, camp.problems, len(camp.events)
 
 
