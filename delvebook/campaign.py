@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import gc
 import io
 import os
 import random
+import re
+import shutil
+import stat
 import tempfile
+import threading
+import weakref
 import zipfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -57,18 +63,46 @@ class Outcome(dict):
         return describe(self)
 
     def _repr_html_(self) -> str:
-        import html
-        parts = [f'<div class="delvebook-outcome"><div>{html.escape(self.summary())}</div>']
-        for r in self.rolls.values():
+        from .dice import DiceError, escape_html as esc
+        try:
+            summary = self.summary()
+        except Exception:  # a record the narrator cannot read (a hand-made event): show its kind, escaped
+            summary = f"{self.get('kind')}"
+        parts = [f'<div class="delvebook-outcome"><div>{esc(summary)}</div>']
+        records = self.get("rolls") if self._roll_objects is None else None
+        if records is None:
+            rolls = list((self._roll_objects or {}).values())
+        else:
+            rolls = []
+            for name, rec in (records.items() if isinstance(records, Mapping) else ()):
+                try:
+                    rolls.append(Roll.from_dict(rec))
+                except (DiceError, KeyError, TypeError, ValueError, AttributeError):
+                    parts.append(f'<div class="delvebook-roll">{esc(name)}: {esc(rec)}</div>')
+        for r in rolls:
             parts.append(roll_html(r))
         parts.append("</div>")
         return "".join(parts)
 
 
+def _locked(method):
+    """Run a method holding the campaign's lock: threads sharing one Campaign act one at a time (a decision reads
+    and rolls back the live state, and the log takes one seq at a time)."""
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return locked
+
+
 class Campaign:
-    """A campaign folder opened for play (or read-only for analysis)."""
+    """A campaign folder opened for play (or read-only for analysis).
+
+    Threads may share one: every action (deciding it, writing it, folding it in) holds the campaign's lock."""
 
     def __init__(self, store, rules, engine: Engine, read_only: bool):
+        self._lock = threading.RLock()
+        self._unpacked: "weakref.finalize | None" = None  # a zip's temporary folder, removed on close and at exit
         self._store = store
         self.rules = rules
         self.engine = engine
@@ -106,37 +140,88 @@ class Campaign:
             raise
 
     @classmethod
-    def open(cls, path: Any, read_only: bool = False) -> "Campaign":
-        """Open a campaign folder (or a zip made by ``export_zip``, read-only unless unpacked), or play on a store
-        already open (a ``MemoryStore`` for a simulation; ``read_only`` is then the store's own)."""
-        from .store import CampaignStore, MemoryStore
+    def open(cls, path: Any, read_only: bool | None = None, *, unpack_to: str | os.PathLike | None = None
+             ) -> "Campaign":
+        """Open a campaign folder (for play; ``read_only=True`` to read it), or play on a store already open (a
+        ``MemoryStore`` for a simulation; ``read_only`` is then the store's own).
+
+        A zip made by ``export_zip`` opens read-only, from a temporary folder removed when the campaign is closed
+        (or at exit). To play from a zip, name the folder where play is recorded: ``unpack_to="play/keep"``
+        unpacks it there (a folder that already holds the campaign is opened as it is, never unpacked over).
+        Zips are unpacked within limits (size, entries, compression ratio), and only a campaign's own files."""
+        from .store import CampaignStore, MemoryStore, StoreError
         if isinstance(path, (CampaignStore, MemoryStore)):
             with _collector_paused():
                 return cls._from_store(path, read_only=path.read_only)
         p = Path(path)
-        if p.is_file() and zipfile.is_zipfile(p):
-            p = _unpack_zip(p)
+        notes: list[str] = []
+        temporary = None
+        try:
+            is_zip = p.is_file() and _is_zip(p)
+        except OSError as err:
+            raise StoreError(f"cannot reach it ({err.strerror})", p) from None
+        if is_zip:
+            if unpack_to is not None:
+                p, note = _unpack_zip(p, Path(unpack_to))
+                notes.append(note)
+                read_only = bool(read_only)
+            else:
+                if read_only is False:
+                    raise StoreError(f"a zip opens read-only: play recorded in a temporary copy would be lost. To "
+                                     f"play from it, name the folder where play is recorded: "
+                                     f"Campaign.open({str(path)!r}, unpack_to='play/{p.stem}')", p)
+                read_only = True
+                temporary = Path(tempfile.mkdtemp(prefix="delvebook-zip-"))
+                try:
+                    p, _ = _unpack_zip(Path(path), temporary / "campaign")
+                except BaseException:
+                    shutil.rmtree(temporary, ignore_errors=True)
+                    raise
+                notes.append(f"{path}: read-only, from a temporary copy removed when the campaign is closed; to "
+                             f"play from the zip, open it with unpack_to='a folder of yours'")
+        elif unpack_to is not None:
+            raise StoreError("unpack_to is for a zip made by export_zip; this is not one", p)
+        read_only = bool(read_only)
         # Opening makes tens of thousands of acyclic dicts (events, then the state they fold into): run during
         # the open, the cycle collector would scan them again and again as they pile up and find nothing; paused,
         # it scans them once when it resumes (bench/campaign.py shows both).
-        with _collector_paused():
-            store = CampaignStore.open(p, read_only=read_only)
-            try:
-                return cls._from_store(store, read_only=read_only)
-            except BaseException:
-                store.close()
-                raise
+        try:
+            with _collector_paused():
+                store = CampaignStore.open(p, read_only=read_only)
+                try:
+                    camp = cls._from_store(store, read_only=read_only)
+                except BaseException:
+                    store.close()
+                    raise
+        except BaseException:
+            if temporary is not None:
+                shutil.rmtree(temporary, ignore_errors=True)
+            raise
+        store.problems += notes
+        if temporary is not None:
+            camp._unpacked = weakref.finalize(camp, shutil.rmtree, str(temporary), True)
+        return camp
 
     @classmethod
     def _from_store(cls, store, read_only: bool) -> "Campaign":
         rules = rules_for(store.campaign)
         setup = setup_state(store.campaign, rules)
-        engine = Engine(rules, setup, store.events)
+        try:
+            engine = Engine(rules, setup, store.events)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError):
+            raise _replay_error(store, rules, setup) from None
+        from .statecheck import shape_for
+        if shape_for(rules).state_problems(engine.state):
+            raise _replay_error(store, rules, setup) from None
         return cls(store, rules, engine, read_only)
 
+    @_locked
     def close(self) -> None:
-        """Release the write lock (the files stay as they are); safe to call twice."""
+        """Release the write lock (the files stay as they are), and remove a zip's temporary folder; safe to
+        call twice."""
         self._store.close()
+        if self._unpacked is not None:
+            self._unpacked()
 
     def __enter__(self) -> "Campaign":
         return self
@@ -282,9 +367,12 @@ class Campaign:
     def _next_seq(self) -> int:
         return self.events[-1]["seq"] + 1 if self.events else 1
 
+    @_locked
     def _record(self, event: dict) -> Outcome:
         if self.read_only:
             raise Refused("this campaign is open read-only")
+        if event.get("seq") != self._next_seq():  # decided outside the lock, on a state that has moved on
+            raise Refused("another action was recorded while this one was decided; nothing was recorded, try again")
         event["ts"] = self._now()
         self._store.append(event)  # on disk (fsync'ed) before the state changes
         touched = self.engine.apply(event)
@@ -295,6 +383,7 @@ class Campaign:
             listener(outcome)
         return outcome
 
+    @_locked
     def catch_up(self) -> list[Outcome]:
         """A read-only campaign follows its log: fold in the events another process (the keeper's table) has
         appended since the last call, and tell the listeners; returns them, oldest first. If the log was
@@ -324,6 +413,7 @@ class Campaign:
                 listener(outcome)
         return outcomes
 
+    @_locked
     def act(self, kind: str, faces: Mapping[str, Any] | None = None, **args: Any) -> Outcome:
         """Any action by its kind (``check``, ``attack``, ``rest``...): decided by the rules, logged, applied.
 
@@ -451,6 +541,7 @@ class Campaign:
         self.act("encounter", foes=list(foes), name=name, keeper_override=keeper_override)
         return Fight(self)
 
+    @_locked
     def on_hit(self, option: str, hit: int | None = None, faces: Mapping | None = None) -> Outcome:
         """Take a choice the latest attack offered once its hit was seen (``outcome.on_hit_options``: a smite):
         the attack is resolved again with the same dice and the choice (its own new dice rolled, or typed in
@@ -478,6 +569,7 @@ class Campaign:
                         seed=seed, campaign=self._store.campaign, **options)
 
     # ---- luck, typed dice, undo
+    @_locked
     def spend_luck(self, player: str, sign: int = 1, roll: str | None = None, face: int | None = None) -> Outcome:
         """``player`` spends a luck die on the latest action's roll (its first, or ``roll`` by name):
         ``sign`` +1 adds it, -1 subtracts it. The action is resolved again with the same dice."""
@@ -485,31 +577,48 @@ class Campaign:
             raise Refused("this campaign is open read-only")
         return self._record(self.engine.decide_luck(player, sign, self.rng, self._next_seq(), roll=roll, face=face))
 
+    @_locked
     def amend(self, **faces: Any) -> Outcome:
         """The table rolled real dice: replace the latest action's rolls by name (``amend(check=[14, 2])``)."""
         if self.read_only:
             raise Refused("this campaign is open read-only")
         return self._record(self.engine.decide_amend(faces, self.rng, self._next_seq()))
 
+    @_locked
     def undo(self) -> Outcome:
         if self.read_only:
             raise Refused("this campaign is open read-only")
         return self._record(self.engine.decide_undo(self._next_seq()))
 
+    @_locked
     def redo(self) -> Outcome:
         if self.read_only:
             raise Refused("this campaign is open read-only")
         return self._record(self.engine.decide_redo(self._next_seq()))
 
     # ---------------------------------------------------------------- sharing
+    @_locked
     def export_zip(self) -> bytes:
-        """The campaign folder (campaign.yaml, the log, side files) as zip bytes."""
-        buf = io.BytesIO()
+        """The campaign's own files as zip bytes: campaign.yaml, the log and the side files delvebook made (a
+        torn tail set aside, a displaced log), under a folder named like the campaign's. Nothing else: no
+        symlink, no hidden file (``.git/``, the lock), no other file; bounded in size, each file read through
+        one descriptor that is checked to be a regular file first."""
+        from .store import StoreError
         root = self.path
+        if root is None:
+            raise StoreError("this campaign has no folder to export (an in-memory store)")
+        buf = io.BytesIO()
+        total = 0
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-            for f in sorted(root.rglob("*")):
-                if f.is_file() and not f.name.startswith(".delvebook.lock"):
-                    z.write(f, f"{root.name}/{f.relative_to(root)}")
+            for name in _export_names(root):
+                data = _read_own_file(root / name, EXPORT_MAX_BYTES - total, required=name in _REQUIRED)
+                if data is None:
+                    continue
+                total += len(data)
+                info = zipfile.ZipInfo(f"{root.name}/{name}", date_time=_zip_time(root / name))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = (stat.S_IFREG | 0o644) << 16
+                z.writestr(info, data)
         return buf.getvalue()
 
     def dashboard(self):
@@ -689,18 +798,256 @@ def _expand_prepared(foes: list) -> list:
     return out
 
 
-def _unpack_zip(path: Path) -> Path:
-    """Unpack an exported campaign zip into a fresh temporary folder, refusing paths that escape it."""
-    target = Path(tempfile.mkdtemp(prefix="delvebook-"))
-    with zipfile.ZipFile(path) as z:
-        for info in z.infolist():
-            dest = (target / info.filename).resolve()
-            if not str(dest).startswith(str(target.resolve()) + os.sep):
-                raise ValueError(f"{path}: {info.filename!r} would unpack outside the folder")
-        z.extractall(target)
-    roots = [p for p in target.iterdir() if p.is_dir()]
-    if len(roots) == 1 and (roots[0] / "campaign.yaml").exists():
-        return roots[0]
+# ---------------------------------------------------------------- zips in and out
+
+ZIP_MAX_BYTES = 512 << 20
+"""A zip unpacks to at most this many bytes (512 MiB: a 100,000-event log is about 64 MiB)."""
+ZIP_MAX_ENTRIES = 1000
+"""A zip holds at most this many entries (a campaign is a few files)."""
+ZIP_MAX_RATIO = 100
+"""An entry may unpack to at most this many times its compressed size (a log compresses about 10 times; a zip
+bomb a thousand)."""
+EXPORT_MAX_BYTES = 512 << 20
+"""``export_zip`` holds at most this many bytes of files."""
+
+_OWN_FILE = re.compile(r"^(campaign\.yaml|log\.yaml|log\.(torn|displaced)-[0-9A-Za-z.\-]{1,64}\.yaml)$")
+_REQUIRED = ("campaign.yaml", "log.yaml")
+
+
+def _is_zip(path: Path) -> bool:
+    try:
+        return zipfile.is_zipfile(path)
+    except OSError:
+        return False
+
+
+def _export_names(root: Path) -> list[str]:
+    """The campaign's own files in its folder (top level only), campaign.yaml and the log first."""
+    from .store import StoreError
+    try:
+        names = sorted(n for n in os.listdir(root) if _OWN_FILE.match(n))
+    except OSError as err:
+        raise StoreError(f"cannot list the campaign folder ({err.strerror})", root) from None
+    for name in _REQUIRED:
+        if name not in names:
+            raise StoreError(f"no {name} to export", root)
+    return list(_REQUIRED) + [n for n in names if n not in _REQUIRED]
+
+
+def _read_own_file(file: Path, room: int, required: bool) -> bytes | None:
+    """A campaign file's bytes, read through one descriptor: a symlink, a device or a pipe is refused (required
+    files) or left out (side files) before a byte is read; at most ``room`` bytes."""
+    from .store import StoreError
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(file, flags)
+    except OSError as err:
+        if not required:
+            return None
+        why = "a symlink" if os.path.islink(file) else err.strerror
+        raise StoreError(f"is not a campaign file delvebook exports ({why}); the export holds only regular files "
+                         f"of the folder, and nothing was exported", file) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            if not required:
+                return None
+            raise StoreError("is not a regular file (a device, a pipe?); nothing was exported", file)
+        if st.st_size > room:
+            raise StoreError(f"the campaign's files come to more than {EXPORT_MAX_BYTES >> 20} MiB; nothing was "
+                             f"exported", file)
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > room:
+                raise StoreError(f"grew past {EXPORT_MAX_BYTES >> 20} MiB while it was read; nothing was exported",
+                                 file)
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _zip_time(file: Path) -> tuple:
+    try:
+        t = _dt.datetime.fromtimestamp(os.stat(file, follow_symlinks=False).st_mtime)
+    except (OSError, ValueError, OverflowError):
+        t = _dt.datetime(1980, 1, 1)
+    return (max(1980, t.year), t.month, t.day, t.hour, t.minute, t.second)
+
+
+def _unpack_zip(path: Path, target: Path) -> tuple[Path, str]:
+    from .store import os_error
+    try:
+        return _unpack_zip_into(path, target)
+    except OSError as err:
+        raise os_error(err, "unpack the zip; nothing was kept", target) from None
+
+
+def _unpack_zip_into(path: Path, target: Path) -> tuple[Path, str]:
+    """Unpack an exported campaign zip into ``target`` (a new or empty folder), within limits, refusing what
+    would escape it: only a campaign's own files (campaign.yaml, the log, its side files) at the top of the zip or
+    under one folder, as regular files. Returns (the campaign folder, a note saying where play is recorded).
+    A folder that already holds a campaign is opened as it is: unpacking never writes over play."""
+    from .store import StoreError, check_new_path
     if (target / "campaign.yaml").exists():
-        return target
-    raise ValueError(f"{path}: no campaign.yaml inside the zip")
+        return target, (f"{target}: already holds a campaign (unpacked before?): opened as it is, {path} was not "
+                        f"unpacked again; play is recorded in {target}")
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise StoreError("already holds files; unpack a zip into a new or empty folder", target)
+    check_new_path(target)
+    try:
+        z = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as err:
+        raise StoreError(f"not a zip delvebook can read ({err})", path) from None
+    made_folder = not target.exists()
+    written: list[Path] = []
+    try:
+        with z:
+            infos = z.infolist()
+            if len(infos) > ZIP_MAX_ENTRIES:
+                raise StoreError(f"{len(infos):,} entries; a campaign zip holds at most {ZIP_MAX_ENTRIES:,}", path)
+            wanted = _campaign_entries(infos, path)
+            total = 0
+            try:
+                target.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise StoreError(f"cannot make the folder to unpack into ({err.strerror})", target) from None
+            for name, info in wanted:
+                dest = target / name
+                written.append(dest)
+                total = _unpack_entry(z, info, dest, total, path)
+    except BaseException:
+        for f in written:
+            try:
+                os.unlink(f)
+            except OSError:
+                pass
+        if made_folder:
+            shutil.rmtree(target, ignore_errors=True)
+        raise
+    return target, f"{target}: unpacked from {path}; play is recorded here"
+
+
+def _campaign_entries(infos: list, path: Path) -> list[tuple[str, Any]]:
+    from .store import StoreError
+    files = [i for i in infos if not i.is_dir()]
+    prefix = ""
+    if not any(i.filename == "campaign.yaml" for i in files):  # export_zip's layout: one folder holding it
+        roots = {i.filename[:-len("campaign.yaml")] for i in files
+                 if i.filename.endswith("/campaign.yaml") and i.filename.count("/") == 1
+                 and not i.filename.startswith(("/", "."))}
+        if len(roots) == 1:
+            prefix = roots.pop()
+    wanted = []
+    for info in files:
+        name = info.filename
+        if not name.startswith(prefix):
+            continue
+        name = name[len(prefix):]
+        if not _OWN_FILE.match(name):
+            continue  # not a campaign file (a README, a notebook, .git): left in the zip
+        kind = (info.external_attr >> 16) & 0o170000
+        if kind not in (0, stat.S_IFREG):
+            raise StoreError(f"{info.filename!r} is not a plain file in the zip (a symlink?); refused", path)
+        wanted.append((name, info))
+    if not any(n == "campaign.yaml" for n, _ in wanted):
+        raise StoreError("no campaign.yaml inside the zip (at its top, or in one folder)", path)
+    return wanted
+
+
+def _unpack_entry(z: zipfile.ZipFile, info, dest: Path, total: int, path: Path) -> int:
+    from .store import StoreError
+    limit = ZIP_MAX_RATIO * max(info.compress_size, 1 << 16)
+    written = 0
+    try:
+        fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as err:
+        raise StoreError(f"cannot unpack {info.filename!r} ({err.strerror})", dest) from None
+    try:
+        with z.open(info) as src:
+            while True:
+                chunk = src.read(1 << 20)
+                if not chunk:
+                    break
+                written += len(chunk)
+                total += len(chunk)
+                if written > limit:
+                    raise StoreError(f"{info.filename!r} unpacks to more than {ZIP_MAX_RATIO} times its compressed "
+                                     f"size (a zip bomb?); refused", path)
+                if total > ZIP_MAX_BYTES:
+                    raise StoreError(f"unpacks to more than {ZIP_MAX_BYTES >> 20} MiB; a campaign zip is at most "
+                                     f"that; refused", path)
+                try:
+                    _write_all(fd, chunk)
+                except OSError as err:
+                    raise StoreError(f"could not unpack {info.filename!r} ({err.strerror}); nothing was kept",
+                                     dest) from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError, NotImplementedError) as err:
+        raise StoreError(f"{info.filename!r} cannot be read from the zip ({err})", path) from None
+    except RuntimeError as err:  # an encrypted entry
+        raise StoreError(f"{info.filename!r} cannot be read from the zip ({err})", path) from None
+    finally:
+        os.close(fd)
+    return total
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _replay_error(store, rules, setup):
+    """The StoreError naming the first event whose changes do not apply, or after which the state is not one
+    the views can show (the log's file:line and the field): replayed again one event at a time (this is only the
+    path of a log that does not open)."""
+    from .events import History, apply_changes
+    from .statecheck import dotted_path, shape_for
+    from .store import StoreError
+    shape = shape_for(rules)
+    setup_problems = shape.state_problems(setup)
+    if setup_problems:
+        where, why = setup_problems[0]
+        return StoreError(f"the party this file sets up does not hold: {dotted_path(where)}: {why}",
+                          store.path / "campaign.yaml" if store.path is not None else None)
+    history = History(clone(setup))
+    file = store.path / "log.yaml" if store.path is not None else None
+    for event in store.events:
+        before = clone(history.state)
+        try:
+            history.apply(event)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError) as err:
+            field, reason = _why_not_applied(before, event, err, apply_changes)
+            return StoreError(reason, file, _line_of(store, event), field)
+        problems = shape.state_problems(history.state)
+        if problems:
+            where, why = problems[0]
+            return StoreError(f"after this event the state does not hold: {dotted_path(where)}: {why}", file,
+                              _line_of(store, event), "changes" if event.get("changes") is not None else None)
+    return StoreError("the log does not replay (no single event to blame)", file)
+
+
+def _why_not_applied(state, event, err, apply_changes) -> tuple[str | None, str]:
+    from .statecheck import dotted_path
+    changes = event.get("changes")
+    kind = event.get("kind")
+    if kind in ("undo", "redo") or event.get("replaces") is not None or not isinstance(changes, list):
+        return (kind if kind in ("undo", "redo") else "replaces"), f"does not apply to the log before it: {err}"
+    for i, change in enumerate(changes):
+        try:
+            apply_changes(state, [change])
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+            path = change[0] if isinstance(change, list) and change else change
+            return f"changes[{i}]", (f"{dotted_path(path) if isinstance(path, list) else path}: no such place in "
+                                     f"the state at this point (a change sets a field that exists, or adds one at "
+                                     f"the end of a list)")
+    return "changes", f"does not apply: {type(err).__name__}: {err}"
+
+
+def _line_of(store, event) -> int | None:
+    line_of = getattr(store, "line_of", None)
+    return line_of(event.get("seq")) if line_of is not None else None

@@ -144,6 +144,20 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _shown(text: object) -> str:
+    """Text for the terminal: control characters (escape sequences), bytes that were not UTF-8 and other
+    characters a terminal would act on or choke on, written as Python escapes (``\\x1b``, ``\\udcff``)."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for c in text)
+
+
+def _say(*parts: object, file=None) -> None:
+    print(_shown(" ".join(str(p) for p in parts)), file=file or sys.stdout)
+
+
 def _cmd_new(args: argparse.Namespace) -> int:
     from delvebook.campaign import Campaign
     from delvebook.store import StoreError
@@ -153,31 +167,46 @@ def _cmd_new(args: argparse.Namespace) -> int:
         try:
             requirement, note = (args.requirement, None) if args.requirement else pinned_requirement()
             made = new_repo(Path(args.path), name=name, seed=args.seed, requirement=requirement)
-        except (StoreError, ValueError) as err:
-            print(f"delvebook new: {err}", file=sys.stderr)
+        except (StoreError, ValueError, OSError) as err:
+            _say(f"delvebook new: {err}", file=sys.stderr)
             return 1
-        print(f"{args.path}: a campaign repository: {', '.join(made)}")
-        print(f"  binder/requirements.txt installs {requirement}")
+        _say(f"{args.path}: a campaign repository: {', '.join(made)}")
+        _say(f"  binder/requirements.txt installs {requirement}")
         if note:
-            print(f"delvebook new: note: {note}", file=sys.stderr)
+            _say(f"delvebook new: note: {note}", file=sys.stderr)
         print("  commit it, push it to GitHub, then `delvebook share` prints its Binder link")
         return 0
     try:
         camp = Campaign.create(args.path, name=name, seed=args.seed)
     except (StoreError, ValueError) as err:
-        print(f"delvebook new: {err}", file=sys.stderr)
+        _say(f"delvebook new: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        _say(f"delvebook new: {args.path}: cannot make the campaign ({err.strerror or err}); nothing was made",
+             file=sys.stderr)
         return 1
     camp.close()
-    print(f"{args.path}: new campaign {name!r} (campaign.yaml and an empty log.yaml)")
+    _say(f"{args.path}: new campaign {name!r} (campaign.yaml and an empty log.yaml)")
     print("  add delvers in a notebook: camp.add_delver('Wren', 'rogue', player='Ana'), "
           "or list them under delvers: in campaign.yaml")
     return 0
 
 
+def _is_loopback(ip: str) -> bool:
+    import ipaddress
+    if ip == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(ip).is_loopback
+    except ValueError:
+        return False
+
+
 def _cmd_players(args: argparse.Namespace) -> int:
+    import secrets
     campaign = Path(args.campaign).resolve()
     if not (campaign / "campaign.yaml").is_file():
-        print(f"delvebook players: {campaign} holds no campaign.yaml", file=sys.stderr)
+        _say(f"delvebook players: {campaign} holds no campaign.yaml", file=sys.stderr)
         return 2
     from delvebook.extras import install_hint, missing
     gone = missing("voila", "ipywidgets")
@@ -185,12 +214,28 @@ def _cmd_players(args: argparse.Namespace) -> int:
         print(f"delvebook players needs {' and '.join(gone)}, which the core install of delvebook leaves out: "
               f"{install_hint('players')}", file=sys.stderr)
         return 2
+    if args.cull_after <= 0:
+        print("delvebook players: --cull-after is a number of seconds, more than 0", file=sys.stderr)
+        return 2
     notebook = Path(__file__).resolve().parent / "players.ipynb"
     env = dict(os.environ, DELVEBOOK_CAMPAIGN=str(campaign),
                DELVEBOOK_SHOW_FOE_HEARTS="1" if args.show_foe_hearts else "0")
+    token = args.token
+    if token is None and not _is_loopback(args.ip):
+        token = secrets.token_urlsafe(24)  # reachable from other machines: only with the link
+    cull = args.cull_after
     cmd = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={args.port}",
-           f"--Voila.ip={args.ip}", "--theme=light"]
-    print(f"delvebook players: {campaign.name} read-only at http://{args.ip}:{args.port}/ (Ctrl-C stops)", flush=True)
+           f"--Voila.ip={args.ip}", "--theme=light",
+           # a page that is gone (closed, reloaded, a phone put away) gives back its kernel
+           "--VoilaConfiguration.multi_kernel_manager_class=delvebook.players.ClosedPageKernelManager",
+           f"--MappingKernelManager.cull_idle_timeout={cull:g}",
+           f"--MappingKernelManager.cull_interval={max(1, int(cull // 2))}"]
+    if token:
+        cmd.append(f"--Voila.token={token}")
+    host = f"[{args.ip}]" if ":" in args.ip else args.ip
+    link = f"http://{host}:{args.port}/" + (f"?token={token}" if token else "")
+    where = "on this machine only" if _is_loopback(args.ip) else "for the players' devices (with the token)"
+    _say(f"delvebook players: {campaign.name} read-only at {link} {where} (Ctrl-C stops)")
     try:
         return subprocess.call(cmd, env=env)
     except KeyboardInterrupt:
@@ -239,24 +284,46 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _validate(path: Path) -> tuple[list, list[str], int | None]:
+    """(every problem, what opening noted, the number of events or None) for a campaign folder: the files read
+    strictly (every line of the log, every field of campaign.yaml), then, if they read well, the campaign opened
+    read-only (the checks play makes) and every event decided again by the rules (``store.playcheck``)."""
+    from delvebook.campaign import Campaign
+    from delvebook.store import StoreError, validate
+    from delvebook.store.playcheck import play_problems
+    problems = list(validate(path))
+    if problems:
+        return problems, [], None
+    from delvebook.store import CampaignStore
+    try:
+        store = CampaignStore.open(path, read_only=True)
+        camp = Campaign.open(store)
+    except StoreError as err:
+        return [err], [], None
+    with camp:
+        found = play_problems(camp.rules, camp.setup, camp.events, file=Path(path) / "log.yaml",
+                              line_of=store.line_of)
+        return found, camp.problems, len(camp.events)
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
-    """Every problem in the folder's files (the same checks ``Campaign.open`` makes), then, if there are none,
-    the log replayed against the rules."""
-    from delvebook.store import validate
-    problems = validate(args.path)
+    """Every problem in the folder's files (the same checks ``Campaign.open`` makes, and more), then, if there
+    are none, every event decided again by the rules. Printed one a line, control characters escaped."""
+    path = Path(args.path)
+    try:
+        problems, notes, n = _validate(path)
+    except Exception as err:  # never a traceback: say what could not be checked
+        _say(f"{path}: cannot be checked ({type(err).__name__}: {err}); this is a bug in delvebook, please "
+             f"report it with the file")
+        return 1
+    for note in notes:
+        _say(f"note: {note}")
     if not problems:
-        from delvebook.campaign import Campaign
-        try:  # the files are well formed: replaying the log checks every event against the rules
-            with Campaign.open(args.path, read_only=True) as camp:
-                n = len(camp.events)
-        except (ValueError, LookupError) as err:
-            print(f"{args.path}: {Path(args.path) / 'log.yaml'}: the log does not replay: {err}")
-            return 1
-        print(f"{args.path}: valid ({n} events)")
+        _say(f"{path}: valid ({n} events)")
         return 0
     for problem in problems:
-        print(problem)
-    print(f"{args.path}: {len(problems)} problem{'s' if len(problems) != 1 else ''}", file=sys.stderr)
+        _say(problem)
+    print(f"{_shown(path)}: {len(problems)} problem{'s' if len(problems) != 1 else ''}", file=sys.stderr)
     return 1
 
 
@@ -398,7 +465,13 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("players", help="serve the read-only players' view with Voila")
     p.add_argument("campaign", metavar="CAMPAIGN")
     p.add_argument("--port", type=int, default=8866)
-    p.add_argument("--ip", default="127.0.0.1", help="listen address (0.0.0.0 for the players' own devices)")
+    p.add_argument("--ip", default="127.0.0.1",
+                   help="listen address (default 127.0.0.1: this machine only; 0.0.0.0 for the players' own "
+                   "devices, then with a token in the link)")
+    p.add_argument("--token", default=None,
+                   help="the token the link carries (default: none on 127.0.0.1, a new random one otherwise)")
+    p.add_argument("--cull-after", type=float, default=30.0, metavar="SECONDS",
+                   help="shut down the kernel of a page that has been gone this long (default 30)")
     p.add_argument("--show-foe-hearts", action="store_true", help="show foes' exact hearts, not just wounds")
 
     p = sub.add_parser("validate", help="check a campaign folder; lists every problem, exit status 1 if any")

@@ -590,14 +590,25 @@ _DIE_STYLE = ("display:inline-flex;align-items:center;justify-content:center;min
 
 
 @lru_cache(maxsize=4096)  # the same names and expressions are escaped on every roll and card shown
-def escape_html(text: str) -> str:
-    """``html.escape`` (quotes too), kept for the strings that recur all session."""
+def _escape_text(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def escape_html(value: object) -> str:
+    """The one escape every value shown in HTML goes through, numbers included: the value as text, with
+    ``& < > " '`` escaped (text that recurs all session is remembered)."""
+    if value.__class__ is str:
+        return _escape_text(value)
+    try:
+        text = str(value)
+    except ValueError:  # an integer longer than Python writes out
+        text = "(a number too long to show)"
     return html.escape(text, quote=True)
 
 
 def _die_html(d: Die, extra_class: str = "", title: str = "", styled: bool = True) -> str:
     dropped = "" if d.kept else " delvebook-dropped"
-    face = _PIPS[d.face - 1] if d.sides == 6 else str(d.face)
+    face = _PIPS[d.face - 1] if d.sides == 6 and d.face in (1, 2, 3, 4, 5, 6) else str(d.face)
     style = ""
     if styled:
         style = _DIE_STYLE + ("font-size:1.6em;line-height:1;min-width:1.1em;border:none;" if d.sides == 6
@@ -607,10 +618,10 @@ def _die_html(d: Die, extra_class: str = "", title: str = "", styled: bool = Tru
         if "delvebook-luck" in extra_class:
             style += "color:#b8860b;"
         style = f' style="{style}"'
-    # the default title is digits and fixed words: nothing in it to escape
-    label = escape_html(title) if title else f"d{d.sides}: {d.face}{'' if d.kept else ' (dropped)'}"
-    return (f'<span class="delvebook-die d{d.sides}{dropped}{extra_class}" data-face="{d.face}" '
-            f'title="{label}"{style}>{face}</span>')
+    esc = escape_html
+    label = esc(title if title else f"d{d.sides}: {d.face}{'' if d.kept else ' (dropped)'}")
+    return (f'<span class="delvebook-die d{esc(d.sides)}{dropped}{extra_class}" data-face="{esc(d.face)}" '
+            f'title="{label}"{style}>{esc(face)}</span>')
 
 
 @lru_cache(maxsize=1024)  # a die's HTML depends on its sides, face and whether it counts: a few hundred kinds
@@ -628,11 +639,11 @@ def roll_html(r: Roll, outcome: str | None = None, *, styled: bool = True) -> st
     for i, (t, g) in enumerate(zip(r.expression.terms, r.groups)):
         sign = ("\u2212" if t.sign < 0 else "") if i == 0 else (" \u2212 " if t.sign < 0 else " + ")
         if g is None:
-            bits.append(f'{sign}<span class="delvebook-mod">{t.constant}</span>')
+            bits.append(f'{sign}<span class="delvebook-mod">{esc(t.constant)}</span>')
         elif t.d66:
             bits.append(sign + _die_html(g[0], title=f"d66 tens: {g[0].face}", styled=styled)
                         + _die_html(g[1], title=f"d66 ones: {g[1].face}", styled=styled)
-                        + f'<span class="delvebook-d66">({g[0].face}{g[1].face})</span>')
+                        + f'<span class="delvebook-d66">({esc(g[0].face)}{esc(g[1].face)})</span>')
         else:
             bits.append(sign + "".join([_plain_die_html(d.sides, d.face, d.kept, styled) for d in g]))
     for l in r.luck:
@@ -646,15 +657,15 @@ def roll_html(r: Roll, outcome: str | None = None, *, styled: bool = True) -> st
     if r.who or r.why:
         head = (f'<span class="delvebook-who"{grey}>{esc(r.who or "")}'
                 f'{" · " if r.who and r.why else ""}{esc(r.why or "")}</span> ')
-    tail = f' = <b class="delvebook-total">{r.total}</b>'
+    tail = f' = <b class="delvebook-total">{esc(r.total)}</b>'
     if r.luck:
-        tail += f' <span class="delvebook-was"{pale}>(was {r.base_total})</span>'
+        tail += f' <span class="delvebook-was"{pale}>(was {esc(r.base_total)})</span>'
     if outcome:
         tail += f' <span class="delvebook-outcome">{esc(outcome)}</span>'
     if not styled:
-        return (f'<div class="delvebook-roll" data-total="{r.total}">{head}<code>{esc(r.expr)}</code>'
+        return (f'<div class="delvebook-roll" data-total="{esc(r.total)}">{head}<code>{esc(r.expr)}</code>'
                 f'{"".join(bits)}{tail}</div>')
-    return (f'<div class="delvebook-roll" data-total="{r.total}" style="font-family:system-ui,sans-serif;'
+    return (f'<div class="delvebook-roll" data-total="{esc(r.total)}" style="font-family:system-ui,sans-serif;'
             f'display:flex;align-items:center;flex-wrap:wrap;gap:.1em;">{head}'
             f'<code style="margin-right:.5em;color:#333">{esc(r.expr)}</code>{"".join(bits)}{tail}</div>')
 

@@ -10,8 +10,9 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
-import html
 from typing import Any, Mapping
+
+from .dice import escape_html
 
 __all__ = ["new_state", "Delver", "Foe", "Armor", "Condition", "format_purse", "STATUS_ALIVE", "STATUS_DYING",
            "STATUS_DEAD", "PARTY", "FOES", "CREATURE", "is_alive", "is_dying", "is_dead", "status_of", "combatant",
@@ -212,13 +213,18 @@ class Delver(_Combatant):
                 f"{self.hearts}/{self.max_hearts} hearts, {self.xp} XP, {self.status})")
 
     def _repr_html_(self) -> str:
-        esc = html.escape
-        res = ", ".join(f"{esc(k.replace('_', ' '))} {v}/{self.resource_max.get(k, v)}"
-                        for k, v in self._d["resources"].items())
-        return (f'<div class="delvebook-delver"><b>{esc(self.name)}</b> '
-                f'({esc(self.class_name)} {self.level}, player {esc(self.player)}) · '
-                f'hearts {self.hearts}/{self.max_hearts} · XP {self.xp} · {esc(res)} · '
-                f'{esc(format_purse(self.purse))} · {esc(self.status)}</div>')
+        esc = escape_html  # every value, numbers included, escaped where it is written
+        d = self._d
+        maxes = d.get("resource_max") if isinstance(d.get("resource_max"), Mapping) else {}
+        resources = d.get("resources") if isinstance(d.get("resources"), Mapping) else {}
+        res = ", ".join(f"{esc(str(k).replace('_', ' '))} {esc(v)}/{esc(maxes.get(k, v))}"
+                        for k, v in resources.items())
+        purse = d.get("purse")
+        purse = format_purse(purse) if isinstance(purse, int) and not isinstance(purse, bool) else purse
+        return (f'<div class="delvebook-delver"><b>{esc(d.get("name"))}</b> '
+                f'({esc(d.get("class_name", d.get("class_id")))} {esc(d.get("level"))}, player '
+                f'{esc(d.get("player"))}) · hearts {esc(d.get("hearts"))}/{esc(d.get("max_hearts"))} · '
+                f'XP {esc(d.get("xp"))} · {res} · {esc(purse)} · {esc(d.get("status"))}</div>')
 
 
 class Foe(_Combatant):

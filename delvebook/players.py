@@ -1,29 +1,35 @@
 """The players' view: a read-only page for a second screen or the players' own devices.
 
-It follows the campaign's log on disk (new lines are folded in as the keeper records them) and shows
-the party, the initiative order with the current turn, the foes as names with a wound state (exact
-hearts only if the keeper says so), and the last rolls. It has no control that could change the
-campaign: it never opens the campaign for writing.
+It follows the campaign's log on disk (new lines are folded in as the keeper records them, each checked as
+opening checks it) and shows the party, the initiative order with the current turn, the foes as names with a
+wound state (exact hearts only if the keeper says so), and the last rolls. It has no control that could change
+the campaign: it never opens the campaign for writing. Every value it shows, numbers included, goes through one
+escape where the page is written, so no campaign file can put markup on the players' screens.
 
-``delvebook players CAMPAIGN`` serves it with Voila.
+``delvebook players CAMPAIGN`` serves it with Voila, on 127.0.0.1 unless told otherwise (then with a token), and
+with ``ClosedPageKernelManager``: the kernel of a page that is gone (closed, reloaded, a phone put away) is shut
+down, so reloading cannot pile up kernels.
 """
 
 from __future__ import annotations
 
-import html
+import math
 import os
+import time
 from pathlib import Path
 from typing import Any
 
-from .dice import Roll, roll_html
-from .engine.combat import current_actor
-from .model import format_purse
+from .dice import DiceError, Roll, escape_html, roll_html
+from .model import current_actor, format_purse
 
-__all__ = ["LogFollower", "render", "wound_state", "player_widget"]
+__all__ = ["LogFollower", "render", "wound_state", "player_widget", "ClosedPageKernelManager"]
+
+esc = escape_html
 
 
 class LogFollower:
-    """A read-only campaign kept up to date with the log on disk (new lines are folded in as they come)."""
+    """A read-only campaign kept up to date with the log on disk (new lines are folded in as they come, each
+    checked as opening checks it: a line the campaign would not open with is an error naming it)."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
@@ -31,45 +37,41 @@ class LogFollower:
 
     def _load(self) -> None:
         from .campaign import Campaign
-        camp = Campaign.open(self.path, read_only=True)
+        from .store import CampaignStore
+        store = CampaignStore.open(self.path, read_only=True)
+        camp = Campaign.open(store)
         camp.close()
+        self.store = store
         self.camp = camp
-        self.log = self.path / "log.yaml"
-        self.offset = self.log.stat().st_size if self.log.exists() else 0
-        self.carry = b""
+        self.tail = store.follow()
 
     def poll(self) -> bool:
-        """Fold in any complete lines appended since the last poll; True if the state changed."""
-        from .store import parse_event_line
-        try:
-            size = self.log.stat().st_size
-        except FileNotFoundError:
-            return False
-        if size < self.offset:  # the keeper's side set a torn line aside: start again
+        """Fold in the complete lines appended since the last poll; True if the state changed. A log set aside
+        or replaced is read again from the start."""
+        appended = self.tail.poll()
+        if appended.reload:
             self._load()
             return True
-        if size == self.offset:
-            return False
-        with open(self.log, "rb") as f:
-            f.seek(self.offset)
-            data = self.carry + f.read(size - self.offset)
-        self.offset = size
-        *complete, self.carry = data.split(b"\n")
-        changed = False
-        for raw in complete:
-            event = parse_event_line(raw.decode("utf-8"), self.log, 0)
-            if event is None:
-                continue
-            if event["seq"] <= (self.camp.events[-1]["seq"] if self.camp.events else 0):
-                continue
-            self.camp.events.append(event)
-            self.camp.engine.apply(event)
-            changed = True
-        return changed
+        for event in appended.events:
+            try:
+                self.camp.engine.apply(event)
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+                self._load()  # the log as a whole does not open: say where (a StoreError naming the line)
+                return True
+            self.store.events.append(event)
+        return bool(appended.events)
+
+
+def _num(value: Any) -> float:
+    """A number for arithmetic in the page (a bar's width); anything else counts as 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return value if math.isfinite(value) else 0
 
 
 def wound_state(hearts: int, max_hearts: int, status: str) -> str:
     """How a foe looks to the players, without numbers."""
+    hearts, max_hearts = _num(hearts), _num(max_hearts)
     if status == "dead" or hearts <= 0:
         return "down"
     if hearts >= max_hearts:
@@ -95,20 +97,47 @@ _CSS = """
 </style>"""
 
 
-def _bar(hearts: int, max_hearts: int) -> str:
+def _bar(hearts: Any, max_hearts: Any) -> str:
+    hearts, max_hearts = _num(hearts), _num(max_hearts)
     frac = 0 if max_hearts <= 0 else max(0.0, min(1.0, hearts / max_hearts))
     colour = "#2a9d4b" if frac > 0.5 else "#e6a700" if frac > 0.25 else "#c0392b"
     return f'<div class="dbp-bar"><div style="width:{frac * 100:.0f}%;background:{colour}"></div></div>'
 
 
+def _purse(talons: Any) -> str:
+    return format_purse(talons) if isinstance(talons, int) and not isinstance(talons, bool) else str(talons)
+
+
+def _actor(state) -> Any:
+    try:
+        return current_actor(state)
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+def _sentence(e: dict, hidden) -> str:
+    from .narrate import describe
+    try:
+        return describe(e, hidden)
+    except Exception:  # an event the narrator cannot read: its kind, shown as text
+        return str(e.get("kind"))
+
+
+def _roll(name: Any, record: Any) -> str:
+    try:
+        return roll_html(Roll.from_dict(record))
+    except (DiceError, KeyError, TypeError, ValueError, AttributeError):
+        return f'<div class="delvebook-roll">{esc(name)}: {esc(record)}</div>'
+
+
 def render(camp, show_foe_hearts: bool = False, last_rolls: int = 5) -> str:
-    """The players' page as HTML (every name from the campaign escaped)."""
-    esc = html.escape
+    """The players' page as HTML: every value from the campaign (names, numbers, words) escaped where it is
+    written; arithmetic on a value that is not a number counts it as 0."""
     state = camp.state
-    actor = current_actor(state)
+    actor = _actor(state)
     out = [_CSS, f'<div class="dbp"><h2 class="dbp-title">{esc(state["name"] or camp.name)}</h2>']
     session = state["session"]
-    out.append(f'<div class="dbp-session">Session {session["number"]}'
+    out.append(f'<div class="dbp-session">Session {esc(session["number"])}'
                f'{"" if session["active"] else " (between sessions)"}</div>')
     out.append('<h3>Party</h3><div class="dbp-party">')
     for name in state["seats"]:
@@ -118,18 +147,18 @@ def render(camp, show_foe_hearts: bool = False, last_rolls: int = 5) -> str:
         luck = state["luck"].get(d["player"], 0)
         out.append(
             f'<div class="{cls}" data-name="{esc(name)}"><b>{esc(name)}</b> '
-            f'<span style="color:#666">{esc(d.get("class_name", d["class_id"]))} {d["level"]}</span>'
-            f'<div class="dbp-hearts">{d["hearts"]}/{d["max_hearts"]} hearts{esc(status)}</div>'
+            f'<span style="color:#666">{esc(d.get("class_name", d["class_id"]))} {esc(d["level"])}</span>'
+            f'<div class="dbp-hearts">{esc(d["hearts"])}/{esc(d["max_hearts"])} hearts{esc(status)}</div>'
             f'{_bar(d["hearts"], d["max_hearts"])}'
-            f'<div style="font-size:.85em;color:#555">luck {luck} · {esc(format_purse(d["purse"]))}</div></div>')
+            f'<div style="font-size:.85em;color:#555">luck {esc(luck)} · {esc(_purse(d["purse"]))}</div></div>')
     out.append("</div>")
     enc = state["encounter"]
     if enc is not None:
-        out.append(f'<h3>{esc(enc["name"])} · round {enc["round"]}</h3>')
+        out.append(f'<h3>{esc(enc["name"])} · round {esc(enc["round"])}</h3>')
         if enc["side"] is not None:
             order = []
             for side in ("party", "foes") if enc["first"] == "party" else ("foes", "party"):
-                for n in enc["order"][side]:
+                for n in enc["order"].get(side, ()):
                     mark = " dbp-turn" if n == actor else ""
                     order.append(f'<span class="dbp-o{mark}">{"&#9654; " if mark else ""}{esc(n)}</span>')
             out.append(f'<div class="dbp-order">Order: {"".join(order)}</div>')
@@ -144,16 +173,16 @@ def render(camp, show_foe_hearts: bool = False, last_rolls: int = 5) -> str:
         out.append("</div>")
     out.append('<h3>Last rolls</h3><div class="dbp-rolls">')
     shown_rolls = 0
-    from .narrate import describe
     hidden = () if show_foe_hearts else _NotDelvers(camp.state["delvers"])
     for e in reversed(camp.events):
         if shown_rolls >= last_rolls:
             break
-        if not e.get("rolls") or e.get("kind") in ("undo", "redo"):
+        rolls = e.get("rolls")
+        if not rolls or e.get("kind") in ("undo", "redo"):
             continue
-        out.append(f'<div class="dbp-roll" data-seq="{e["seq"]}"><div>{esc(describe(e, hidden))}</div>')
-        for r in e["rolls"].values():
-            out.append(roll_html(Roll.from_dict(r)))
+        out.append(f'<div class="dbp-roll" data-seq="{esc(e.get("seq"))}"><div>{esc(_sentence(e, hidden))}</div>')
+        for name, record in (rolls.items() if isinstance(rolls, dict) else ()):
+            out.append(_roll(name, record))
         out.append("</div>")
         shown_rolls += 1
     out.append("</div></div>")
@@ -168,6 +197,9 @@ class _NotDelvers:
 
     def __contains__(self, name: object) -> bool:
         return name not in self.delvers
+
+
+_FOLLOWING: set = set()  # the follow tasks of the pages being served (kept from the garbage collector)
 
 
 def player_widget(path: str | os.PathLike, interval: float = 0.25, show_foe_hearts: bool = False) -> Any:
@@ -189,7 +221,77 @@ def player_widget(path: str | os.PathLike, interval: float = 0.25, show_foe_hear
                     view.value = render(follower.camp, show_foe_hearts)
             except Exception as err:  # a bad line on disk: say so, keep following
                 view.value = render(follower.camp, show_foe_hearts) + \
-                    f'<p class="dbp-error">{html.escape(str(err))}</p>'
+                    f'<p class="dbp-error">{esc(err)}</p>'
 
-    view._follow_task = asyncio.get_event_loop().create_task(follow())
+    task = asyncio.get_event_loop().create_task(follow())
+    _FOLLOWING.add(task)
+    task.add_done_callback(_FOLLOWING.discard)
     return view
+
+
+# ---------------------------------------------------------------- serving: kernels of pages that are gone
+
+NEVER_CONNECTED_GRACE = 60.0
+"""Seconds (at least; three times the culling time if that is longer) a kernel may wait for its page to connect
+the first time (Voila runs the notebook before it sends the page; a request given up halfway never connects)."""
+
+
+def _closed_page_kernel_manager():
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+
+    class ClosedPageKernelManager(AsyncMappingKernelManager):
+        """Voila's kernel manager, culling by pages instead of idleness: a kernel with no page connected for
+        ``cull_idle_timeout`` seconds is shut down, however busy it is (the players' view follows the log, so
+        its kernel is never idle while the keeper plays). Voila also shuts a kernel down when its page unloads;
+        this catches the pages that go without unloading (a crashed tab, a phone put to sleep, a dropped
+        network)."""
+
+        def __init__(self, **kwargs: Any):
+            super().__init__(**kwargs)
+            self.pages: dict[str, int] = {}  # kernel id -> pages connected now
+            self.alone_since: dict[str, float] = {}  # kernel id -> when its last page went (or it started)
+
+        async def start_kernel(self, *args: Any, **kwargs: Any) -> str:
+            kernel_id = await super().start_kernel(*args, **kwargs)
+            self.pages[kernel_id] = 0
+            grace = max(NEVER_CONNECTED_GRACE, 3 * self.cull_idle_timeout)
+            self.alone_since[kernel_id] = time.monotonic() + grace - self.cull_idle_timeout
+            return kernel_id
+
+        def notify_connect(self, kernel_id: str) -> None:
+            super().notify_connect(kernel_id)
+            self.pages[kernel_id] = self.pages.get(kernel_id, 0) + 1
+            self.alone_since.pop(kernel_id, None)
+
+        def notify_disconnect(self, kernel_id: str) -> None:
+            super().notify_disconnect(kernel_id)
+            left = self.pages.get(kernel_id, 1) - 1
+            self.pages[kernel_id] = max(0, left)
+            if left <= 0:
+                self.alone_since[kernel_id] = time.monotonic()
+
+        async def cull_kernels(self) -> None:
+            now = time.monotonic()
+            for kernel_id in list(self.list_kernel_ids()):
+                since = self.alone_since.get(kernel_id)
+                if since is None or now - since < self.cull_idle_timeout:
+                    continue
+                self.log.info("delvebook players: shutting down kernel %s: no page has been connected to it "
+                              "for %.0f s", kernel_id, now - since)
+                try:
+                    await self.shutdown_kernel(kernel_id)
+                except Exception as err:  # pragma: no cover - a kernel that is already going
+                    self.log.warning("delvebook players: could not shut down kernel %s: %s", kernel_id, err)
+                self.alone_since.pop(kernel_id, None)
+                self.pages.pop(kernel_id, None)
+
+    return ClosedPageKernelManager
+
+
+def __getattr__(name: str) -> Any:
+    # Made on first use, so that importing the players' view in a kernel does not import the server
+    if name == "ClosedPageKernelManager":
+        cls = _closed_page_kernel_manager()
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,15 +1,17 @@
 """One HTML file for a finished campaign: a summary table and every chart, readable offline.
 
 plotly.js is embedded once (about 4.6 MB) so the file opens with no network; ``cdn=True`` links it from
-the plotly CDN instead (a small file that needs the internet). Names from the campaign are HTML-escaped.
+the plotly CDN instead (a small file that needs the internet). Every value from the campaign written into the
+page, numbers included, goes through one escape (``dice.escape_html``) where it is written.
 """
 
 from __future__ import annotations
 
-import html
 import os
 from pathlib import Path
 from typing import Any, Callable
+
+from .dice import escape_html as esc
 
 __all__ = ["write_report", "report_html"]
 
@@ -21,7 +23,6 @@ def _say(progress: Callable[[str], None] | None, msg: str) -> None:
 
 def _summary(camp, f) -> str:
     ev, enc, h, d, lk, xp = f["events"], f["encounters"], f["hearts"], f["damage"], f["luck"], f["xp"]
-    esc = html.escape
     status = ev["status"].value_counts()
     sessions = int(ev["session"].max()) if ev["session"].notna().any() else 0
     facts = [
@@ -35,7 +36,7 @@ def _summary(camp, f) -> str:
         ("delvers who died", int(h.loc[h["side"] == "party", "death"].sum())),
         ("luck dice spent (in force)", f"{len(lk):,}"),
     ]
-    rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(str(v))}</td></tr>" for k, v in facts)
+    rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in facts)
     party = h[h["side"] == "party"]
     last = party.groupby("who", observed=True).tail(1).set_index("who")
     dealt = d[d["by_side"] == "party"].groupby(d["by"].astype(object))["dealt"].sum()
@@ -52,21 +53,21 @@ def _summary(camp, f) -> str:
         xr = xp_last.loc[name] if name in xp_last.index else None
         player = s.get("player") or (hr["player"] if hr is not None else "")
         cells = [
-            f'<span class="swatch" style="background:{colors[name]}"></span>{esc(name)}',
-            esc(str(s.get("class_name") or s.get("class_id") or "")),
-            esc(str(player)),
-            esc(str(s.get("level", xr["level"] if xr is not None else ""))),
-            esc(str(s.get("xp", xr["xp"] if xr is not None else 0))),
+            f'<span class="swatch" style="background:{esc(colors[name])}"></span>{esc(name)}',
+            esc(s.get("class_name") or s.get("class_id") or ""),
+            esc(player),
+            esc(s.get("level", xr["level"] if xr is not None else "")),
+            esc(s.get("xp", xr["xp"] if xr is not None else 0)),
             esc(f"{hr['hearts']}/{hr['max_hearts']}" if hr is not None else ""),
-            esc(str(s.get("status", hr["status"] if hr is not None else ""))),
-            str(int(dealt.get(name, 0))), str(int(taken.get(name, 0))),
+            esc(s.get("status", hr["status"] if hr is not None else "")),
+            esc(int(dealt.get(name, 0))), esc(int(taken.get(name, 0))),
         ]
         body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    players = "".join(f"<tr><td>{esc(str(p))}</td><td>{int(n)}</td></tr>" for p, n in spent.items())
+    players = "".join(f"<tr><td>{esc(p)}</td><td>{esc(int(n))}</td></tr>" for p, n in spent.items())
     fair = f["fairness"]
     fair_rows = "".join(
-        f"<tr><td>{esc(str(r.player))}</td><td>{esc(str(r.die))}</td><td>{r.rolls}</td>"
-        f"<td>{r.p_value:.2f}</td><td>{esc(r.verdict)}</td></tr>" for r in fair.itertuples())
+        f"<tr><td>{esc(r.player)}</td><td>{esc(r.die)}</td><td>{esc(r.rolls)}</td>"
+        f"<td>{esc(f'{r.p_value:.2f}')}</td><td>{esc(r.verdict)}</td></tr>" for r in fair.itertuples())
     return (f'<table class="facts">{rows}</table>'
             '<h2>The delvers</h2><table class="party"><tr><th>delver</th><th>class</th><th>player</th>'
             '<th>level</th><th>XP</th><th>hearts</th><th>status</th><th>damage dealt</th><th>damage taken</th></tr>'
@@ -98,13 +99,13 @@ def report_html(camp_or_path: Any, cdn: bool = False, progress: Callable[[str], 
             if fig is None:
                 continue
             include = ("cdn" if cdn else True) if not parts else False
-            parts.append(f'<section class="chart"><h2>{html.escape(title)}</h2>'
+            parts.append(f'<section class="chart"><h2>{esc(title)}</h2>'
                          + fig.to_html(full_html=False, include_plotlyjs=include,
                                        config={"displaylogo": False, "responsive": True})
                          + "</section>")
         _say(progress, "writing the summary")
         summary = _summary(camp, f)
-        name = html.escape(camp.name)
+        name = esc(camp.name)
     finally:
         if opened:
             camp.close()

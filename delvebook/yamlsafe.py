@@ -23,6 +23,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_ALIAS_EXPANSION",
     "MAX_CHARS",
+    "MAX_NUMBER_CHARS",
     "PARSER",
 ]
 
@@ -32,6 +33,9 @@ MAX_ALIAS_EXPANSION = 100_000
 """Aliases may repeat at most this many nodes in total (a shared stat block is fine; a billion laughs is not)."""
 MAX_CHARS = 10 << 20
 """Text longer than this (10 Mi characters) is refused before it is parsed."""
+MAX_NUMBER_CHARS = 100
+"""A whole number written with more characters than this is refused, with its line (Python would refuse one of
+4,300 digits with no line at all)."""
 
 _BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 PARSER = "libyaml (C)" if _BASE is not yaml.SafeLoader else "PyYAML (pure Python)"
@@ -40,6 +44,7 @@ PARSER = "libyaml (C)" if _BASE is not yaml.SafeLoader else "PyYAML (pure Python
 _YAML_TAG = "tag:yaml.org,2002:"
 _PYTHON_TAG = _YAML_TAG + "python/"
 _MERGE_TAG = _YAML_TAG + "merge"
+_INT_TAG = _YAML_TAG + "int"
 
 
 class YamlError(ValueError):
@@ -132,6 +137,9 @@ def _check_tree(root) -> None:
                             f"mappings, dates) is read", line)
         if depth > MAX_DEPTH:
             raise YamlError(f"data nested more than {MAX_DEPTH} levels deep", line)
+        if tag == _INT_TAG and len(node.value) > MAX_NUMBER_CHARS:
+            raise YamlError(f"a number of {len(node.value):,} characters; at most {MAX_NUMBER_CHARS} are read "
+                            f"(no campaign needs a longer one)", line)
         on_path.add(nid)
         stack.append((node, depth, True))
         if isinstance(node, yaml.MappingNode):
@@ -146,7 +154,12 @@ def _check_tree(root) -> None:
                         f"written (an alias bomb?); at most {MAX_ALIAS_EXPANSION:,} repeated nodes are allowed")
 
 
-def _from_yaml_error(err: yaml.YAMLError, line_offset: int) -> YamlError:
+def _from_yaml_error(err: yaml.YAMLError, line_offset: int, text: str = "") -> YamlError:
+    if isinstance(err, yaml.reader.ReaderError):  # a character YAML does not allow: no mark, a position
+        line = text.count("\n", 0, err.position) + 1 + line_offset
+        code = err.character if isinstance(err.character, int) else ord(str(err.character)[:1] or "\0")
+        return YamlError(f"not valid YAML: a character YAML does not allow (U+{code:04X}; text holds printable "
+                         f"characters, tabs and line breaks)", line, syntax=True)
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     line = mark.line + 1 + line_offset if mark is not None else None
     problem = getattr(err, "problem", None) or str(err)
@@ -195,9 +208,14 @@ def load_document(text: str, *, line_offset: int = 0, max_chars: int = MAX_CHARS
                 err.line += line_offset
             raise
         except yaml.YAMLError as err:
-            raise _from_yaml_error(err, line_offset) from None
+            raise _from_yaml_error(err, line_offset, text) from None
         except RecursionError:
             raise YamlError("data nested too deeply to read") from None
+        except (ValueError, OverflowError, TypeError) as err:  # a constructor's own refusal (a 5,000-digit number)
+            reason = str(err)
+            if "digits" in reason:
+                reason = "a number with more digits than Python reads (4,300); no campaign needs one"
+            raise YamlError(f"cannot read this value: {reason[:200]}") from None
     finally:
         loader.dispose()
 

@@ -119,7 +119,7 @@ def test_validate_replays_the_log_of_a_well_formed_folder(tmp_path):
     folder = _campaign(tmp_path, "format: 1\nname: Pond\n")
     (folder / "log.yaml").write_text('- {"seq": 1, "kind": "undo", "undoes": 1}\n')
     out = delvebook("validate", str(folder))
-    assert out.returncode == 1 and "the log does not replay: event 1: undo with nothing to undo" in out.stdout
+    assert out.returncode == 1 and "log.yaml:1: undo: " in out.stdout and "undo with nothing to undo" in out.stdout
     (folder / "log.yaml").write_text("")
     assert delvebook("validate", str(folder)).stdout.strip().endswith("valid (0 events)")
 
@@ -158,3 +158,38 @@ def test_lab_outside_the_repository_lays_out_the_packaged_notebook_and_campaign(
     (folder / "examples" / "run-a-session.ipynb").write_text("{}")  # the keeper's own edits survive a rerun
     assert cli.main(["lab"]) == 0
     assert (folder / "examples" / "run-a-session.ipynb").read_text() == "{}"
+
+
+def _players_command(monkeypatch, capsys, *args: str) -> tuple[list, str]:
+    from delvebook import extras
+    seen = {}
+    monkeypatch.setattr(extras, "missing", lambda *names: [])
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd, env=None: seen.setdefault("cmd", cmd) and 0)
+    keep = __import__("pathlib").Path(__file__).resolve().parent.parent / "campaigns" / "the-sunken-keep"
+    assert cli.main(["players", str(keep), *args]) == 0
+    return seen["cmd"], capsys.readouterr().out
+
+
+def test_players_serves_this_machine_only_by_default_and_culls_closed_pages(monkeypatch, capsys):
+    cmd, out = _players_command(monkeypatch, capsys)
+    assert "--Voila.ip=127.0.0.1" in cmd and not any(c.startswith("--Voila.token") for c in cmd)
+    assert "--VoilaConfiguration.multi_kernel_manager_class=delvebook.players.ClosedPageKernelManager" in cmd
+    assert "--MappingKernelManager.cull_idle_timeout=30" in cmd
+    assert "on this machine only" in out and "token" not in out.split("on this machine")[0]
+
+
+def test_players_on_another_address_needs_the_token_it_prints(monkeypatch, capsys):
+    cmd, out = _players_command(monkeypatch, capsys, "--ip", "0.0.0.0", "--cull-after", "10")
+    [token] = [c.split("=", 1)[1] for c in cmd if c.startswith("--Voila.token=")]
+    assert len(token) >= 24 and f"?token={token}" in out
+    assert "--MappingKernelManager.cull_idle_timeout=10" in cmd
+    cmd, out = _players_command(monkeypatch, capsys, "--ip", "0.0.0.0", "--token", "mine")
+    assert "--Voila.token=mine" in cmd and "?token=mine" in out
+
+
+def test_validate_prints_what_opening_noted(tmp_path, capsys):
+    folder = _campaign(tmp_path, "format: 1\nname: Pond\n")
+    (folder / "log.yaml").write_text('- {"seq": 1, "kind": "rest", "v": 1, "at": 0, "session": 0, "args": {}, '
+                                     '"changes": []}\n- {"seq": 2, "ki')
+    assert cli.main(["validate", str(folder)]) == 1  # a torn tail is a problem until a writable open sets it aside
+    assert "torn last line" in capsys.readouterr().out

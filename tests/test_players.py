@@ -59,12 +59,12 @@ def test_the_follower_folds_in_what_the_keeper_appends(keep):
         assert not follower.poll()
 
 
-def _voila(campaign: Path, home: Path):
+def _voila(campaign: Path, home: Path, *extra: str):
     port = _free_port()
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(home / "config"), JUPYTER_DATA_DIR=str(home / "data"),
                JUPYTER_RUNTIME_DIR=str(home / "runtime"))
     log = open(home / "voila.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "delvebook", "players", str(campaign), "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "delvebook", "players", str(campaign), "--port", str(port), *extra],
                             stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.time() + 90
@@ -113,6 +113,65 @@ def test_players_view_shows_an_attack_within_a_second_and_no_controls(browser, k
         assert not dialogs
     finally:
         camp.close()
+        if proc.poll() is None:
+            os.killpg(os.getpgid(proc.pid), signal.SIGTERM)
+            proc.wait(timeout=15)
+        log.close()
+
+
+def _kernels(server: int) -> int:
+    """Kernel processes the server ``server`` started (its children and theirs: read through /proc)."""
+    parent, cmd = {}, {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                parent[int(pid)] = int(f.read().rsplit(b")", 1)[1].split()[1])
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd[int(pid)] = f.read()
+        except (OSError, ValueError, IndexError):
+            continue
+
+    def under(pid: int) -> bool:
+        for _ in range(50):
+            pid = parent.get(pid, 0)
+            if pid == server:
+                return True
+            if pid <= 1:
+                return False
+        return False
+
+    return sum(1 for pid, c in cmd.items() if b"ipykernel" in c and under(pid))
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="counts kernel processes through /proc")
+def test_closed_pages_leave_at_most_one_kernel_per_open_page(browser, keep, tmp_path):
+    """12 page loads (reloads, and tabs closed as a crashed browser closes them, without unload) leave one kernel:
+    the open page's. Voila shuts a kernel down when its page unloads; the server culls one whose page is gone."""
+    try:
+        import voila  # noqa: F401
+    except ImportError as err:
+        cannot_run(f"voila is not installed ({err}); run `make test`")
+    proc, url, log = _voila(keep, tmp_path, "--cull-after", "4")
+    try:
+        page = browser.new_page()
+        for i in range(6):  # reloads: the page unloads each time
+            page.goto(url) if i == 0 else page.reload()
+            page.wait_for_selector(".dbp-party", timeout=60_000)
+        for _ in range(6):  # tabs that go away without unloading (a crash, a phone put away)
+            other = browser.new_page()
+            other.goto(url)
+            other.wait_for_selector(".dbp-party", timeout=60_000)
+            other.close(run_before_unload=False)
+        deadline = time.time() + 90  # a kernel whose page never connected waits 60 s
+        while time.time() < deadline and _kernels(proc.pid) > 1:
+            time.sleep(0.5)
+        assert _kernels(proc.pid) <= 1
+        assert page.locator(".dbp-party").count() == 1  # the open page still has its kernel
+        page.close()
+    finally:
         if proc.poll() is None:
             os.killpg(os.getpgid(proc.pid), signal.SIGTERM)
             proc.wait(timeout=15)

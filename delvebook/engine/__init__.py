@@ -37,7 +37,7 @@ from .base import COMMANDS, Ctx, Play, Reader, Refused, command
 from .queries import coin_talons, luck_die_sides
 from . import creation, checks, combat, progress, conditions, gear, creatures, abilities  # noqa: F401  (commands)
 
-__all__ = ["Engine", "Refused", "Reader", "Play", "COMMANDS", "command", "play", "OVERRIDE"]
+__all__ = ["Engine", "Refused", "Reader", "Play", "COMMANDS", "command", "play", "redecide", "Unrecorded", "OVERRIDE"]
 
 
 _RESERVED = {"seq", "kind", "v", "at", "session", "encounter", "args", "rolls", "changes", "replaces",
@@ -285,3 +285,66 @@ def _bind(kind: str, fn, args: Mapping) -> None:
     missing = [n for n in required if n not in args]
     if missing:
         raise Refused(f"{kind} needs {', '.join(map(repr, missing))} ({takes})")
+
+
+# ---------------------------------------------------------------- deciding a logged event again
+
+
+class Unrecorded(Exception):
+    """Deciding a logged event again rolled dice the event did not record."""
+
+
+class _NoDice(random.Random):
+    """A generator that refuses to roll: an event decided again rolls only the faces it recorded."""
+
+    def random(self) -> float:
+        raise Unrecorded("the rules roll dice this event did not record")
+
+    def getrandbits(self, k: int) -> int:
+        raise Unrecorded("the rules roll dice this event did not record")
+
+
+def redecide(engine: Engine, event: Mapping[str, Any]) -> dict:
+    """The event the rules make now from a logged event's kind, arguments and recorded faces (a luck die or typed
+    faces through the same path as play; undo and redo too), not applied: what ``delvebook validate`` compares
+    with the log. Raises Refused (the rules refuse it now) or Unrecorded (they roll dice it did not record)."""
+    kind, seq = event.get("kind"), event.get("seq")
+    rng = _NoDice()
+    if kind == UNDO:
+        return engine.decide_undo(seq)
+    if kind == REDO:
+        return engine.decide_redo(seq)
+    rolls = event.get("rolls") or {}
+    if not isinstance(rolls, Mapping):
+        raise Refused("its rolls are not a mapping of roll names to records")
+    if event.get("replaces") is not None:
+        # A luck die or typed faces re-run the latest action with its faces; where the new result asks for dice
+        # the action had not rolled (a miss turned into a hit rolls damage), play rolled them, and the event
+        # records them: the re-run reads them from there.
+        luck = event.get("luck")
+        if isinstance(luck, Mapping):
+            name = luck.get("roll")
+            try:
+                return engine.decide_luck(luck.get("player"), luck.get("sign"), rng, seq, roll=name,
+                                          face=luck.get("face"))
+            except Unrecorded:
+                target = engine.history.latest_action()
+                die = LuckDie(luck_die_sides(engine.rules), luck["face"], luck["sign"], luck["player"])
+                recorded = {**rolls, name: target["rolls"][name]}
+                return engine._rerun_latest(rng, seq, recorded, extra_luck={name: [die]},
+                                            luck={"player": luck["player"], "roll": name, "sign": luck["sign"],
+                                                  "face": luck["face"]})
+        amended = event.get("amended")
+        if isinstance(amended, list) and all(isinstance(n, str) and n in rolls for n in amended):
+            faces = {n: rolls[n].get("faces") for n in amended}
+            try:
+                return engine.decide_amend(faces, rng, seq)
+            except Unrecorded:
+                recorded = {k: v for k, v in rolls.items() if k not in faces}
+                return engine._rerun_latest(rng, seq, recorded, faces=dict(faces), amended=sorted(faces))
+        raise Refused("it replaces an action, but with neither a luck die nor typed faces")
+    args = event.get("args", {})
+    if not isinstance(args, Mapping):
+        raise Refused("its args are not a mapping")
+    faces = {name: rec.get("faces") for name, rec in rolls.items() if isinstance(rec, Mapping)}
+    return engine.decide(kind, dict(args), rng, seq, faces=faces)

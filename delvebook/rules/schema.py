@@ -16,10 +16,12 @@ from __future__ import annotations
 import datetime as _dt
 import difflib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Iterable, Iterator, NamedTuple
 
 from ..dice import DiceError, parse as _parse_dice
+from ..statecheck import MAX_INT, MAX_NAME, MAX_TEXT
 
 __all__ = [
     "Problem",
@@ -34,6 +36,8 @@ __all__ = [
     "FOE_FIELDS",
     "FOE_REQUIRED",
     "ENCOUNTER_FIELDS",
+    "ENCOUNTER_MAX_FOES",
+    "SHEET_MAX_HEARTS",
     "PLACE_FIELDS",
     "rules_problems",
     "bestiary_problems",
@@ -95,6 +99,12 @@ FOE_REQUIRED = ("name", "hearts", "attack_bonus", "damage", "tags")
 
 ENCOUNTER_FIELDS = ("foes", "name", "note")
 """The fields of a prepared encounter; ``foes`` is required."""
+
+ENCOUNTER_MAX_FOES = 100
+"""Foes in one prepared encounter, counts added up (a table fights a handful; 20,000 took the engine 100 s)."""
+
+SHEET_MAX_HEARTS = 10_000
+"""A delver's starting hearts on a sheet at most (the text's delvers start with a dozen or two)."""
 
 PLACE_FIELDS = ("name", "note")
 """The fields of a room or a quest; ``name`` is required."""
@@ -217,11 +227,12 @@ def _matches(parts: tuple, patterns: tuple) -> bool:
 
 
 def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """A whole number (not true/false) within what a browser reads exactly (``statecheck.MAX_INT``)."""
+    return isinstance(value, int) and not isinstance(value, bool) and -MAX_INT <= value <= MAX_INT
 
 
 def _is_text(value: Any) -> bool:
-    return isinstance(value, str) and bool(value.strip())
+    return isinstance(value, str) and bool(value.strip()) and len(value) <= MAX_TEXT
 
 
 def _data_items(node: Mapping) -> Iterator[tuple[Any, Any]]:
@@ -897,6 +908,8 @@ def _campaign_rules(campaign: Mapping, base: Any) -> tuple[Any, list[Problem]]:
         problems.append(Problem(("house_rules",), f"expected a mapping of rules to change, got {show(house)}"))
         rules = None
     elif house:
+        house, misplaced = _own_foes_in_house_rules(house, campaign.get("bestiary"), base)
+        problems += misplaced
         try:
             rules = base.with_overrides(house)
         except RulesError as err:
@@ -928,6 +941,24 @@ def _campaign_rules(campaign: Mapping, base: Any) -> tuple[Any, list[Problem]]:
     if problems:
         rules = None
     return rules, problems
+
+
+def _own_foes_in_house_rules(house: Mapping, own: Any, base: Any) -> tuple[Mapping, list[Problem]]:
+    """House rules change the shipped rules; a ``house_rules.bestiary`` entry naming one of the campaign's own
+    foes (under ``bestiary:``) is not a new foe missing its fields but a change made in the wrong place: said so
+    once, and left out of the merge."""
+    table = house.get("bestiary")
+    if not isinstance(table, Mapping) or not isinstance(own, Mapping):
+        return house, []
+    misplaced = [fid for fid in table if fid in own and fid not in base.bestiary]
+    if not misplaced:
+        return house, []
+    problems = [Problem(("house_rules", "bestiary", fid),
+                        f"{fid!r} is this campaign's own foe (under bestiary:), not a shipped one: house_rules change "
+                        f"the shipped rules; change {fid} under bestiary: instead") for fid in misplaced]
+    house = dict(house)
+    house["bestiary"] = {k: v for k, v in table.items() if k not in misplaced}
+    return house, problems
 
 
 def _unique_texts(p: _Problems, path: tuple, value: Any, what: str) -> list[str]:
@@ -981,6 +1012,10 @@ def check_campaign(campaign: Any, base: Any) -> tuple[Any, list[Problem]]:
     p = _Problems()
     if not isinstance(campaign, Mapping):
         p.add((), f"expected a mapping of campaign fields (format, name, seats, delvers, ...), got {show(campaign)}")
+        return None, p.items
+    for path, reason in _unwritable_text(campaign):
+        p.add(path, reason)
+    if p.items:
         return None, p.items
     for key in campaign:
         if key not in CAMPAIGN_FIELDS:
@@ -1040,12 +1075,16 @@ def check_campaign(campaign: Any, base: Any) -> tuple[Any, list[Problem]]:
             p.add(here + ("foes",), f"expected a list of at least one bestiary id or {{foe: id, count: N}}, "
                                     f"got {show(listed)}")
         else:
+            total = 0
             for i, f in enumerate(listed):
                 at = here + ("foes", i)
                 if isinstance(f, Mapping):
                     _unknown_fields(p, at, f, ("foe", "count"), "a foe entry")
-                    if "count" in f:
-                        p.kind(at + ("count",), f["count"], "posint")
+                    if "count" in f and p.kind(at + ("count",), f["count"], "posint"):
+                        total += f["count"] - 1
+                        if total + i + 1 > ENCOUNTER_MAX_FOES:
+                            p.add(at + ("count",), f"{f['count']:,} foes; a prepared encounter holds at most "
+                                                   f"{ENCOUNTER_MAX_FOES} foes, counts added up")
                     if "foe" not in f:
                         p.add(at + ("foe",), "missing: the bestiary id of the foe")
                         continue
@@ -1071,6 +1110,29 @@ def check_campaign(campaign: Any, base: Any) -> tuple[Any, list[Problem]]:
     return (rules if not p.items else None), p.items
 
 
+def _unwritable_text(data: Any) -> Iterator[tuple[tuple, str]]:
+    """Text (keys too) that cannot be written back as UTF-8: lone surrogates, the escapes Python gives bytes that
+    were not UTF-8 (a name taken from a file name, a byte typed in a terminal). Iterative."""
+    stack = [((), data)]
+    while stack:
+        path, v = stack.pop()
+        if isinstance(v, str):
+            if not v.isascii() and _SURROGATES.search(v):
+                shown = v.encode("utf-8", "backslashreplace").decode("utf-8")[:60]
+                yield path, f"holds characters that are not UTF-8 text ({shown}); write it in UTF-8"
+        elif isinstance(v, Mapping):
+            for k, x in v.items():
+                if isinstance(k, str) and not k.isascii() and _SURROGATES.search(k):
+                    yield path + (k,), "this key holds characters that are not UTF-8 text; write it in UTF-8"
+                stack.append((path + (k,), x))
+        elif isinstance(v, (list, tuple)):
+            for i, x in enumerate(v):
+                stack.append((path + (i,), x))
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
 def _check_delvers(p: _Problems, delvers: Any, rules: Any, players: list[str] | None, pending: set) -> list[str]:
     """Check the starting sheets against the rules the campaign plays by; returns the delvers' names.
 
@@ -1090,6 +1152,8 @@ def _check_delvers(p: _Problems, delvers: Any, rules: Any, players: list[str] | 
         _unknown_fields(p, here, d, SHEET_FIELDS, "a delver's sheet")
         if "name" not in d:
             p.add(here + ("name",), "missing: the delver's name (text)")
+        elif isinstance(d["name"], str) and len(d["name"]) > MAX_NAME:
+            p.add(here + ("name",), f"a name of {len(d['name']):,} characters; at most {MAX_NAME}")
         elif p.kind(here + ("name",), d["name"], "text"):
             if d["name"] in names:
                 p.add(here + ("name",), f"two delvers are named {d['name']!r} (the other is "
@@ -1110,8 +1174,8 @@ def _check_delvers(p: _Problems, delvers: Any, rules: Any, players: list[str] | 
             if players is not None and d["player"] not in players:
                 p.add(here + ("player",), f"{d['player']!r} is not one of the players "
                                           f"({', '.join(players) or 'none listed'})")
-        if "hearts" in d:
-            p.kind(here + ("hearts",), d["hearts"], "posint")
+        if "hearts" in d and p.kind(here + ("hearts",), d["hearts"], "posint") and d["hearts"] > SHEET_MAX_HEARTS:
+            p.add(here + ("hearts",), f"expected at most {SHEET_MAX_HEARTS:,} starting hearts, got {d['hearts']:,}")
         if "purse" in d:
             _check_sheet_purse(p, here + ("purse",), d["purse"], rules)
         if "spells" in d:

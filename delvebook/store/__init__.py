@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from ..rules.schema import FORMAT_VERSION
 from .campaign_file import CAMPAIGN_FILE, CAMPAIGN_HEADER, CAMPAIGN_KEYS, MAX_CAMPAIGN_BYTES
-from .errors import LockedError, StoreError
-from .folder import LOCK_FILE, CampaignStore, validate
+from .errors import LockedError, StoreError, os_error
+from .folder import HELD_FILE, LOCK_FILE, CampaignStore, check_new_path, validate
 from .log import (
     LOG_FILE,
     LOG_HEADER,
@@ -33,6 +33,7 @@ from .memory import MemoryStore
 __all__ = [
     "StoreError",
     "LockedError",
+    "os_error",
     "CampaignStore",
     "MemoryStore",
     "read_log",
@@ -47,6 +48,8 @@ __all__ = [
     "CAMPAIGN_FILE",
     "LOG_FILE",
     "LOCK_FILE",
+    "HELD_FILE",
+    "check_new_path",
     "CAMPAIGN_KEYS",
     "MAX_LOG_LINE",
     "MAX_CAMPAIGN_BYTES",

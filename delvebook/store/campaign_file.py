@@ -7,6 +7,7 @@ traced through the YAML node tree to its line, so an error reads ``campaign.yaml
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ __all__ = [
     "MAX_CAMPAIGN_BYTES",
     "read_campaign",
     "campaign_errors",
+    "check_campaign_file",
     "raise_first",
     "dump_campaign",
 ]
@@ -38,20 +40,47 @@ MAX_CAMPAIGN_BYTES = 10 << 20
 
 
 def read_campaign(folder: Path) -> yamlsafe.Document:
-    """Parse a folder's campaign.yaml once: its data and node tree. Size-checked before reading; StoreError on
-    a missing file, bytes that are not UTF-8, or YAML the safe loader refuses."""
+    """Parse a folder's campaign.yaml once: its data and node tree. A regular file only (a device such as
+    /dev/zero or a pipe is refused before a byte is read), size-checked before reading and read no further than
+    the limit; StoreError on a missing file, bytes that are not UTF-8, or YAML the safe loader refuses."""
     file = folder / CAMPAIGN_FILE
     try:
-        st = os.stat(file)
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         if not folder.is_dir():
             raise StoreError("no campaign folder here (create one with `delvebook new`)", folder) from None
         raise StoreError(f"no {CAMPAIGN_FILE} here: a campaign folder holds {CAMPAIGN_FILE} and {LOG_FILE}",
                          folder) from None
-    if st.st_size > MAX_CAMPAIGN_BYTES:
-        raise StoreError(f"{st.st_size / (1 << 20):.1f} MiB; a campaign file is at most "
-                         f"{MAX_CAMPAIGN_BYTES >> 20} MiB (a damaged or foreign file?); not read", file)
-    raw = file.read_bytes()[:MAX_CAMPAIGN_BYTES + 1]
+    except OSError as err:
+        raise StoreError(f"cannot read it ({err.strerror})", file) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise StoreError("is not a regular file (a device, a pipe, a folder?); a campaign file is a text file; "
+                             "not read", file)
+        if st.st_size > MAX_CAMPAIGN_BYTES:
+            raise StoreError(f"{st.st_size / (1 << 20):.1f} MiB; a campaign file is at most "
+                             f"{MAX_CAMPAIGN_BYTES >> 20} MiB (a damaged or foreign file?); not read", file)
+        chunks, size = [], 0
+        while size <= MAX_CAMPAIGN_BYTES:
+            try:
+                chunk = os.read(fd, 1 << 20)
+            except BlockingIOError:
+                continue
+            except OSError as err:
+                raise StoreError(f"cannot read it ({err.strerror})", file) from None
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        raw = b"".join(chunks)
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_CAMPAIGN_BYTES:
+        raise StoreError(f"more than {MAX_CAMPAIGN_BYTES >> 20} MiB; a campaign file is at most that (a damaged "
+                         f"or foreign file?); not read", file)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]  # an editor's byte order mark
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -63,13 +92,20 @@ def read_campaign(folder: Path) -> yamlsafe.Document:
         raise StoreError(err.reason, file, err.line) from None
 
 
+def check_campaign_file(data: Any, doc: yamlsafe.Document | None,
+                        file: str | os.PathLike | None) -> tuple[Any, list[StoreError]]:
+    """The rules a parsed campaign plays by (None if it has problems) and every problem
+    (``rules.schema.check_campaign``), each as a StoreError naming the file, the line (when ``doc`` holds the
+    node tree) and the field."""
+    rules, problems = check_campaign(data, base_rules())
+    return rules, [StoreError(reason, file, doc.line_of(path) if doc is not None else None,
+                              field_name(path, data) or None)
+                   for path, reason in problems]
+
+
 def campaign_errors(data: Any, doc: yamlsafe.Document | None, file: str | os.PathLike | None) -> list[StoreError]:
-    """Every problem in a parsed campaign (``rules.schema.check_campaign``), each as a StoreError naming the file,
-    the line (when ``doc`` holds the node tree) and the field."""
-    _, problems = check_campaign(data, base_rules())
-    return [StoreError(reason, file, doc.line_of(path) if doc is not None else None,
-                       field_name(path, data) or None)
-            for path, reason in problems]
+    """Every problem in a parsed campaign (``check_campaign_file`` without the rules)."""
+    return check_campaign_file(data, doc, file)[1]
 
 
 def raise_first(errors: list[StoreError]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["StoreError", "LockedError"]
+__all__ = ["StoreError", "LockedError", "os_error"]
 
 
 class StoreError(ValueError):
@@ -40,3 +40,12 @@ class LockedError(StoreError):
 
     def __str__(self) -> str:
         return self.reason
+
+
+def os_error(err: OSError, doing: str, path: str | os.PathLike | None = None) -> StoreError:
+    """An OSError (a folder that cannot be read, a disk that is full) as the store's error: what was being done,
+    the system's words, and the file."""
+    where = err.filename if isinstance(err.filename, (str, bytes, os.PathLike)) else path
+    if isinstance(where, bytes):
+        where = os.fsdecode(where)
+    return StoreError(f"cannot {doing} ({err.strerror or err})", where)

@@ -7,7 +7,12 @@ A campaign folder holds:
 - ``log.yaml``: every event of play, one per line (see ``store.log``). Lines are only ever appended, each with one
   ``os.write`` and an ``fsync`` before the call returns. A torn last line left by a crash is set aside into
   ``log.torn-<UTC time>.yaml`` by the next writable open, and reported.
-- ``.delvebook.lock``: held (``flock``) by the one process that may write; read-only opens never need it.
+- ``.delvebook.lock``: held (``flock``) by the one process that may write; read-only opens never need it. A
+  writer notes there what went wrong under it (``log.yaml`` replaced while it was open), for the next open to say.
+- ``.delvebook.held-log``: while a writer is open, a second name for the log file it appends to, so that a log
+  deleted or replaced under it (``git checkout -- log.yaml``) loses nothing even if the writer is killed; the next
+  writable open keeps such a file as ``log.displaced-<UTC time>.yaml`` and says so.
+- ``.campaign.yaml.<pid>.tmp``: a rewrite in progress; one left by a crash is removed by the next writable open.
 """
 
 from __future__ import annotations
@@ -16,15 +21,22 @@ import datetime as _dt
 import errno
 import fcntl
 import os
+import re
+import stat
+import threading
 from pathlib import Path
 
+from .. import statecheck
 from ..rules.schema import FORMAT_VERSION, show
-from .campaign_file import CAMPAIGN_FILE, CAMPAIGN_KEYS, campaign_errors, dump_campaign, raise_first, read_campaign
-from .errors import LockedError, StoreError
-from .log import LOG_FILE, LOG_HEADER, LogRead, LogTail, encode_event, scan
+from .campaign_file import (CAMPAIGN_FILE, CAMPAIGN_KEYS, check_campaign_file, dump_campaign, raise_first,
+                            read_campaign)
+from .errors import LockedError, StoreError, os_error
+from .log import LOG_FILE, LOG_HEADER, LogRead, LogTail, dump_event_line, encode_event, open_log, parse_event_line, scan
 
 __all__ = [
     "LOCK_FILE",
+    "HELD_FILE",
+    "check_new_path",
     "CampaignStore",
     "validate",
     "atomic_write",
@@ -33,7 +45,18 @@ __all__ = [
 ]
 
 LOCK_FILE = ".delvebook.lock"
-_GITIGNORE = f"# the writer's lock of a campaign open in delvebook\n{LOCK_FILE}\n"
+HELD_FILE = ".delvebook.held-log"
+"""While a campaign is open for writing, a second name (a hard link) for the very log file it appends to: if
+``log.yaml`` is deleted or replaced under the writer (``git checkout -- log.yaml``), the events it had written
+are still on disk there, even if the writer is killed before it notices; the next writable open moves them into
+``log.displaced-<UTC time>.yaml`` and says so."""
+_GITIGNORE = (f"# the writer's lock of a campaign open in delvebook, and its hold on the log\n{HELD_FILE}\n"
+              f"{LOCK_FILE}\n")
+_TEMPORARY = re.compile(r"^\.(campaign\.yaml|log\.yaml|\.gitignore|gitignore)\.\d+\.tmp$")
+_INCIDENT = "incident: "
+_NAME_MAX = 255
+_PATH_MAX = 4096
+_LONGEST_FILE = len("log.displaced-20260101T000000.000000Z-999.yaml") + 1
 
 
 # ---------------------------------------------------------------- atomic I/O
@@ -63,7 +86,8 @@ def write_all(fd: int, data: bytes) -> None:
 
 def atomic_write(file: Path, data: bytes) -> None:
     """Replace ``file`` whole: a temporary file beside it, flushed and fsync'ed, renamed over it, the folder
-    fsync'ed. A crash leaves the old file or the new one, never a mix; a failure removes the temporary file."""
+    fsync'ed. A crash leaves the old file or the new one, never a mix (and at worst the temporary file, which the
+    next writable open removes); a failure removes the temporary file."""
     tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
     try:
         mode = os.stat(file).st_mode & 0o777
@@ -86,11 +110,13 @@ def atomic_write(file: Path, data: bytes) -> None:
     fsync_dir(file.parent)
 
 
-def _take_lock(folder: Path) -> int:
-    """The writer's lock of ``folder`` (a descriptor holding ``flock``; closing it releases the lock)."""
+def _take_lock(folder: Path) -> tuple[int, list[str]]:
+    """The writer's lock of ``folder`` (a descriptor holding ``flock``; closing it releases the lock), and the
+    incidents the last writer noted in the lock file for the next one to report (the lock file then holds only
+    this writer's pid)."""
     file = folder / LOCK_FILE
     try:
-        fd = os.open(file, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(file, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
     except OSError as err:
         raise StoreError(f"cannot take the writer's lock ({err.strerror}); open read-only to read it",
                          folder) from None
@@ -98,7 +124,7 @@ def _take_lock(folder: Path) -> int:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as err:
         try:
-            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").split("\n")[0].strip()
         finally:
             os.close(fd)
         if err.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
@@ -108,13 +134,72 @@ def _take_lock(folder: Path) -> int:
             who = f"this process (pid {holder}: another store of it is still open)"
         raise LockedError(f"{folder} is open for writing in {who}; close it there, or open read-only",
                           folder) from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    return fd
+    try:
+        incidents = _incidents(os.pread(fd, 1 << 16, 0))
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    except OSError as err:
+        os.close(fd)
+        raise StoreError(f"cannot take the writer's lock ({err.strerror})", folder) from None
+    return fd, incidents
+
+
+def _incidents(data: bytes) -> list[str]:
+    text = data.decode("utf-8", "replace")
+    return [line[len(_INCIDENT):] for line in text.split("\n") if line.startswith(_INCIDENT)]
+
+
+def _read_incidents(folder: Path) -> list[str]:
+    """What a writer noted in the lock file for the next open to report (read without taking the lock)."""
+    try:
+        fd = os.open(folder / LOCK_FILE, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return []
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return []
+        return _incidents(os.pread(fd, 1 << 16, 0))
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
 
 
 def _utc_stamp() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+
+
+def _shown(path: Path | str) -> str:
+    """A path for a message, with bytes that are not UTF-8 written as escapes (``\\udcff``)."""
+    return str(path).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def check_new_path(folder: Path) -> None:
+    """Refuse, before anything is written, a path a campaign cannot live at: bytes that are not UTF-8 (delvebook
+    and every tool that reads the campaign back would stumble on it), a name too long for the file system."""
+    text = str(folder)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise StoreError(f"the path holds bytes that are not UTF-8 text ({_shown(folder)}); a campaign's folder "
+                         f"name is read back by delvebook, git and the browser: choose a name in UTF-8") from None
+    name_max = _NAME_MAX
+    for probe in (folder, *folder.parents):  # the file system's own limit, where the folder will be
+        try:
+            if len(os.fsencode(probe.name)) <= _NAME_MAX and probe.exists():
+                name_max = os.pathconf(probe, "PC_NAME_MAX")
+                break
+        except (OSError, ValueError):
+            continue
+    for part in folder.parts:
+        size = len(os.fsencode(part))
+        if size > name_max:
+            raise StoreError(f"a name in the path is {size} bytes ({part[:24]}...); the file system takes at "
+                             f"most {name_max} bytes a name: choose a shorter one", folder)
+    whole = len(os.fsencode(os.path.abspath(folder))) + _LONGEST_FILE
+    if whole > _PATH_MAX:
+        raise StoreError(f"the path is too long for the files of a campaign ({whole} bytes with its file names; "
+                         f"at most {_PATH_MAX}): choose a shorter one", folder)
 
 
 # ---------------------------------------------------------------- the folder store
@@ -124,8 +209,13 @@ class CampaignStore:
     """One campaign folder, open for reading or for writing (then holding the folder's lock).
 
     ``campaign`` is the parsed campaign.yaml, ``events`` the log oldest first, ``problems`` what opening found
-    and repaired or left for the keeper (a torn last line set aside, and where). ``MemoryStore`` has the same
-    interface without a folder."""
+    and repaired or left for the keeper (a torn last line set aside, a log replaced while it was open, and where
+    everything went). ``MemoryStore`` has the same interface without a folder.
+
+    The writer guards the log while it is open: before each append it checks that the file it holds is still
+    the file at ``log.yaml``, with the length it wrote; otherwise it refuses (nothing is written), keeps what it
+    had written in ``log.displaced-<time>.yaml`` and notes what happened for the next open to say. One lock per
+    store makes threads sharing it safe."""
 
     def __init__(self, path: Path, read_only: bool) -> None:
         self.path = path
@@ -133,9 +223,14 @@ class CampaignStore:
         self.campaign: dict = {}
         self.events: list[dict] = []
         self.problems: list[str] = []
+        self.shape: statecheck.Shape = statecheck.DEFAULT
         self._lock_fd: int | None = None
         self._log_fd: int | None = None
         self._broken: str | None = None
+        self._identity: tuple | None = None  # (device, inode) of the log this writer appends to
+        self._mark = b""  # the last bytes this writer wrote (or read), checked before each append
+        self._held: Path | None = None
+        self._mutex = threading.RLock()
         self._end = 0  # bytes of the log this store has read or written (where a follower goes on)
         self._lines = 0  # lines of the log up to there
 
@@ -143,68 +238,125 @@ class CampaignStore:
     @classmethod
     def create(cls, path: str | os.PathLike, campaign: dict) -> "CampaignStore":
         """A new campaign folder (refused if ``path`` holds anything): campaign.yaml, an empty log, a .gitignore
-        for the lock; returned open for writing."""
+        for the lock; returned open for writing. A refused or failed create leaves nothing behind."""
         folder = Path(path)
         if not isinstance(campaign, dict):
             raise StoreError(f"a campaign is a mapping of fields ({', '.join(CAMPAIGN_KEYS)}), "
                              f"got {show(campaign)}", folder / CAMPAIGN_FILE)
         if "format" not in campaign:
             campaign = {"format": FORMAT_VERSION, **campaign}
-        raise_first(campaign_errors(campaign, None, folder / CAMPAIGN_FILE))
+        check_new_path(folder)
+        rules, errors = check_campaign_file(campaign, None, folder / CAMPAIGN_FILE)
+        raise_first(errors)
         if folder.exists() and not folder.is_dir():
             raise StoreError("exists and is not a folder; choose another path for the new campaign", folder)
-        folder.mkdir(parents=True, exist_ok=True)
+        made_dirs = []
+        for probe in (folder, *folder.parents):
+            if probe.exists():
+                break
+            made_dirs.append(probe)
+        written: list[Path] = []
         store = cls(folder, read_only=False)
-        store._lock_fd = _take_lock(folder)
         try:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise StoreError(f"cannot make the campaign folder ({err.strerror})", folder) from None
+            lock_was_there = (folder / LOCK_FILE).exists()
+            store._lock_fd, _ = _take_lock(folder)
+            if not lock_was_there:
+                written.append(folder / LOCK_FILE)
             others = sorted(p.name for p in folder.iterdir() if p.name != LOCK_FILE)
             if others:
                 shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
                 raise StoreError(f"already holds files ({shown}); a new campaign needs an empty or new folder "
                                  f"(open an existing one with open())", folder)
-            atomic_write(folder / CAMPAIGN_FILE, dump_campaign(campaign))
-            atomic_write(folder / LOG_FILE, LOG_HEADER.encode())
-            atomic_write(folder / ".gitignore", _GITIGNORE.encode())
+            data = dump_campaign(campaign)
+            for name, content in ((CAMPAIGN_FILE, data), (LOG_FILE, LOG_HEADER.encode()),
+                                  (".gitignore", _GITIGNORE.encode())):
+                written.append(folder / name)
+                try:
+                    atomic_write(folder / name, content)
+                except OSError as err:
+                    raise StoreError(f"could not write {name} ({err.strerror}); nothing was made", folder) \
+                        from None
             store._end, store._lines = len(LOG_HEADER.encode()), 1
             store.campaign = campaign
+            store.shape = statecheck.shape_for(rules)
             store._open_log()
-        except BaseException:
+        except BaseException as failure:
             store.close()
+            for f in reversed(written):
+                try:
+                    os.unlink(f)
+                except OSError:
+                    pass
+            for d in made_dirs:
+                try:
+                    os.rmdir(d)
+                except OSError:
+                    break
+            if isinstance(failure, OSError):
+                raise os_error(failure, "make the campaign; nothing was made", folder) from None
             raise
         return store
 
     @classmethod
     def open(cls, path: str | os.PathLike, read_only: bool = False) -> "CampaignStore":
-        """Read and check a campaign folder. Writable opens take the lock (LockedError if another holds it) and
-        repair a torn last line (set aside into a side file); read-only opens change nothing."""
+        """Read and check a campaign folder. Writable opens take the lock (LockedError if another holds it), say
+        what the last writer noted (a log replaced under it), repair a torn last line (set aside into a side
+        file) and remove what a crash left of a rewrite; read-only opens change nothing."""
         folder = Path(path)
         store = cls(folder, read_only)
-        if not read_only:
-            if not folder.is_dir():
-                raise StoreError("no campaign folder here (create one with `delvebook new`)", folder)
-            store._lock_fd = _take_lock(folder)
         try:
+            if not read_only:
+                if not folder.is_dir():
+                    raise StoreError("no campaign folder here (create one with `delvebook new`)", folder)
+                store._lock_fd, incidents = _take_lock(folder)
+            else:
+                incidents = _read_incidents(folder) if folder.is_dir() else []
+            store.problems += [f"{folder}: {text}" for text in incidents]
+            if not read_only:
+                store._clean_temporaries()
+            store._recover_held()
             doc = read_campaign(folder)
-            raise_first(campaign_errors(doc.data, doc, folder / CAMPAIGN_FILE))
+            rules, errors = check_campaign_file(doc.data, doc, folder / CAMPAIGN_FILE)
+            raise_first(errors)
             store.campaign = doc.data
+            store.shape = statecheck.shape_for(rules)
             store._load_log()
             if not read_only:
                 store._open_log()
+        except OSError as err:
+            store.close()
+            raise os_error(err, "open the campaign" if read_only else "open the campaign for writing",
+                           folder) from None
         except BaseException:
             store.close()
             raise
         return store
 
     def close(self) -> None:
-        """Release the lock and the log; safe to call twice."""
-        for name in ("_log_fd", "_lock_fd"):
-            fd = getattr(self, name)
-            if fd is not None:
-                setattr(self, name, None)
+        """Release the lock and the log (noting it if the log was replaced meanwhile); safe to call twice."""
+        with self._mutex:
+            if self._log_fd is not None and not self._broken:
                 try:
-                    os.close(fd)  # closing the descriptor releases the flock
+                    what = self._changed()
+                    if what is not None:
+                        self._displace(what)
+                    elif self._held is not None:
+                        os.unlink(self._held)
                 except OSError:
                     pass
+                self._held = None
+            for name in ("_log_fd", "_lock_fd"):
+                fd = getattr(self, name)
+                if fd is not None:
+                    setattr(self, name, None)
+                    try:
+                        os.close(fd)  # closing the descriptor releases the flock
+                    except OSError:
+                        pass
 
     def __enter__(self) -> "CampaignStore":
         return self
@@ -229,25 +381,78 @@ class CampaignStore:
 
     # writing
     def append(self, event: dict) -> None:
-        """Write one event (its ``seq`` must be ``next_seq``) and fsync it before returning."""
-        self._check_writable()
+        """Write one event (its ``seq`` must be ``next_seq``) and fsync it before returning. Refused, with
+        nothing written, if the event is not one the reader reads back, or if ``log.yaml`` is no longer the file
+        this store wrote (deleted, replaced, truncated or written to by something else)."""
+        with self._mutex:
+            self._check_writable()
+            try:
+                line = encode_event(event, self.next_seq, self.shape)
+            except StoreError as err:
+                err.path = self.path / LOG_FILE
+                raise
+            self._guard()
+            self._write(line)
+            self.events.append(event)
+            self._end += len(line)
+            self._lines += 1
+            self._mark = (self._mark + line)[-_MARK:]
+            what = self._changed(size=False)
+            if what is not None:  # replaced while the line was written: it is in the displaced file, not here
+                side = self._displace(what)
+                self.events.pop()
+                raise StoreError(self._broken_reason(what, side, during=True), self.path / LOG_FILE)
+
+    def write_campaign(self, campaign: dict) -> None:
+        """Check ``campaign`` by the one schema and replace campaign.yaml with it atomically (a crash leaves the
+        old file or the new one; the next writable open removes a temporary file it left)."""
+        with self._mutex:
+            self._check_writable()
+            file = self.path / CAMPAIGN_FILE
+            if not isinstance(campaign, dict):
+                raise StoreError(f"a campaign is a mapping of fields ({', '.join(CAMPAIGN_KEYS)}), "
+                                 f"got {show(campaign)}", file)
+            rules, errors = check_campaign_file(campaign, None, file)
+            raise_first(errors)
+            data = dump_campaign(campaign)
+            try:
+                atomic_write(file, data)
+            except OSError as err:
+                raise StoreError(f"could not write campaign.yaml ({err.strerror}); it is as it was", file) \
+                    from None
+            self.campaign = campaign
+            self.shape = statecheck.shape_for(rules)
+
+    def line_of(self, seq: int) -> int | None:
+        """The line of ``log.yaml`` that holds the event ``seq`` (read again: for an error message)."""
+        if not isinstance(seq, int) or seq < 1:
+            return None
+        fast = f'- {{"seq": {seq},'.encode()
         try:
-            line = encode_event(event, self.next_seq)
-        except StoreError as err:
-            err.path = self.path / LOG_FILE
-            raise
-        self._write(line)
-        self.events.append(event)
-        self._end += len(line)
-        self._lines += 1
+            with open_log(self.path / LOG_FILE) as f:
+                for lineno, raw in enumerate(f, 1):
+                    if raw.startswith(fast):
+                        return lineno
+                    if raw.startswith(b"- {") or not raw.strip() or raw.lstrip().startswith(b"#"):
+                        continue
+                    try:
+                        event = parse_event_line(raw.decode("utf-8", "replace").rstrip("\n"), self.path, lineno)
+                    except StoreError:
+                        continue
+                    if isinstance(event, dict) and event.get("seq") == seq:
+                        return lineno
+        except (OSError, StoreError):
+            return None
+        return None
 
     # reading on
     def follow(self) -> LogTail:
         """A ``LogTail`` that goes on from the events this store holds: each poll returns what a writer (this
         store, or another process when this one is read-only) appended since."""
-        return LogTail(self.path / LOG_FILE, offset=self._end, seq=len(self.events), lineno=self._lines)
+        return LogTail(self.path / LOG_FILE, offset=self._end, seq=len(self.events), lineno=self._lines,
+                       shape=self.shape)
 
-    # internals
+    # internals: the guard
     def _check_writable(self) -> None:
         if self.read_only:
             raise StoreError("opened read-only; open it without read_only=True to record play", self.path)
@@ -256,9 +461,118 @@ class CampaignStore:
         if self._broken:
             raise StoreError(self._broken, self.path / LOG_FILE)
 
+    def _changed(self, size: bool = True) -> str | None:
+        """How ``log.yaml`` differs from the file this writer holds, or None: deleted, replaced, truncated, grew,
+        rewritten (same length, other bytes at the end)."""
+        try:
+            st = os.stat(self.path / LOG_FILE)
+        except FileNotFoundError:
+            return "deleted"
+        except OSError:
+            return "unreachable"
+        if (st.st_dev, st.st_ino) != self._identity:
+            return "replaced"
+        if not size:
+            return None
+        held = os.fstat(self._log_fd).st_size
+        if held < self._end:
+            return "truncated"
+        if held > self._end:
+            return "grew"
+        if self._mark and os.pread(self._log_fd, len(self._mark), self._end - len(self._mark)) != self._mark:
+            return "rewritten"
+        return None
+
+    def _guard(self) -> None:
+        what = self._changed()
+        if what is not None:
+            side = self._displace(what)
+            raise StoreError(self._broken_reason(what, side), self.path / LOG_FILE)
+
+    _WHAT = {
+        "deleted": "deleted",
+        "replaced": "replaced by another file (a `git checkout -- log.yaml`, a copy, an editor's save?)",
+        "truncated": "cut shorter",
+        "grew": "written to by something else (lines this campaign did not write were added)",
+        "rewritten": "changed in place",
+        "unreachable": "out of reach (its folder moved or was removed?)",
+    }
+
+    def _broken_reason(self, what: str, side: Path | None, during: bool = False) -> str:
+        last = self.events[-1]["seq"] if self.events else 0
+        kept = (f"; the {len(self.events)} events this campaign had recorded (to seq {last}) are kept in "
+                f"{side.name}" if side is not None else "")
+        when = "while the event was written" if during else "since this campaign was opened"
+        return (f"log.yaml was {self._WHAT[what]} {when}: nothing was recorded{kept}. Open the campaign again: "
+                f"it reads log.yaml as it is now, and says this again")
+
+    def _displace(self, what: str) -> Path | None:
+        """Keep what this writer wrote where nothing will overwrite it, note the incident for the next open
+        (in the lock file), and refuse further appends. Returns the side file, if one was needed."""
+        side = None
+        stamp = _utc_stamp()
+        try:
+            if what in ("deleted", "replaced", "unreachable") and self._held is not None \
+                    and self._same_file(self._held):
+                side = self._free_name("displaced", stamp)
+                os.rename(self._held, side)  # the very file this writer wrote: no byte re-encoded
+                fsync_dir(self.path)
+            elif what != "grew":
+                side = self._free_name("displaced", stamp)
+                header = (f"# kept by delvebook at {stamp}: the events this campaign had recorded when log.yaml "
+                          f"was {what}\n").encode()
+                self._write_side(side, header + b"".join(dump_event_line(e) for e in self.events))
+            if self._held is not None and what in ("truncated", "rewritten", "grew"):
+                try:
+                    os.unlink(self._held)
+                except OSError:
+                    pass
+        except OSError:
+            side = None
+        self._held = None
+        last = self.events[-1]["seq"] if self.events else 0
+        note = (f"at {stamp} log.yaml was {self._WHAT[what]} while pid {os.getpid()} had the campaign open "
+                f"({len(self.events)} events recorded, to seq {last})"
+                + (f"; those events are kept in {side.name} (to go on from them, close the campaign and move "
+                   f"that file over log.yaml)" if side is not None else "")
+                + "; nothing was recorded after it")
+        self._broken = self._broken_reason(what, side)
+        self.problems.append(f"{self.path}: {note}")
+        if self._lock_fd is not None:
+            try:
+                end = os.fstat(self._lock_fd).st_size
+                os.pwrite(self._lock_fd, (_INCIDENT + note.replace("\n", " ") + "\n").encode(), end)
+                os.fsync(self._lock_fd)
+            except OSError:
+                pass
+        return side
+
+    def _same_file(self, path: Path) -> bool:
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == self._identity
+
+    def _free_name(self, what: str, stamp: str) -> Path:
+        for n in range(1000):
+            side = self.path / (f"log.{what}-{stamp}.yaml" if n == 0 else f"log.{what}-{stamp}-{n}.yaml")
+            if not os.path.lexists(side):
+                return side
+        raise StoreError(f"cannot name a side file for the log", self.path)  # pragma: no cover
+
+    def _write_side(self, side: Path, data: bytes) -> None:
+        fd = os.open(side, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        fsync_dir(self.path)
+
     def _write(self, data: bytes) -> None:
         fd = self._log_fd
-        size = os.fstat(fd).st_size
+        size = self._end
         try:
             write_all(fd, data)
         except OSError as err:
@@ -276,26 +590,87 @@ class CampaignStore:
                             f"reopen the campaign")
             raise StoreError(self._broken, self.path / LOG_FILE) from err
 
+    # internals: opening
+    def _clean_temporaries(self) -> None:
+        """Remove what a crash left of a rewrite (``.campaign.yaml.<pid>.tmp``): this writer holds the lock, so
+        no rewrite is under way."""
+        try:
+            names = os.listdir(self.path)
+        except OSError:
+            return
+        for name in names:
+            if _TEMPORARY.match(name):
+                try:
+                    os.unlink(self.path / name)
+                except OSError:
+                    continue
+                self.problems.append(f"{self.path / name}: a temporary file left by a crash during a rewrite; "
+                                     f"removed (the file it was for is whole: the old one or the new)")
+
+    def _recover_held(self) -> None:
+        """A hold on the log left by a writer that did not close: the same file as log.yaml (it was killed, the
+        log is as it left it) is let go; another file is what it wrote before log.yaml was replaced, moved into
+        ``log.displaced-<time>.yaml`` (read-only opens only say so)."""
+        held = self.path / HELD_FILE
+        try:
+            hs = os.stat(held, follow_symlinks=False)
+        except OSError:
+            return
+        if not stat.S_ISREG(hs.st_mode):
+            return
+        try:
+            ls = os.stat(self.path / LOG_FILE)
+            same = (ls.st_dev, ls.st_ino) == (hs.st_dev, hs.st_ino)
+        except FileNotFoundError:
+            same = False
+        if same:
+            if not self.read_only:
+                os.unlink(held)
+            return
+        try:
+            kept = scan(held, collect=True, shape=None).events
+            count = f"{len(kept)} events, to seq {kept[-1]['seq']}" if kept else "no events"
+        except (StoreError, OSError):
+            count = "events"
+        if self.read_only:
+            self.problems.append(f"{self.path / LOG_FILE}: was deleted or replaced while a writer that did not "
+                                 f"close had it open; what it wrote ({count}) is held in {HELD_FILE} (open for "
+                                 f"writing to keep it in a side file)")
+            return
+        side = self._free_name("displaced", _utc_stamp())
+        os.rename(held, side)
+        fsync_dir(self.path)
+        self.problems.append(f"{self.path / LOG_FILE}: was deleted or replaced while a writer had it open, and "
+                             f"that writer ended without closing; what it had written ({count}) is kept in "
+                             f"{side.name} (to go on from it, move it over log.yaml)")
+
     def _load_log(self) -> None:
         file = self.path / LOG_FILE
-        if not file.exists():
+        if not os.path.lexists(file):
             if self.read_only:
                 self.problems.append(f"{file}: missing; read as an empty log")
             else:
-                atomic_write(file, LOG_HEADER.encode())
+                try:
+                    atomic_write(file, LOG_HEADER.encode())
+                except OSError as err:
+                    raise StoreError(f"missing, and cannot start an empty one ({err.strerror})", file) from None
                 self._end, self._lines = len(LOG_HEADER.encode()), 1
                 self.problems.append(f"{file}: was missing; started an empty log")
             return
-        read = scan(file)
+        read = scan(file, shape=self.shape)
         self.events = read.events
         self._end, self._lines = read.end, read.lines
         if read.torn_line is not None:
             self.problems.append(self._set_aside(file, read))
         elif read.add_newline and not self.read_only:
-            with open(file, "ab") as f:
-                f.write(b"\n")
-                f.flush()
-                os.fsync(f.fileno())
+            try:
+                with open(file, "ab") as f:
+                    f.write(b"\n")
+                    f.flush()
+                    os.fsync(f.fileno())
+            except OSError as err:
+                raise StoreError(f"cannot add the newline its last line lacks ({err.strerror}); open read-only "
+                                 f"to read it", file) from None
             self._end += 1
             self.problems.append(f"{file}: the last line had no newline at the end; added one")
 
@@ -304,14 +679,18 @@ class CampaignStore:
         last = f"the log ends at seq {len(read.events)}"
         if self.read_only:
             return f"{what}; {last} (left in place: open for writing to set it aside)"
-        with open(file, "rb") as f:
-            f.seek(read.keep_bytes)
-            tail = f.read()
-        side = self._side_file(tail, read)
-        with open(file, "r+b") as f:
-            f.truncate(read.keep_bytes)
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            with open(file, "rb") as f:
+                f.seek(read.keep_bytes)
+                tail = f.read()
+            side = self._side_file(tail, read)
+            with open(file, "r+b") as f:
+                f.truncate(read.keep_bytes)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as err:
+            raise StoreError(f"cannot set its torn last line aside ({err.strerror}); open read-only to read it",
+                             file, read.torn_line) from None
         return f"{what}; set aside {len(tail):,} bytes into {side.name}; {last}"
 
     def _side_file(self, tail: bytes, read: LogRead) -> Path:
@@ -336,34 +715,73 @@ class CampaignStore:
         return side
 
     def _open_log(self) -> None:
-        self._log_fd = os.open(self.path / LOG_FILE, os.O_WRONLY | os.O_APPEND)
+        file = self.path / LOG_FILE
+        try:
+            fd = os.open(file, os.O_RDWR | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+        except OSError as err:
+            raise StoreError(f"cannot open the log for writing ({err.strerror}); open read-only to read it",
+                             file) from None
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != self._end:
+            os.close(fd)
+            raise StoreError("changed while it was being read (another writer?); open it again", file)
+        self._log_fd = fd
+        self._identity = (st.st_dev, st.st_ino)
+        start = max(0, self._end - _MARK)
+        self._mark = os.pread(fd, self._end - start, start)
+        held = self.path / HELD_FILE
+        try:
+            if os.path.lexists(held):
+                os.unlink(held)
+            os.link(file, held)
+            self._held = held
+        except OSError:
+            self._held = None  # a file system without hard links: the guard still refuses, from memory
+
+
+_MARK = 64  # bytes at the end of the log the writer checks are still the ones it wrote
 
 
 # ---------------------------------------------------------------- checking a folder without opening it
 
 
 def validate(path: str | os.PathLike) -> list[StoreError]:
-    """Every problem in a campaign folder: each one in campaign.yaml, each bad line of the log (up to 100).
+    """Every problem in a campaign folder (see ``_validate``); a folder that cannot be read is one problem."""
+    try:
+        return _validate(path)
+    except OSError as err:
+        return [os_error(err, "read the campaign", path)]
+
+
+def _validate(path: str | os.PathLike) -> list[StoreError]:
+    """Every problem in a campaign folder: each one in campaign.yaml, each bad line of the log (up to 100),
+    read strictly (duplicate keys, every number and text of every event, changes that are places of the state).
 
     The campaign file is checked by the same schema as ``CampaignStore.open`` (and so ``Campaign.open``): an empty
     list means it opens."""
     folder = Path(path)
     errors: list[StoreError] = []
+    shape = statecheck.DEFAULT
     try:
         doc = read_campaign(folder)
     except StoreError as err:
         errors.append(err)
     else:
-        errors.extend(campaign_errors(doc.data, doc, folder / CAMPAIGN_FILE))
+        rules, found = check_campaign_file(doc.data, doc, folder / CAMPAIGN_FILE)
+        errors.extend(found)
+        shape = statecheck.shape_for(rules) if rules is not None else shape
     file = folder / LOG_FILE
-    if not file.exists():
+    if not os.path.lexists(file):
         if folder.is_dir():
             errors.append(StoreError("missing: the event log (opening for writing starts an empty one)", file))
         return errors
     try:
-        read = scan(file, collect=True)
+        read = scan(file, collect=True, shape=shape, strict=True)
     except StoreError as err:
         errors.append(err)
+        return errors
+    except OSError as err:
+        errors.append(StoreError(f"cannot read it ({err.strerror})", file))
         return errors
     errors.extend(read.errors)
     if read.torn_line is not None:

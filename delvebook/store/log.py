@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .. import yamlsafe
+from .. import statecheck, yamlsafe
 from ..rules.schema import FORMAT_VERSION, field_name, show
 from .errors import StoreError
 
@@ -43,6 +45,8 @@ LOG_HEADER = ("# delvebook event log: one event per line, oldest first. Append o
 
 MAX_LOG_LINE = 1 << 20
 """A log line longer than this (1 MiB) is refused: one event never needs it."""
+MAX_DEPTH = statecheck.MAX_DEPTH
+"""Lists and mappings nested this deep in an event are refused (the engine's deepest events nest 8 levels)."""
 MAX_REPORTED = 100
 """``validate`` stops listing a log's problems after this many."""
 
@@ -69,39 +73,73 @@ def _is_text(v: Any) -> bool:
 # ---------------------------------------------------------------- one line
 
 
-def _check_jsonable(value: Any, parts: tuple) -> None:
-    """Refuse what json would change or reject on the way to disk, naming where it is."""
-    if value is None or isinstance(value, (str, bool, int)):
-        return
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            raise StoreError(f"{value} cannot be written to the log (JSON has no NaN or infinity)",
-                             field=field_name(parts) or None)
-        return
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise StoreError(f"key {k!r} is not text: the log is JSON, whose keys are text "
-                                 f"(it would come back as {json.dumps(str(k))})", field=field_name(parts) or None)
-            _check_jsonable(v, parts + (k,))
-        return
-    if isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            _check_jsonable(v, parts + (i,))
-        return
-    raise StoreError(f"{type(value).__name__} {value!r:.60} cannot be written to the log: events hold text, "
-                     f"numbers, true/false, null, lists and mappings", field=field_name(parts) or None)
+class _Refuse(Exception):
+    """A line that json reads but that no delvebook writes (NaN, infinity, a duplicate key)."""
+
+
+def _refuse_constant(name: str):
+    raise _Refuse(f"{name} is not a number an event holds (the log's JSON has no NaN or infinity)")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refuse(f"{text[:24]} is too large a number (it reads as infinity)")
+    return value
+
+
+def _no_duplicates(pairs: list) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _Refuse(f"duplicate key {show(k)}: a key may appear once in a mapping (json would keep the "
+                              f"last and drop the first)")
+            seen.add(k)
+    return out
+
+
+# The reader's decoders: json with the numbers delvebook writes only; ``validate``'s also refuses duplicate keys.
+_decode = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float).decode
+_decode_strict = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float,
+                                  object_pairs_hook=_no_duplicates).decode
+
+
+def _too_deep(value: Any) -> bool:
+    """Lists and mappings nested ``MAX_DEPTH`` or more levels inside an event (iterative: any input is safe)."""
+    stack = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if depth >= MAX_DEPTH:
+            return True
+        inner = v.values() if v.__class__ is dict else v
+        for x in inner:
+            if x.__class__ is dict or x.__class__ is list:
+                stack.append((x, depth + 1))
+    return False
+
+
+def _limits_problem(event: Any) -> tuple[str | None, str] | None:
+    """What an event holds beyond the log's limits, as (field, reason): statecheck.value_problem."""
+    found = statecheck.value_problem(event)
+    if found is None:
+        return None
+    path, why = found
+    return (field_name(path) or None), why
 
 
 def dump_event_line(event: dict) -> bytes:
-    """One log line: ``- `` + the event as compact JSON + newline, UTF-8."""
+    """One log line: ``- `` + the event as compact JSON + newline, UTF-8 (checked: see ``encode_event``)."""
     if not isinstance(event, dict):
         raise StoreError(f"an event is a mapping, got {show(event)}")
-    _check_jsonable(event, ())
+    found = _limits_problem(event)
+    if found is not None:
+        raise StoreError(f"cannot be written to the log: {found[1]}", field=found[0])
     text = json.dumps(event, ensure_ascii=False, separators=(", ", ": "))
     if _YAML_UNSAFE.search(text):
         text = _YAML_UNSAFE.sub(_escape, text)
-    return ("- " + text + "\n").encode("utf-8", "surrogatepass")
+    return ("- " + text + "\n").encode("utf-8")
 
 
 def upgrade_event(event: dict, from_version: int) -> dict:
@@ -138,6 +176,9 @@ def _parse_line_slow(line: str, lineno: int) -> dict | None:
         raise _BadLine("expected one event per line: `- {\"seq\": N, \"kind\": \"...\", ...}` "
                        f"(a list item holding a mapping), got {_describe_yaml(data)}",
                        parsed=stripped not in ("-", "- {"))
+    found = _limits_problem(data[0])
+    if found is not None:
+        raise _BadLine(found[1], found[0], parsed=True)
     return data[0]
 
 
@@ -147,8 +188,9 @@ def _describe_yaml(data: Any) -> str:
     return show(data)
 
 
-def _check_event(event: dict, expected_seq: int) -> dict:
-    """Raise _BadLine unless ``event`` has the next seq and a kind; returns it upgraded to today's format."""
+def _check_event(event: dict, expected_seq: int, shape: statecheck.Shape | None = None) -> dict:
+    """Raise _BadLine unless ``event`` has the next seq and a kind (and, with ``shape``, changes that are places
+    of the state holding what they may); returns it upgraded to today's format."""
     seq = event.get("seq")
     if not _is_int(seq):
         raise _BadLine(f"expected a whole number (the event's place in the log: {expected_seq}), got {show(seq)}"
@@ -162,6 +204,8 @@ def _check_event(event: dict, expected_seq: int) -> dict:
         raise _BadLine(f"expected the event's kind (text, e.g. \"roll\"), got {show(kind)}"
                        if "kind" in event else "missing: every event has a kind (text, e.g. \"roll\")",
                        "kind", parsed=True)
+    if shape is not None:
+        _check_changes(event, shape)
     if "v" in event:
         try:
             return upgrade_event(event, event["v"])
@@ -170,31 +214,97 @@ def _check_event(event: dict, expected_seq: int) -> dict:
     return event
 
 
-def encode_event(event: Any, seq: int) -> bytes:
-    """The log line for a new event, checked as every store checks it: a mapping whose ``seq`` is ``seq``, with a
-    kind, holding only what JSON keeps. Raises StoreError naming the field (the caller adds the file)."""
+def _check_changes(event: dict, shape: statecheck.Shape) -> None:
+    """The parts of an event that the state and the views read: its changes (places of the state holding what
+    they may) and its roll records (faces its dice can show, adding up to the total)."""
+    changes = event.get("changes")
+    if changes is not None:
+        found = shape.changes_problem(changes)
+        if found is not None:
+            i, why = found
+            raise _BadLine(why, "changes" if i is None else f"changes[{i}]", parsed=True)
+    rolls = event.get("rolls")
+    if rolls is not None:
+        found = statecheck.rolls_problem(rolls)
+        if found is not None:
+            name, why = found
+            raise _BadLine(why, "rolls" if name is None else f"rolls.{name}", parsed=True)
+
+
+def encode_event(event: Any, seq: int, shape: statecheck.Shape | None = statecheck.DEFAULT) -> bytes:
+    """The log line for a new event, checked as every store checks it before it is acknowledged: a mapping whose
+    ``seq`` is ``seq``, with a kind, changes that are places of the state (``shape``), holding only JSON data
+    within the reader's limits (finite numbers within ``statecheck.MAX_INT``, nesting under ``MAX_DEPTH``,
+    UTF-8 text) in a line of at most ``MAX_LOG_LINE`` bytes. Raises StoreError naming the field (the caller
+    adds the file)."""
     if not isinstance(event, dict):
         raise StoreError(f"an event is a mapping, got {show(event)}")
+    found = _limits_problem(event)
+    if found is not None:
+        raise StoreError(f"cannot be written to the log: {found[1]}", field=found[0])
     try:
-        _check_event(event, seq)
+        _check_event(event, seq, shape)
     except _BadLine as bad:
         raise StoreError(bad.reason, None, None, bad.field) from None
-    return dump_event_line(event)
+    line = dump_event_line(event)
+    if len(line) - 1 > MAX_LOG_LINE:
+        raise StoreError(f"this event is {len(line) - 1:,} bytes as a log line; a line holds at most "
+                         f"{MAX_LOG_LINE:,} bytes (what the reader reads back)")
+    return line
+
+
+def _fast(line: str, decode=_decode) -> dict | None:
+    """A ``- {json}`` line through json, or None to let the YAML loader try. Raises _BadLine for JSON that no
+    delvebook writes (NaN, infinity, nesting too deep)."""
+    try:
+        event = decode(line[2:])
+    except _Refuse as err:
+        raise _BadLine(str(err), parsed=True) from None
+    except RecursionError:
+        raise _BadLine(f"nested more than {MAX_DEPTH} levels deep", parsed=True) from None
+    except ValueError:
+        return None
+    if event.__class__ is not dict:
+        return None
+    if (line.count("[") + line.count("{") > MAX_DEPTH) and _too_deep(event):
+        raise _BadLine(f"nested more than {MAX_DEPTH} levels deep", parsed=True)
+    return event
+
+
+def _event_of(line: str, lineno: int, expected_seq: int, shape: statecheck.Shape | None,
+              strict: bool = False) -> dict | None:
+    """One line as the next event, checked (None for a blank line or a comment); raises _BadLine."""
+    event = None
+    if line.startswith("- {"):
+        event = _fast(line, _decode_strict if strict else _decode)
+        if event is not None and strict:
+            found = _limits_problem(event)
+            if found is not None:
+                raise _BadLine(found[1], found[0], parsed=True)
+    if event is None:
+        try:
+            event = _parse_line_slow(line, lineno)
+        except RecursionError:
+            raise _BadLine("nested too deeply to read", parsed=True) from None
+        if event is None:
+            return None
+    return _check_event(event, expected_seq, shape)
 
 
 def parse_event_line(line: str, path, lineno: int) -> dict | None:
     """One log line as an event (not checked against its neighbours); None for a blank or comment line.
 
     Raises StoreError naming ``path`` and ``lineno`` for anything else."""
-    if line.startswith("- {"):
-        try:
-            return json.loads(line[2:])
-        except ValueError:
-            pass
     try:
+        if line.startswith("- {"):
+            event = _fast(line)
+            if event is not None:
+                return event
         return _parse_line_slow(line, lineno)
     except _BadLine as bad:
         raise StoreError(bad.reason, path, lineno, bad.field) from None
+    except RecursionError:
+        raise StoreError("nested too deeply to read", path, lineno) from None
 
 
 # ---------------------------------------------------------------- a whole log
@@ -214,6 +324,7 @@ class LogRead:
         self.add_newline = False  # the last event is complete but its newline is missing
         self.end = 0  # bytes of complete lines read (where a follower goes on)
         self.lines = 0  # lines read up to ``end``
+        self.bom = False  # the file starts with a UTF-8 byte order mark (read past, left in place)
 
 
 class _StopCollecting(Exception):
@@ -232,21 +343,54 @@ def _at_eof(f) -> bool:
     return True
 
 
-def scan(file: Path, collect: bool = False) -> LogRead:
-    """Stream ``file`` in chunks: each complete line through json.loads (YAML for a human's line), checked.
+_BOM = b"\xef\xbb\xbf"
+_HAND_EDITED = ("; this line has its newline, so it is not a write cut short by a crash (a crash leaves the last "
+                "line without one): was it edited by hand? Fix or remove it; nothing was set aside")
 
-    Errors raise StoreError, or with ``collect`` go to ``.errors`` (and reading goes on). A last line that is
-    torn is not an error: it is noted for the caller to report or set aside."""
+
+def open_log(file: Path):
+    """The log opened for reading, refusing what is not a regular file (a FIFO would block, a device never
+    ends) and a folder that cannot be read, as StoreError."""
+    try:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as err:
+        raise StoreError(f"cannot read the event log ({err.strerror})", file) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise StoreError("is not a regular file (a device, a pipe or a socket?); a log is a text file", file)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb", buffering=0)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = statecheck.DEFAULT,
+         strict: bool = False) -> LogRead:
+    """Stream ``file`` in chunks: each complete line through json (YAML for a human's line), checked: the next
+    seq, a kind, changes that are places of the state (``shape``), numbers delvebook writes, bounded nesting.
+
+    Errors raise StoreError, or with ``collect`` go to ``.errors`` (and reading goes on). ``strict`` (validate)
+    also refuses duplicate keys and checks every number and text of every event. A last line cut short by a
+    crash (no newline) is not an error: it is noted for the caller to report or set aside. A last line that has
+    its newline but does not read is an error like any other: a crash does not write it."""
     out = LogRead(file)
     events = out.events
     add = events.append
-    loads = json.loads
+    decode = _decode_strict if strict else _decode
+    changes_problem = shape.changes_problem if shape is not None else None
+    rolls_problem = statecheck.rolls_problem
     current = FORMAT_VERSION
     seq = 0
     lineno = 0
     offset = 0  # bytes of complete lines consumed
     carry = b""
     resync = False  # collecting errors after an unreadable line: the next seq is taken as it comes
+    first = True
 
     def fail(reason: str, line: int | None, field: str | None = None) -> None:
         err = StoreError(reason, file, line, field)
@@ -260,12 +404,18 @@ def scan(file: Path, collect: bool = False) -> LogRead:
     # saves 10-20% (it would scan them again and again and find nothing).
     gc_was_on = gc.isenabled()
     gc.disable()
-    with open(file, "rb", buffering=0) as f:
+    with open_log(file) as f:
         try:
             while True:
                 chunk = f.read(_CHUNK)
                 if not chunk:
                     break
+                if first:
+                    first = False
+                    if chunk.startswith(_BOM):  # an editor's byte order mark: read past it
+                        chunk = chunk[3:]
+                        offset = 3
+                        out.bom = True
                 if carry:
                     chunk = carry + chunk
                 cut = chunk.rfind(b"\n") + 1
@@ -287,68 +437,78 @@ def scan(file: Path, collect: bool = False) -> LogRead:
                 try:
                     text = body.decode("utf-8")
                 except UnicodeDecodeError as err:
-                    text = _decode_lines(body, err, file, lineno, at_end=not carry and _at_eof(f), out=out,
-                                         offset=offset, collect=collect)
+                    text = _decode_lines(body, err, file, lineno, out=out, collect=collect)
                 lines = text.split("\n")
                 lines.pop()
                 base = lineno
                 for line in lines:
                     lineno += 1
                     event = None
-                    if line.startswith("- {"):
-                        try:
-                            event = loads(line[2:])
-                        except ValueError:
-                            pass
-                        else:
-                            # the fast path: the next seq, a kind, and no "v" or today's (the writer's own lines)
-                            s = event.get("seq")
-                            v = event.get("v", 1)  # no "v": version 1
-                            if s.__class__ is int and s == seq + 1 and event.get("kind").__class__ is str \
-                                    and v.__class__ is int and v == current and event["kind"]:
-                                seq = s
-                                add(event)
-                                continue
-                    # the slow path: comments, a human's YAML, anything that needs a closer look
                     try:
+                        if line.startswith("- {"):
+                            event = _fast(line, decode)
+                            if event is not None and not strict:
+                                # the fast path: the next seq, a kind, no "v" or today's, changes that fit the
+                                # state (the writer's own lines)
+                                s = event.get("seq")
+                                v = event.get("v", 1)  # no "v": version 1
+                                ch = event.get("changes")
+                                rl = event.get("rolls")
+                                if s.__class__ is int and s == seq + 1 and event.get("kind").__class__ is str \
+                                        and v.__class__ is int and v == current and event["kind"] \
+                                        and (changes_problem is None
+                                             or ((ch is None or changes_problem(ch) is None)
+                                                 and (rl is None or rolls_problem(rl) is None))):
+                                    seq = s
+                                    add(event)
+                                    continue
+                        # the slow path: comments, a human's YAML, anything that needs a closer look
                         if event is None:
                             event = _parse_line_slow(line, lineno)
                             if event is None:
                                 continue
-                        event = _check_event(event, seq + 1)
-                    except _BadLine as bad:
-                        last = (lineno - base == len(lines) and not carry and out.torn_line is None
-                                and _at_eof(f))
-                        if last and not bad.parsed:
-                            out.torn_line = lineno
-                            out.torn_why = bad.reason
-                            out.keep_bytes = offset + len(body) - len(line.encode("utf-8", "surrogatepass")) - 1
-                            break
-                        if resync and bad.field == "seq" and _is_int(event.get("seq")) and event["seq"] > seq:
-                            seq = event["seq"] - 1  # after an unreadable line, take the seq as it comes
-                            try:
-                                event = _check_event(event, seq + 1)
-                            except _BadLine as again:
-                                bad = again
-                            else:
-                                resync = False
-                                seq = event["seq"]
-                                add(event)
-                                continue
-                        fail(bad.reason, lineno, bad.field)
-                        resync = event is None or not isinstance(event, dict)
-                        if not resync and _is_int(event.get("seq")):
-                            seq = event["seq"]  # go on from what the line says, so one bad line is one error
+                        elif strict:
+                            found = _limits_problem(event)
+                            if found is not None:
+                                raise _BadLine(found[1], found[0], parsed=True)
+                        event = _check_event(event, seq + 1, shape)
+                    except RecursionError:
+                        bad = _BadLine("nested too deeply to read", parsed=True)
+                    except _BadLine as err:
+                        bad = err
+                    else:
+                        seq = event["seq"]
+                        add(event)
                         continue
-                    seq = event["seq"]
-                    add(event)
+                    last = lineno - base == len(lines) and not carry and out.torn_line is None and _at_eof(f)
+                    if last and not line.strip("\0"):
+                        out.torn_line = lineno  # zeros where a line was: a crash of the machine, not a hand
+                        out.torn_why = "zero bytes where the line should be"
+                        out.keep_bytes = offset + len(body) - len(line.encode("utf-8", "surrogatepass")) - 1
+                        break
+                    if resync and bad.field == "seq" and isinstance(event, dict) and _is_int(event.get("seq")) \
+                            and event["seq"] > seq:
+                        seq = event["seq"] - 1  # after an unreadable line, take the seq as it comes
+                        try:
+                            event = _check_event(event, seq + 1, shape)
+                        except _BadLine as again:
+                            bad = again
+                        else:
+                            resync = False
+                            seq = event["seq"]
+                            add(event)
+                            continue
+                    fail(bad.reason + (_HAND_EDITED if last and not bad.parsed else ""), lineno, bad.field)
+                    resync = event is None or not isinstance(event, dict)
+                    if not resync and _is_int(event.get("seq")):
+                        seq = event["seq"]  # go on from what the line says, so one bad line is one error
                 if out.torn_line is not None:
                     out.end, out.lines = out.keep_bytes, out.torn_line - 1
                     break
                 offset += len(body)
                 out.end, out.lines = offset, lineno
             if carry and out.torn_line is None:
-                _last_line_without_newline(out, carry, file, lineno + 1, offset, seq)
+                _last_line_without_newline(out, carry, file, lineno + 1, offset, seq, shape, fail)
         except _StopCollecting:
             out.errors.append(StoreError(f"stopped after {MAX_REPORTED} problems", file))
         finally:
@@ -357,18 +517,11 @@ def scan(file: Path, collect: bool = False) -> LogRead:
     return out
 
 
-def _decode_lines(body: bytes, err: UnicodeDecodeError, file, lineno: int, *, at_end: bool, out: LogRead,
-                  offset: int, collect: bool) -> str:
-    """Bytes that are not UTF-8: a torn last line (a crash mid-character) or an error naming the line.
-
-    Returns the text to read on with (for a torn last line, the complete lines before it)."""
+def _decode_lines(body: bytes, err: UnicodeDecodeError, file, lineno: int, *, out: LogRead,
+                  collect: bool) -> str:
+    """Complete lines whose bytes are not UTF-8: an error naming the line (a crash mid-character leaves the line
+    without its newline, and that is read as a torn tail elsewhere)."""
     bad_line = lineno + body.count(b"\n", 0, err.start) + 1
-    start = body.rfind(b"\n", 0, err.start) + 1
-    if at_end and body.find(b"\n", err.start) == len(body) - 1:
-        out.torn_line = bad_line
-        out.torn_why = "not UTF-8 text"
-        out.keep_bytes = offset + start
-        return body[:start].decode("utf-8")
     reason = f"not UTF-8 text (byte {body[err.start]:#04x}); a log is UTF-8"
     if not collect:
         raise StoreError(reason, file, bad_line)
@@ -376,28 +529,52 @@ def _decode_lines(body: bytes, err: UnicodeDecodeError, file, lineno: int, *, at
     return body.decode("utf-8", "replace")
 
 
-def _last_line_without_newline(out: LogRead, carry: bytes, file, lineno: int, offset: int, seq: int) -> None:
-    """The file ends without a newline: a complete, valid next event is kept (a writer adds the newline);
-    anything else is a torn tail."""
+def _looks_torn(line: str) -> bool:
+    """Whether a last line without its newline can be the start of a line the writer wrote (``- {"seq": ...}``
+    cut short): a prefix of ``- {`` or longer, not yet closed. Zero bytes (a machine's crash) count too."""
+    if not line.strip("\0"):
+        return True
+    stripped = line.rstrip()
+    if stripped.endswith("}"):
+        return False  # the whole line is there: whatever is wrong with it, a crash did not cut it
+    return line.startswith("- {") or "- {".startswith(line)
+
+
+def _last_line_without_newline(out: LogRead, carry: bytes, file, lineno: int, offset: int, seq: int,
+                               shape, fail) -> None:
+    """The file ends without a newline: a complete, valid next event is kept (a writer adds the newline); the
+    start of a line cut short is a torn tail; anything else is an error (a hand's edit)."""
     try:
         line = carry.decode("utf-8")
-        event = parse_event_line(line, file, lineno)
-        if event is None:
-            if not line.strip() or line.lstrip().startswith("#"):
+    except UnicodeDecodeError:
+        line = None
+    if line is not None:
+        try:
+            event = _event_of(line, lineno, seq + 1, shape)
+        except (StoreError, _BadLine) as err:
+            bad = err
+        except RecursionError:
+            bad = _BadLine("nested too deeply to read", parsed=True)
+        else:
+            if event is None and line.strip() and not line.lstrip().startswith("#"):
+                bad = _BadLine("unreadable")
+            else:
+                if event is not None:
+                    out.events.append(event)
                 out.add_newline = True
                 out.end, out.lines = offset + len(carry), lineno
                 return
-            raise _BadLine("unreadable")
-        event = _check_event(event, seq + 1)
-    except (StoreError, _BadLine, UnicodeDecodeError) as err:
-        out.torn_line = lineno
-        out.torn_why = "cut off before its newline" if not isinstance(err, _BadLine) or not err.parsed \
-            else f"no newline at the end, and {err.reason}"
-        out.keep_bytes = offset
-        return
-    out.events.append(event)
-    out.add_newline = True
-    out.end, out.lines = offset + len(carry), lineno
+        if not _looks_torn(line):
+            reason = bad.reason if isinstance(bad, _BadLine) else str(bad)
+            fail(f"{reason}; the last line, without a newline at the end: its end is there, so a crash did not "
+                 f"cut it (edited by hand?); fix or remove it", lineno, getattr(bad, "field", None))
+            return
+        out.torn_why = "cut off before its newline" if not isinstance(bad, _BadLine) or not bad.parsed \
+            else f"no newline at the end, and {bad.reason}"
+    else:
+        out.torn_why = "cut off before its newline, in the middle of a character"
+    out.torn_line = lineno
+    out.keep_bytes = offset
 
 
 def _log_path(path: str | os.PathLike) -> Path:
@@ -441,11 +618,13 @@ class LogTail:
     Each ``poll()`` reads only what was appended since the last one; a last line still being written is left for
     the next poll. Use ``follow(folder)`` or a store's ``follow()``."""
 
-    def __init__(self, file: Path, *, offset: int = 0, seq: int = 0, lineno: int = 0) -> None:
+    def __init__(self, file: Path, *, offset: int = 0, seq: int = 0, lineno: int = 0,
+                 shape: statecheck.Shape | None = statecheck.DEFAULT) -> None:
         self.file = file
         self.offset = offset
         self.seq = seq
         self.lineno = lineno
+        self.shape = shape
         self._identity = self._stat_identity()
         self._mark = self._read_mark()
 
@@ -486,26 +665,28 @@ class LogTail:
                 if f.read(self.offset - start) != self._mark:
                     return Appended([], True)  # rewritten in place
             data = f.read(st.st_size - self.offset)
+        skip = 3 if self.offset == 0 and data.startswith(_BOM) else 0
         cut = data.rfind(b"\n") + 1
         if cut == 0:
             return Appended([], False)  # a line still being written
         events = []
         lineno = self.lineno
         seq = self.seq
-        for raw in data[:cut].split(b"\n")[:-1]:
+        for raw in data[skip:cut].split(b"\n")[:-1]:
             lineno += 1
+            if len(raw) > MAX_LOG_LINE:
+                _oversized(self.file, lineno)
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as err:
                 raise StoreError(f"not UTF-8 text (byte {raw[err.start]:#04x}); a log is UTF-8",
                                  self.file, lineno) from None
-            event = parse_event_line(line, self.file, lineno)
-            if event is None:
-                continue
             try:
-                event = _check_event(event, seq + 1)
+                event = _event_of(line, lineno, seq + 1, self.shape)
             except _BadLine as bad:
                 raise StoreError(bad.reason, self.file, lineno, bad.field) from None
+            if event is None:
+                continue
             seq = event["seq"]
             events.append(event)
         self.offset += cut
@@ -514,11 +695,13 @@ class LogTail:
         return Appended(events, False)
 
 
-def follow(path: str | os.PathLike, *, after: LogRead | None = None) -> LogTail:
+def follow(path: str | os.PathLike, *, after: LogRead | None = None,
+           shape: statecheck.Shape | None = statecheck.DEFAULT) -> LogTail:
     """A ``LogTail`` on a campaign's log (folder or log file). Its first poll returns every event in the log,
-    unless ``after`` (what ``scan`` read) says where reading stopped; then only what came since."""
+    unless ``after`` (what ``scan`` read) says where reading stopped; then only what came since. Each event is
+    checked as opening checks it (``shape``: the changes)."""
     file = _log_path(path)
     if after is None:
-        return LogTail(file)
+        return LogTail(file, shape=shape)
     return LogTail(file, offset=after.end, seq=after.events[-1]["seq"] if after.events else 0,
-                   lineno=after.lines)
+                   lineno=after.lines, shape=shape)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
 from typing import Iterable
 
+from .. import statecheck
 from ..rules.schema import FORMAT_VERSION, show
-from .campaign_file import CAMPAIGN_KEYS, campaign_errors, raise_first
+from .campaign_file import CAMPAIGN_KEYS, check_campaign_file, raise_first
 from .errors import StoreError
 from .log import Appended, encode_event
 
@@ -30,15 +32,18 @@ class MemoryStore:
             raise StoreError(f"a campaign is a mapping of fields ({', '.join(CAMPAIGN_KEYS)}), got {show(campaign)}")
         if "format" not in campaign:
             campaign = {"format": FORMAT_VERSION, **campaign}
-        raise_first(campaign_errors(campaign, None, None))
+        rules, errors = check_campaign_file(campaign, None, None)
+        raise_first(errors)
         self.campaign: dict = campaign
+        self.shape = statecheck.shape_for(rules)
         self.events: list[dict] = []
         for event in events:
-            encode_event(event, len(self.events) + 1)
+            encode_event(event, len(self.events) + 1, self.shape)
             self.events.append(event)
         self.problems: list[str] = []
         self.read_only = read_only
         self._closed = False
+        self._mutex = threading.Lock()
 
     @property
     def next_seq(self) -> int:
@@ -51,8 +56,22 @@ class MemoryStore:
             raise StoreError("opened read-only; open it without read_only=True to record play")
         if self._closed:
             raise StoreError("closed; open it again to record play")
-        encode_event(event, self.next_seq)
-        self.events.append(event)
+        with self._mutex:
+            encode_event(event, self.next_seq, self.shape)
+            self.events.append(event)
+
+    def write_campaign(self, campaign: dict) -> None:
+        """Check ``campaign`` by the one schema and hold it instead (the folder store rewrites campaign.yaml)."""
+        if self.read_only:
+            raise StoreError("opened read-only; open it without read_only=True to record play")
+        if self._closed:
+            raise StoreError("closed; open it again to record play")
+        if not isinstance(campaign, dict):
+            raise StoreError(f"a campaign is a mapping of fields ({', '.join(CAMPAIGN_KEYS)}), got {show(campaign)}")
+        rules, errors = check_campaign_file(campaign, None, None)
+        raise_first(errors)
+        self.campaign = campaign
+        self.shape = statecheck.shape_for(rules)
 
     def close(self) -> None:
         """Refuse further appends; safe to call twice."""
