@@ -79,7 +79,7 @@ SHAPE: dict[str, dict] = {
         "encounters_fought": "count",
         "conditions": ["@condition"],
         "next_condition": "posint",
-        "creatures?": {"*": "@creature"},        # NPCs and familiars outside the party and the fight's foes
+        "creatures": {"*": "@creature"},         # NPCs and familiars outside the party and the fight's foes
         "quests": ["text"],
         "rooms": ["text"],
     },

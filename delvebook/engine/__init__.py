@@ -342,7 +342,18 @@ def redecide(engine: Engine, event: Mapping[str, Any]) -> dict:
             except Unrecorded:
                 recorded = {k: v for k, v in rolls.items() if k not in faces}
                 return engine._rerun_latest(rng, seq, recorded, faces=dict(faces), amended=sorted(faces))
-        raise Refused("it replaces an action, but with neither a luck die nor typed faces")
+        option = event.get("on_hit")
+        if isinstance(option, str):
+            # A choice taken once the hit was seen (a smite): the attack re-run with its own dice and the choice;
+            # the dice the choice added (the smite's) are the ones the event recorded beyond the attack's.
+            target = engine.history.latest_action() or {}
+            before = target.get("rolls") or {}
+            faces = {n: rec.get("faces") for n, rec in rolls.items() if n not in before and isinstance(rec, Mapping)}
+            args = event.get("args")
+            hit = args.get(option) if isinstance(args, Mapping) else None
+            return engine.decide_on_hit(option, rng, seq, faces=faces or None,
+                                        hit=hit if isinstance(hit, int) and not isinstance(hit, bool) else None)
+        raise Refused("it replaces an action, but with neither a luck die, typed faces nor a choice on a hit")
     args = event.get("args", {})
     if not isinstance(args, Mapping):
         raise Refused("its args are not a mapping")
