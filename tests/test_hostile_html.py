@@ -95,6 +95,7 @@ def played():
     camp.earn(37, reason="loot")
     fight = camp.encounter(["keep_sentinel", "bog_goblin"])
     fight.initiative(first="party")
+    fight.next_turn()  # Wren lets Brakka, next in the seats, act
     fight.attack("Brakka", "Keep sentinel 1", faces={"attack": [18, 1], "resist": [2], "damage": [5, 6]})
     camp.spend_luck("Ben", +1, face=3)
     try:
@@ -170,6 +171,7 @@ def test_the_report_escapes_names_and_the_numbers_it_reads_from_the_state(tmp_pa
         camp.start_session()
         fight = camp.encounter(["goblin"], name=prefix("fight"))
         fight.initiative(first="party")
+        fight.next_turn()  # Bram's turn, after Wren's
         fight.attack(prefix("Bram"), "Goblin 1", faces={"attack": [18, 1], "resist": [2]})
         fight.end()
         camp.award_xp(10, reason=prefix("quest"))
