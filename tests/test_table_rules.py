@@ -347,13 +347,15 @@ def test_armorer_applies_to_any_worn_armor_however_gained_and_every_view_reports
 
 
 def test_the_card_reports_the_av_an_armorer_gets_from_armor_found_later(camp):
-    pytest.importorskip("ipywidgets")
-    from delvebook.widgets import sheet_html
+    pytest.importorskip("anywidget")
+    from delvebook.table import UI, table_view
     add(camp, "Bo", "fighter", level=2, weapon="heavy_weapon", specialty="armorer")
     camp.give("Bo", {"name": "Chain shirt", "av": 2, "dv": 12})
     chain = camp.delver("Bo").armor[-1]
     assert (chain.av, chain.dv) == (3, 17)
-    assert "Chain shirt AV 3 · DV 17/17" in sheet_html(camp, "Bo")  # the card and the model agree
+    card = table_view(camp, UI(scope="card", who="Bo"))  # the table's card of Bo (db.table.card)
+    armor = next(row for row in card["actor"]["sheet"]["rows"] if row.startswith("armor: "))
+    assert "Chain shirt AV 3 DV 17/17" in armor  # the card and the model agree
 
 
 def test_found_gear_is_given_and_a_plus_one_swords_bonus_is_added_to_damage(camp):

@@ -19,7 +19,7 @@ from ..dice import DiceError, Roll
 from ..distribution import percent
 from ..engine import COMMANDS, Refused, effects, queries
 from ..events import standing
-from ..model import current_actor, is_dead, is_dying, present
+from ..model import Armor, current_actor, is_dead, is_dying, present
 from .words import fight_name, money, plural, tell, title
 
 __all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "charts_available"]
@@ -610,9 +610,8 @@ def _sheet(camp, ui: UI, who: str) -> dict:
     d = s["delvers"][who]
     units = rules.core["currency"]["units"]
     armor = []
-    for a in d.get("armor", ()):
-        armor.append(f"{a['name']} broken (DV 0/{a['dv_max']})" if a["dv"] <= 0 else
-                     f"{a['name']} AV {a['av'] + a.get('bonus_av', 0)} DV {a['dv']}/{a['dv_max']}")
+    for a in (Armor(x) for x in d.get("armor", ())):  # the AV as worn (an Armorer's bonus included), as the model says
+        armor.append(f"{a.name} broken (DV 0/{a.dv_max})" if a.broken else f"{a.name} AV {a.av} DV {a.dv}/{a.dv_max}")
     weapons = [label for label, _ in queries.weapons(s, rules, who)]
     th = rules.level_thresholds
     lo, hi = th.get(d["level"], 0), th.get(d["level"] + 1)
