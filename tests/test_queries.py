@@ -153,3 +153,58 @@ def test_a_negative_attack_bonus_is_one_roll_with_the_d20():
     t = _fight()
     e = _attack_matches_query(t, "Gob", "Wren", bonus=-1, faces={"attack": [12], "resist": [2], "damage": [3]})
     assert e["attack_expr"] == "d20-1" and e["attack_totals"] == [11]
+
+
+# ---------------------------------------------------------------- what a view greys a control by
+
+def test_an_attack_problem_is_what_the_attack_command_refuses_with():
+    t = _fight()
+    assert queries.attack_problem(t.state, t.rules, "Wren", "Gob") is None  # Wren's turn, Wren's action
+    why = queries.attack_problem(t.state, t.rules, "Bo", "Gob")
+    assert why == t.refused("attack", attacker="Bo", target="Gob") and "it is Wren's turn" in why
+    t.do("give", who="Wren", item="crossbow")
+    t.do("give", who="Wren", item="bolt", count=2)
+    t.do("attack", attacker="Wren", target="Gob", weapon="Crossbow", faces={"attack": [2], "resist": [20]})
+    t.turn("Wren")
+    why = queries.attack_problem(t.state, t.rules, "Wren", "Gob", "Crossbow")
+    assert why == t.refused("attack", attacker="Wren", target="Gob", weapon="Crossbow") and "not loaded" in why
+
+
+def test_the_weapons_that_reload_say_why_they_cannot_be_reloaded_as_reload_refuses():
+    t = _fight()
+    t.do("give", who="Bo", item="crossbow")
+    [r] = queries.reloadable(t.state, t.rules, "Bo")
+    assert (r.name, r.loaded, r.overridable) == ("Crossbow", True, False) and r.why == "Bo's Crossbow is already loaded"
+    assert t.refused("reload", who="Bo") == r.why
+    assert queries.reloadable(t.state, t.rules, "Wren") == []  # a bow needs no reload
+
+
+def test_what_a_delver_carries_is_listed_by_name_with_its_counts():
+    t = _fight()
+    carried = {c.name: (c.kind, c.count, c.label) for c in queries.carried(t.state, t.rules, "Wren")}
+    assert carried["Dagger"] == ("weapons", 2, "Dagger x2") and carried["Arrow"] == ("items", 20, "Arrow x20")
+    t.do("drop", who="Wren", item=carried["Dagger"][2].split(" x")[0])
+    assert {c.name: c.count for c in queries.carried(t.state, t.rules, "Wren")}["Dagger"] == 1
+
+
+def test_a_conjured_weapon_is_listed_among_the_attacks_while_it_lasts():
+    t = Table(seed=4).party(("Cy", "cleric"))
+    t.do("level_up", who="Cy")
+    t.do("choose", who="Cy", choice="specialty", option="holy_weapon")
+    assert [label for label, _ in queries.weapons(t.state, t.rules, "Cy")] == ["Dagger D6"]
+    t.do("use", who="Cy", ability="holy_weapon")
+    assert queries.weapons(t.state, t.rules, "Cy")[-1] == ("Holy weapon 2d6", "holy weapon")
+
+
+def test_a_refusal_by_a_rule_of_play_says_the_keeper_may_override_it():
+    import pytest
+    from delvebook.engine import Overridable, Refused
+    t = _fight()
+    with pytest.raises(Overridable, match="it is Wren's turn"):  # the turn economy: the keeper may waive it
+        t.do("attack", attacker="Bo", target="Gob")
+    with pytest.raises(Refused) as err:  # a rule of the game itself: no override waives it
+        t.do("attack", attacker="Wren", target="Wren")
+    assert not isinstance(err.value, Overridable)
+    e = t.do("attack", attacker="Bo", target="Gob", keeper_override="Bo was readied",
+             faces={"attack": [15, 1], "resist": [2], "damage": [3, 3]})
+    assert e["keeper_override"]["reason"] == "Bo was readied" and "it is Wren's turn" in e["keeper_override"]["waived"][0]

@@ -33,11 +33,11 @@ from ..dice import LuckDie
 from ..events import apply_changes
 from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone, replay
 from ..rules import Rules
-from .base import COMMANDS, Ctx, Play, Reader, Refused, command
+from .base import COMMANDS, Ctx, Overridable, Play, Reader, Refused, command
 from .queries import coin_talons, luck_die_sides
 from . import creation, checks, combat, progress, conditions, gear, creatures, abilities  # noqa: F401  (commands)
 
-__all__ = ["Engine", "Refused", "Reader", "Play", "COMMANDS", "command", "play", "redecide", "Unrecorded", "OVERRIDE"]
+__all__ = ["Engine", "Refused", "Overridable", "Reader", "Play", "COMMANDS", "command", "play", "redecide", "Unrecorded", "OVERRIDE"]
 
 
 _RESERVED = {"seq", "kind", "v", "at", "session", "encounter", "args", "rolls", "changes", "replaces",

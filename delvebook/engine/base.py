@@ -19,13 +19,18 @@ from ..events import apply_changes, clone
 from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
-__all__ = ["Refused", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items"]
+__all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items"]
 
 COMMANDS: dict[str, Callable] = {}
 
 
 class Refused(ValueError):
     """A command the rules do not allow, with a message a keeper understands. Nothing was changed."""
+
+
+class Overridable(Refused):
+    """A refusal by a rule of play the keeper may override (the turn economy, ammunition, reloading): the same
+    command with ``keeper_override="why"`` waives it and records why. A view offers the override only for these."""
 
 
 def command(kind: str):
@@ -146,7 +151,7 @@ class Ctx(Reader):
         """A rule of play the keeper may override (the turn economy, ammunition, reloading): refused, unless this
         action carries a keeper's override, in which case it is waived and recorded. True if it was waived."""
         if self.override is None:
-            self.refuse(message)
+            raise Overridable(message)
         if message not in self.waived:
             self.waived.append(message)
         return True

@@ -14,8 +14,9 @@ each class module registers here what its features do, and the core asks the reg
   shaping the attack, extra damage on a hit, a check after the hits, and the choice it offers once a hit is
   seen (a smite chosen after the hit replaces the attack, re-run with the same dice).
 - ``on_vanquish``: what a kill does for the attacker (a Blood Magic sword is charged).
-- ``conjured_weapon``: a weapon a condition provides (the cleric's Holy Weapon); ``turn_slots``: what acts in a
-  creature's turn besides its action (the Holy Weapon's sword, once a turn).
+- ``conjured_weapon``: a weapon a condition provides (the cleric's Holy Weapon), and ``conjured_names``: the ones
+  a creature has now (what a view lists as attacks); ``turn_slots``: what acts in a creature's turn besides its
+  action (the Holy Weapon's sword, once a turn).
 - ``damage_reducer``: what comes off damage before armor (Dodge); ``armor_bonus``: AV a condition adds
   (Hold the line); ``heal_guard``: what forbids healing (Blood Magic's ban).
 - ``uses`` / ``spell``: the handlers of ``use(ability)`` and of each spell's effect, with the inputs they take.
@@ -35,9 +36,9 @@ from typing import Callable, Mapping, NamedTuple
 
 __all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "Edge", "casting",
            "CASTINGS", "roll_bonus", "skill_boost", "attack_modifier", "attacks_against", "attack_edge",
-           "attack_option", "on_vanquish", "conjured_weapon", "turn_slots", "damage_reducer", "armor_bonus",
+           "attack_option", "on_vanquish", "conjured_weapon", "conjured_names", "turn_slots", "damage_reducer", "armor_bonus",
            "heal_guard", "uses", "spell", "TURN_SLOTS", "ROLL_BONUSES", "SKILL_BOOSTS", "ATTACK_MODIFIERS", "ATTACKS_AGAINST", "ATTACK_EDGES",
-           "ATTACK_OPTIONS", "ON_VANQUISH", "CONJURED_WEAPONS", "DAMAGE_REDUCERS", "ARMOR_BONUSES", "HEAL_GUARDS",
+           "ATTACK_OPTIONS", "ON_VANQUISH", "CONJURED_WEAPONS", "CONJURED_NAMES", "DAMAGE_REDUCERS", "ARMOR_BONUSES", "HEAL_GUARDS",
            "USES", "SPELLS"]
 
 
@@ -163,6 +164,7 @@ ATTACK_EDGES: list[Callable] = []        # (reader, attacker, *, ranged, spell) 
 ATTACK_OPTIONS: dict[str, AttackOption] = {}
 ON_VANQUISH: list[Callable] = []         # (ctx, plan) -> None
 CONJURED_WEAPONS: list[Callable] = []    # (reader, who, c, weapon) -> weapon dict | None
+CONJURED_NAMES: list[Callable] = []      # (reader, who) -> [the weapon argument of each conjured weapon it has now]
 TURN_SLOTS: list[Callable] = []          # (reader, who) -> [slot names] that act in who's turn besides its action
 DAMAGE_REDUCERS: dict[str, Callable] = {}  # option -> (ctx, target, raw, asked) -> Reduction | None
 ARMOR_BONUSES: list[Callable] = []       # (reader, who) -> int
@@ -223,6 +225,13 @@ def on_vanquish(fn: Callable) -> Callable:
 def conjured_weapon(fn: Callable) -> Callable:
     """Register a weapon a condition provides: ``fn(reader, who, c, weapon_asked) -> weapon | None``."""
     CONJURED_WEAPONS.append(fn)
+    return fn
+
+
+def conjured_names(fn: Callable) -> Callable:
+    """Register which conjured weapons a creature has now: ``fn(reader, who) -> [weapon argument]``, each one a
+    ``conjured_weapon`` answers to (``"holy weapon"``), so a view lists them among its attacks."""
+    CONJURED_NAMES.append(fn)
     return fn
 
 

@@ -22,7 +22,7 @@ from ..dice import DiceError, parse
 from ..events import clone
 from ..model import is_dead
 from .base import Ctx, command
-from .queries import ammo_left, ammo_of, free_reload, reloads
+from .queries import ammo_left, ammo_of, free_reload, reloadable, reloads
 from . import turns
 
 __all__ = ["items_to_gear", "add_to_sheet", "fit_armor", "refit_armor", "spend_ammo", "fired", "give", "take", "drop", "reload",
@@ -148,20 +148,21 @@ def reload(ctx: Ctx, who: str, weapon: Any = None) -> None:
     """Reload a crossbow (it takes an action: 'Crossbows require an action to reload')."""
     d = ctx.delver(who)
     ctx.require_able(who, "reload")
-    found = [(i, w) for i, w in enumerate(d["weapons"]) if reloads(ctx.rules, w)
-             and (weapon in (None, "") or weapon in (i, w.get("item"), w.get("name"))
-                  or str(weapon).lower() == str(w.get("name", "")).lower())]
+    found = [o for o in reloadable(ctx.state, ctx.rules, who)
+             if weapon in (None, "") or weapon in (o.weapon, d["weapons"][o.weapon].get("item"), o.name)
+             or str(weapon).lower() == o.name.lower()]
     if not found:
         ctx.refuse(f"{who} carries nothing that needs reloading" + (f" called {weapon!r}" if weapon else ""))
-    empty = [(i, w) for i, w in found if not w.get("loaded", ctx.core["ammunition"]["loaded_when_gained"])]
+    empty = [o for o in found if not o.loaded]
     if not empty:
-        ctx.refuse(f"{who}'s {found[0][1]['name']} is already loaded")
-    i, w = empty[0]
-    if free_reload(d, w):
-        ctx.refuse(f"{who} reloads the {w['name']} as part of firing it (the Crossbows specialty)")
-    ammo = ammo_of(ctx.rules, w)
-    if ammo is not None and ammo_left(d, ammo) < 1:
-        ctx.refuse_unless_overridden(f"{who} has no {ammo}s left to load the {w['name']} with")
+        ctx.refuse(found[0].why)
+    o = empty[0]
+    i, w = o.weapon, d["weapons"][o.weapon]
+    if o.why is not None:
+        if o.overridable:
+            ctx.refuse_unless_overridden(o.why)
+        else:
+            ctx.refuse(o.why)
     turns.take(ctx, who, ctx.core["ammunition"]["reload_uses"], f"reloading the {w['name']}")
     ctx.set(["delvers", who, "weapons", i, "loaded"], True)
     ctx.out(who=who, weapon=w["name"], loaded=True)

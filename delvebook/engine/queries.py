@@ -32,7 +32,7 @@ __all__ = [
     "plan_spell_attack", "spell_attack_odds", "save_expr", "death_save", "luck_die_sides", "coin_talons",
     "current_actor", "present", "able", "can_act", "Acting", "may_act", "ACTION", "FREE", "REACTION",
     "ability_timing", "turn_problem", "armor_value", "ammo_of", "reloads", "ammo_left", "free_reload",
-    "attack_ready",
+    "attack_ready", "attack_problem", "Reload", "reloadable", "Carried", "carried",
     "ability_refusal", "ability_ready", "abilities_available", "spells_available", "spell_inputs",
     "signature_choice", "cost_text", "option_name",
     "find_choice", "raisable_skills", "choice_options", "odds_inputs",
@@ -231,6 +231,11 @@ def weapons(state: dict, rules: Rules, who: str) -> list[tuple[str, Any]]:
         out.append((f"{wpn['name']} {_fmt_dice(str(wpn['damage']))}", i))
     if not out:
         out.append((f"Unarmed {rules.core['unarmed']['damage']}", "unarmed"))
+    r = Reader(state, rules)
+    for names_of in effects.CONJURED_NAMES:  # a weapon a condition conjures (the Holy Weapon's flying sword)
+        for arg in names_of(r, who):
+            w = weapon_of(r, who, c, arg)
+            out.append((f"{w['name']} {_fmt_dice(str(w['damage']))}", arg))
     return out
 
 
@@ -298,6 +303,21 @@ def attack_odds(state: dict, rules: Rules, attacker: str, target: str, weapon: A
         return None
     exprs = attack_exprs(state, rules, attacker, target, weapon, **asked)
     return None if exprs is None else odds(exprs[0], vs=exprs[1])
+
+
+def attack_problem(state: dict, rules: Rules, attacker: str, target: str, weapon: Any = None,
+                   **asked: Any) -> str | None:
+    """Why ``attacker`` may not make this attack now, or None: whose turn it is or its action used (the weapon's
+    slot: the Holy Weapon's sword has its own), no arrows left, a crossbow not loaded. What the attack command
+    refuses with unless the keeper overrides, and what a view says beside the attack's button."""
+    if attacker == target:
+        return "a combatant cannot attack itself"
+    try:
+        plan = plan_attack(Reader(state, rules), attacker, target, weapon, asked)
+    except Refused as err:
+        return str(err)
+    return (turn_problem(state, rules, attacker, plan.timing, f"attack {target}")
+            or attack_ready(state, rules, attacker, plan.weapon, plan.n))
 
 
 def hit_chance(state: dict, rules: Rules, attacker: str, target: str, weapon: Any = None) -> Fraction | None:
@@ -600,6 +620,68 @@ def attack_ready(state: dict, rules: Rules, who: str, w: Mapping, shots: int = 1
                 return f"{who} has no {plural} left for the {w['name']}"
             return f"{who} has {have} {name if have == 1 else plural}; {shots} shots need {need}"
     return None
+
+
+class Reload(NamedTuple):
+    """A weapon of ``who``'s that reloading is for (a crossbow): its index among the delver's weapons (what
+    ``reload`` takes), its name, whether it is loaded, and why it cannot be reloaded now (None when it can):
+    ``overridable`` when that is a rule of play the keeper may waive (nothing to load it with)."""
+
+    weapon: int
+    name: str
+    loaded: bool
+    why: str | None
+    overridable: bool = False
+
+
+def reloadable(state: dict, rules: Rules, who: str) -> list[Reload]:
+    """The weapons ``who`` carries that take an action to reload (a crossbow), each with why it cannot be
+    reloaded now: already loaded, the Crossbows specialty reloads it as it fires, no bolts left. The reload
+    command refuses by the same answers (the turn economy aside: ``turn_problem``)."""
+    d = state["delvers"].get(who)
+    if d is None:
+        return []
+    out = []
+    for i, w in enumerate(d["weapons"]):
+        if not reloads(rules, w):
+            continue
+        loaded = bool(w.get("loaded", rules.core["ammunition"]["loaded_when_gained"]))
+        why, overridable = None, False
+        if loaded:
+            why = f"{who}'s {w['name']} is already loaded"
+        elif free_reload(d, w):
+            why = f"{who} reloads the {w['name']} as part of firing it (the Crossbows specialty)"
+        else:
+            ammo = ammo_of(rules, w)
+            if ammo is not None and ammo_left(d, ammo) < 1:
+                why, overridable = f"{who} has no {ammo}s left to load the {w['name']} with", True
+        out.append(Reload(i, w["name"], loaded, why, overridable))
+    return out
+
+
+class Carried(NamedTuple):
+    """Gear on a delver's sheet, as ``take`` and ``drop`` name it: where it is on the sheet (``weapons``,
+    ``armor``, ``items``), its name (what ``take``/``drop`` take), how many, and a label ('Arrows x20')."""
+
+    kind: str
+    name: str
+    count: int
+    label: str
+
+
+def carried(state: dict, rules: Rules, who: str) -> list[Carried]:
+    """What ``who`` carries that can be taken or dropped: weapons, armor and items by name, with their counts
+    (an empty quiver is left out)."""
+    d = state["delvers"].get(who)
+    if d is None:
+        return []
+    out = []
+    for kind in ("weapons", "armor", "items"):
+        counts: dict[str, int] = {}
+        for e in d.get(kind, ()):
+            counts[e["name"]] = counts.get(e["name"], 0) + (int(e.get("count", 1)) if kind == "items" else 1)
+        out += [Carried(kind, name, n, f"{name} x{n}" if n > 1 else name) for name, n in counts.items() if n > 0]
+    return out
 
 
 # ---------------------------------------------------------------- abilities and spells

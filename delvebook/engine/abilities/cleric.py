@@ -167,6 +167,12 @@ def _holy_weapon_slot(r: Reader, who: str) -> list[str]:
     return ["holy_weapon"] if r.conditions(who, "holy_weapon") else []
 
 
+@effects.conjured_names
+def _holy_weapon_names(r: Reader, who: str) -> list[str]:
+    """The flying sword, while Holy Weapon lasts: attacked with as ``weapon="holy weapon"``."""
+    return ["holy weapon"] if r.conditions(who, "holy_weapon") else []
+
+
 @effects.conjured_weapon
 def _holy_weapon(r: Reader, who: str, c, weapon) -> dict | None:
     """``weapon="holy weapon"``: the flying sword, while it lasts (it shares the cleric's turn, and is not
