@@ -236,20 +236,35 @@ def test_a_fight_from_initiative_to_xp_with_the_party_and_the_foes_in_view(camp,
     if e["first"] != "party":
         click(camp, ui, do="undo")
         view = click(camp, ui, do="initiative", first="party", where="fight")
-    hero = "Brakka"
-    view = click(camp, ui, do="select", who=hero, where="party")
-    assert view["actor"]["name"] == hero
-    for goblin in ["Bog goblin 1", "Bog goblin 2", "Bog goblin 3"]:
-        for _ in range(30):
-            if camp.fight.foe(goblin).dead or camp.delver(hero).status != "alive":
-                break
-            view = click(camp, ui, do="select", who=hero, where="party")
-            button = attack_button(view, goblin, "Sword")
-            assert button["odds"] == percent(queries.hit_chance(camp.state, camp.rules, hero, goblin, 0), 0)
+    # turn by turn, the action bar is whoever's turn it is: each delver attacks the first goblin standing (Brakka
+    # with his sword), each goblin the delver standing tallest; the odds on a button are the rules' odds
+    view = table_view(camp, ui)
+    for _ in range(60):
+        foes = [f["name"] for f in view["fight"]["foes"] if not f["dead"]]
+        standing = [c["name"] for c in view["party"] if c["status"] == "alive"]
+        if not foes or not standing:
+            break
+        bar = view["actor"]
+        assert bar["name"] == camp.fight.actor and bar["acting"]
+        if bar["side"] == "delver" and bar.get("death_save"):
+            view = click(camp, ui, **bar["death_save"]["intent"])
+        elif bar["side"] == "delver" and bar["status"] == "alive":
+            button = attack_button(view, foes[0], "Sword" if bar["name"] == "Brakka" else "")
+            arg = button["intent"]["weapon"]
+            assert button["ready"] and button["note"] == ""  # its turn, its action
+            assert button["odds"] == percent(queries.hit_chance(camp.state, camp.rules, bar["name"], foes[0], arg), 0)
             view = click(camp, ui, **button["intent"])
-            assert view["outcome"]["text"].startswith(f"{hero} attacks {goblin} with Sword: ")
-    if camp.delver(hero).status == "dying":
-        click(camp, ui, do="death_save", who=hero)
+            assert view["outcome"]["text"].startswith(f"{bar['name']} attacks {foes[0]} with ")
+            rows = view["actor"]["attacks"]["rows"]
+            assert all(not b["ready"] and "used its action" in b["note"] for r in rows for b in r["buttons"]), \
+                "one action a turn: the next attack waits for the next turn"
+        elif bar["side"] == "foe":
+            tallest = max(standing, key=lambda n: camp.delver(n).hearts)
+            view = click(camp, ui, **attack_button(view, tallest)["intent"])
+            assert view["outcome"]["text"].startswith(f"{bar['name']} attacks {tallest} with attack: ")
+        view = click(camp, ui, **view["fight"]["next"]["intent"])
+    for name in [c["name"] for c in view["party"] if c["dying"]]:
+        click(camp, ui, do="death_save", who=name)
     view = table_view(camp, ui)
     standing = [f for f in view["fight"]["foes"] if not f["dead"]]
     view = click(camp, ui, **view["fight"]["end"]["intent"])
@@ -402,8 +417,9 @@ def test_naming_magic_uses_known_names_a_description_and_the_cost_the_table_agre
 
 
 def test_a_spell_from_the_book_is_one_click_on_its_target_with_its_odds(camp, ui):
-    fight_started(camp, ui)
-    view = click(camp, ui, do="select", who="Ilse", where="party")
+    view = fight_started(camp, ui)
+    while view["actor"]["name"] != "Ilse":  # Wren and Brakka pass: Ilse casts on her turn
+        view = click(camp, ui, **view["fight"]["next"]["intent"])
     fire = action(view, "Firebolt", "spells")
     assert fire["kind"] == "chips" and [c["label"] for c in fire["chips"]] == ["Bog goblin 1", "Bog goblin 2", "Bog goblin 3"]
     odds = queries.spell_attack_odds(camp.state, camp.rules, "Ilse", "Bog goblin 2")
@@ -717,33 +733,243 @@ def test_outcome_words_name_abilities_spells_and_foes_by_their_names(camp):
     assert words.pct(str(Fraction(1, 6))) == "17%"
 
 
-# ---------------------------------------------------------------- designed in for the rules engineer's API
+# ---------------------------------------------------------------- the rules' API at the table: turns, gear, NPCs
 
-def test_a_refusal_offers_the_keepers_override_when_the_engine_takes_one(camp, ui, monkeypatch):
-    import delvebook.engine as engine
-    view = click(camp, ui, do="end_session", where="keeper:session")
-    assert view["refusal"]["override"] is None  # this engine takes no override: none offered
-    monkeypatch.setattr(engine, "OVERRIDE", "keeper_override", raising=False)
-    view = click(camp, ui, do="end_session", where="keeper:session")
-    form = view["refusal"]["override"]
-    assert form["submit"]["intent"]["intent"]["do"] == "end_session"
-    seen = {}
-    monkeypatch.setattr(camp, "end_session", lambda **kw: seen.update(kw))
-    click(camp, ui, **form["submit"]["intent"], args={"keeper_override": "the session ran late"})
-    assert seen == {"keeper_override": "the session ran late"}
+@pytest.fixture
+def scratch(tmp_path):
+    """A new campaign for the rules a first-level party lacks: ``add`` puts in a delver at a level, with choices."""
+    c = db.Campaign.create(tmp_path / "scratch", name="Scratch", seed=21)
+    c.start_session()
+    yield c
+    c.close()
 
 
-def test_found_items_are_given_through_camp_give_when_it_is_there(camp, ui, monkeypatch):
-    from delvebook.engine import COMMANDS
-    view = click(camp, ui, do="panel", panel="keeper")
-    assert "give" not in view["keeper"] or "give" in COMMANDS
-    monkeypatch.setitem(COMMANDS, "give", lambda ctx, **kw: None)
-    given = {}
-    monkeypatch.setattr(camp, "give", lambda who, item, count=1, **d: given.update(who=who, item=item, count=count, **d),
-                        raising=False)
+def add(camp, name, class_id, level=1, **choices):
+    start = {k: v for k, v in choices.items() if k == "weapon"}
+    hearts = {"hearts": [4]} if class_id == "fighter" else None
+    camp.add_delver(name, class_id, player=f"{name}'s player", choices=start or None, faces=hearts)
+    for _ in range(level - 1):
+        camp.act("level_up", who=name, faces=hearts, keeper_override="a scratch party starts high")
+    for choice, option in choices.items():
+        if choice != "weapon":
+            camp.choose(name, choice, option)
+
+
+def next_until(camp, ui, name):
+    """Click Next turn until ``name`` acts (the action bar is theirs)."""
     view = table_view(camp, ui)
+    for _ in range(20):
+        if view["actor"]["name"] == name and camp.fight.actor == name:
+            return view
+        view = click(camp, ui, **view["fight"]["next"]["intent"])
+    raise AssertionError(f"{name}'s turn never came")
+
+
+def test_an_attack_out_of_turn_is_refused_and_the_keepers_override_lets_it_through_with_the_reason(camp, ui):
+    fight_started(camp, ui)  # the party first: Wren's turn
+    view = click(camp, ui, do="select", who="Brakka", where="party")
+    button = attack_button(view, "Bog goblin 1", "Sword")
+    assert not button["ready"] and button["note"] == \
+        "it is Wren's turn, not Brakka's: attack Bog goblin 1 uses Brakka's action"  # queries.attack_problem
+    view = click(camp, ui, **button["intent"])
+    assert view["refusal"]["text"] == button["note"] and len(camp.events) == 3  # nothing recorded
+    form = view["refusal"]["override"]
+    assert form["submit"]["label"] == "Keeper's override" and form["fields"][0]["name"] == "keeper_override"
+    view = click(camp, ui, **form["submit"]["intent"], args={"keeper_override": "Brakka readied his sword"})
+    e = camp.events[-1]
+    assert e["kind"] == "attack" and e["attacker"] == "Brakka" and view["refusal"] is None
+    assert e["keeper_override"] == {"reason": "Brakka readied his sword", "waived": [button["note"]]}
+    assert view["outcome"]["text"].startswith("Brakka attacks Bog goblin 1 with Sword: ")
+    assert f"the keeper's override: Brakka readied his sword (waived: {button['note']})" in view["outcome"]["lines"]
+    assert kinds_on_disk(camp)[-1] == "attack"
+
+
+def test_a_refusal_by_a_rule_of_the_game_offers_no_override(camp, ui):
+    view = click(camp, ui, do="end_session", where="keeper:session")  # no session is running: not a rule of play
+    assert view["refusal"]["text"] and view["refusal"]["override"] is None
+
+
+def test_found_gear_is_given_from_the_keepers_panel_and_a_plus_one_sword_is_on_the_sheet(camp, ui):
+    view = click(camp, ui, do="panel", panel="keeper")
     form = view["keeper"]["give"]
     assert [f["name"] for f in form["fields"]] == ["who", "item", "name", "bonus", "count"]
-    click(camp, ui, **form["submit"]["intent"], args={"who": "Brakka", "item": "sword", "name": "Sword +1",
-                                                        "bonus": "1", "count": "1"})
-    assert given == {"who": "Brakka", "item": "sword", "count": 1, "name": "Sword +1", "bonus": 1}
+    view = click(camp, ui, **form["submit"]["intent"], args={"who": "Brakka", "item": "sword", "name": "Sword +1",
+                                                               "bonus": "1", "count": "1"})
+    e = camp.events[-1]
+    assert e["kind"] == "give" and e["weapons"] == ["Sword +1"] and view["refusal"] is None
+    assert view["outcome"]["text"] == "Brakka gains Sword +1"
+    sword = next(w for w in camp.delver("Brakka").data["weapons"] if w["name"] == "Sword +1")
+    assert sword["bonus"] == 1 and sword["item"] == "sword"
+    view = click(camp, ui, do="panel", panel="party")
+    sheet = next(x for x in view["sheets"] if x["name"] == "Brakka")
+    assert "weapons: Sword 2d6, Sword +1 2d6" in sheet["rows"]
+    assert view["undo"]["label"] == "Undo Sword +1 found by Brakka"
+
+
+def test_a_smite_is_offered_once_the_hit_is_seen_and_taken_by_one_click(scratch, ui):
+    add(scratch, "Fa", "fighter", level=3, weapon="sword_and_shield", specialty="armorer", technique="oath",
+        oath="vengeance")
+    fight = scratch.encounter([{"foe": "ogre", "name": "Ogre"}])
+    fight.initiative(first="party")
+    view = table_view(scratch, ui)
+    click(scratch, ui, **attack_button(view, "Ogre", "Sword")["intent"])
+    view = click(scratch, ui, do="amend", roll="attack", args={"faces": "15 1"}, where="luck")
+    if scratch.events[-1]["results"] != ["hit"]:
+        view = click(scratch, ui, do="amend", roll="resist", args={"faces": "3"}, where="luck")
+    hit = scratch.events[-1]
+    assert hit["results"] == ["hit"] and hit["on_hit_options"][0]["option"] == "smite"
+    [smite] = [b for b in view["outcome"]["follow"] if b.get("on_hit")]
+    assert smite["label"] == "Smite (2 grit, +2d6)" and smite["enabled"]
+    assert "on the hit, Smite may be chosen (2 grit, +2d6)" in view["outcome"]["lines"]
+    view = click(scratch, ui, **smite["intent"])
+    e = scratch.events[-1]
+    assert e["on_hit"] == "smite" and e["replaces"] == hit["seq"] and scratch.delver("Fa").grit == 5
+    assert e["rolls"]["attack"]["faces"] == hit["rolls"]["attack"]["faces"]  # nothing rolled again
+    assert view["outcome"]["text"].startswith("Smite chosen on the hit. Fa attacks Ogre with Sword: ")
+    added = e["damage"][0]["added"][0]["total"]
+    assert any(f"smite +{added}" in line for line in view["outcome"]["lines"])
+    assert not [b for b in view["outcome"]["follow"] if b.get("on_hit")], "a smite is chosen once"
+    view = click(scratch, ui, do="undo", where="header")  # the attack as it was, the smite untaken
+    assert scratch.delver("Fa").grit == 7 and scratch.latest_action["seq"] == hit["seq"]
+    assert [b["on_hit"] for b in view["outcome"]["follow"] if b.get("on_hit")] == []  # the undo is the latest event
+    assert [o["option"] for o in scratch.latest_action["on_hit_options"]] == ["smite"]
+
+
+def test_ending_a_fight_may_keep_a_foe_standing_in_the_story_as_an_npc(camp, ui):
+    view = fight_started(camp, ui)
+    view = click(camp, ui, **view["fight"]["end"]["intent"])
+    [keep] = view["confirm"]["also"]
+    assert keep["label"] == "End, keeping them in the story as NPCs"
+    view = click(camp, ui, **keep["intent"])
+    e = camp.events[-1]
+    assert e["kind"] == "end_encounter" and e["kept"] == ["Bog goblin 1", "Bog goblin 2", "Bog goblin 3"]
+    assert "Bog goblin 1, Bog goblin 2 and Bog goblin 3 stay in the story as NPCs" in view["outcome"]["lines"]
+    assert [(c["name"], c["role"]) for c in view["creatures"]][0] == ("Bog goblin 1", "NPC")
+    view = click(camp, ui, do="panel", panel="keeper")
+    row = view["keeper"]["npcs"]["rows"][0]
+    assert row["text"] == "Bog goblin 1: NPC, 4/4 hearts" and row["label"] == "Leaves the story"
+    view = click(camp, ui, **row["intent"])
+    assert camp.events[-1]["kind"] == "remove_npc" and view["outcome"]["text"] == "Bog goblin 1 leaves the story"
+    assert "Bog goblin 1" not in [c["name"] for c in view["creatures"]]
+
+
+def test_the_keeper_names_an_npc_from_the_bestiary_or_typed_and_it_stands_beside_the_party(camp, ui):
+    view = click(camp, ui, do="panel", panel="keeper")
+    form = view["keeper"]["npcs"]["form"]
+    assert [f["name"] for f in form["fields"]] == ["name", "foe", "hearts", "note"]
+    view = click(camp, ui, **form["submit"]["intent"], args={"name": "Mossy Tom"})
+    assert view["refusal"]["text"] == "an NPC comes from the bestiary, or is typed with its hearts"
+    view = click(camp, ui, **form["submit"]["intent"], args={"name": "Grak", "foe": "bog_goblin", "note": "a prisoner"})
+    assert camp.creature("Grak").kind == "bog_goblin" and view["outcome"]["text"] == \
+        "Grak enters the story (Bog goblin, 4 hearts)" and view["outcome"]["lines"] == ["a prisoner"]
+    view = click(camp, ui, **form["submit"]["intent"], args={"name": "Old Mag", "foe": "", "hearts": "5"})
+    assert camp.creature("Old Mag").max_hearts == 5
+    strip = {c["name"]: c for c in view["creatures"]}
+    assert (strip["Grak"]["role"], strip["Grak"]["kind"], strip["Grak"]["hearts_text"]) == ("NPC", "Bog goblin", "4/4")
+    assert strip["Grak"]["note"] == "a prisoner" and strip["Old Mag"]["hearts_text"] == "5/5"
+    view = click(camp, ui, do="panel", panel="play")
+    view = click(camp, ui, do="select", who="Father Odo", where="party")
+    vs = [o["value"] for o in view["actor"]["checks"]["vs_options"]]
+    assert "Grak" in vs  # a check against the NPC (Insight against a liar)
+    bless = action(view, "Bless")
+    assert "Grak" in [c["intent"]["target"] for c in bless["chips"]]  # and spells aimed at it
+    view = click(camp, ui, **strip["Grak"]["select"])
+    assert view["actor"]["name"] == "Grak" and view["actor"]["role"] == "NPC" and view["actor"]["attacks"] is None
+    with db.Campaign.open(camp.path, read_only=True) as again:  # on disk, as the table showed it
+        assert {c.name for c in again.creatures} == {"Grak", "Old Mag"}
+
+
+def test_a_delver_drops_gear_and_the_keeper_takes_some_away_or_hands_it_over(camp, ui):
+    view = click(camp, ui, do="select", who="Wren", where="party")
+    gear = {g["name"]: g for g in view["actor"]["gear"]}
+    assert set(gear) == {"Drop", "Take"}
+    items = [o["label"] for o in gear["Drop"]["form"]["fields"][0]["options"]]
+    assert "Dagger x2" in items and "Arrow x20" in items  # queries.carried
+    view = click(camp, ui, **gear["Drop"]["toggle"])
+    assert {g["name"]: g for g in view["actor"]["gear"]}["Drop"]["open"]
+    view = click(camp, ui, **gear["Drop"]["form"]["submit"]["intent"], args={"item": "Dagger", "count": "1"})
+    assert camp.events[-1]["kind"] == "drop" and view["outcome"]["text"] == "Wren drops Dagger"
+    assert [w["name"] for w in camp.delver("Wren").weapons].count("Dagger") == 1
+    take = {g["name"]: g for g in view["actor"]["gear"]}["Take"]
+    assert [o["value"] for o in take["form"]["fields"][2]["options"]] == ["", "Brakka", "Ilse", "Father Odo", "Sable"]
+    view = click(camp, ui, **take["form"]["submit"]["intent"], args={"item": "Arrow", "count": "5", "to": "Brakka"})
+    assert view["outcome"]["text"] == "Arrow taken from Wren, handed to Brakka"
+    arrows = lambda who: sum(i.get("count", 1) for i in camp.delver(who).data["items"] if i.get("item") == "arrow")
+    assert (arrows("Wren"), arrows("Brakka")) == (15, 5)
+    view = click(camp, ui, **take["form"]["submit"]["intent"], args={"item": "Arrow", "count": "99"})
+    assert view["refusal"]["text"] == "Wren has 15 Arrow, not 99" and view["refusal"]["override"] is None
+
+
+def test_a_crossbow_is_reloaded_by_a_click_that_takes_the_action(camp, ui):
+    camp.give("Brakka", "crossbow")
+    camp.give("Brakka", "bolt", count=10)
+    fight_started(camp, ui)
+    view = next_until(camp, ui, "Brakka")
+    [reload] = [g for g in view["actor"]["gear"] if g["name"] == "Reload Crossbow"]
+    assert not reload["ready"] and reload["note"] == "Brakka's Crossbow is already loaded"
+    bow = attack_button(view, "Bog goblin 1", "Crossbow")
+    assert bow["ready"]
+    click(camp, ui, **bow["intent"])
+    assert camp.events[-1]["ammo"] == {"item": "bolt", "spent": 1, "left": 9}
+    view = table_view(camp, ui)
+    [reload] = [g for g in view["actor"]["gear"] if g["name"] == "Reload Crossbow"]
+    assert not reload["ready"] and "used its action" in reload["note"]
+    view = click(camp, ui, **view["fight"]["next"]["intent"])
+    view = next_until(camp, ui, "Brakka")
+    standing = [f["name"] for f in view["fight"]["foes"] if not f["dead"]]
+    bow = attack_button(view, standing[0], "Crossbow")
+    assert not bow["ready"] and bow["note"] == "Brakka's Crossbow is not loaded: reloading it takes an action (reload)"
+    [reload] = [g for g in view["actor"]["gear"] if g["name"] == "Reload Crossbow"]
+    assert reload["ready"] and reload["cost"] == "an action" and reload["kind"] == "button"
+    view = click(camp, ui, **reload["intent"])
+    assert camp.events[-1]["kind"] == "reload" and view["outcome"]["text"] == "Brakka reloads the Crossbow"
+    bow = attack_button(view, standing[0], "Crossbow")
+    assert not bow["ready"] and "used its action this turn (reloading the Crossbow)" in bow["note"]
+
+
+def test_a_familiar_stands_beside_the_party_acts_in_its_mages_turn_and_can_be_attacked(scratch, ui):
+    add(scratch, "Mo", "mage", level=2)
+    add(scratch, "Bo", "rogue")
+    scratch.cast("Mo", "find_familiar", name="Pip", form="rat")
+    view = table_view(scratch, ui)
+    [pip] = view["creatures"]
+    assert (pip["name"], pip["role"], pip["hearts_text"]) == ("Pip", "Mo's familiar", "1/1")
+    fight = scratch.encounter([{"foe": "goblin", "name": "Gob"}])
+    fight.initiative(first="party")
+    view = table_view(scratch, ui)
+    assert view["actor"]["name"] == "Mo" and view["creatures"][0]["acting"]  # Mo's turn is Pip's too
+    view = click(scratch, ui, **view["creatures"][0]["select"])
+    bar = view["actor"]
+    assert bar["name"] == "Pip" and bar["role"] == "Mo's familiar: acts in Mo's turn"
+    button = attack_button(view, "Gob")
+    assert button["label"] == "Attack 1" and button["ready"]
+    click(scratch, ui, **button["intent"])
+    click(scratch, ui, do="amend", roll="attack", args={"faces": "15"}, where="luck")
+    view = click(scratch, ui, do="amend", roll="resist", args={"faces": "3"}, where="luck")  # a hit: no counter
+    e = scratch.events[-1]
+    assert e["attacker"] == "Pip" and e["target"] == "Gob" and e["results"] == ["hit"]
+    assert view["outcome"]["text"].startswith("Real dice for resist. Pip attacks Gob with attack: 15 vs 3, hit")
+    assert queries.may_act(scratch.state, scratch.rules, "Mo").action  # Pip's attack was not Mo's action
+    view = click(scratch, ui, **view["fight"]["next"]["intent"])  # Bo's turn: Pip waits for Mo's
+    view = click(scratch, ui, do="select", who="Pip", where="party")
+    assert "acts in Mo's turn" in attack_button(view, "Gob")["note"]
+    view = next_until(scratch, ui, "Gob")
+    assert [r["name"] for r in view["actor"]["attacks"]["rows"]] == ["Mo", "Bo", "Pip"]  # the goblin may go for Pip
+
+
+def test_a_conjured_holy_weapon_is_an_attack_button_that_acts_in_its_own_slot(scratch, ui):
+    add(scratch, "Cy", "cleric", level=2, specialty="holy_weapon")
+    fight = scratch.encounter([{"foe": "ogre", "name": "Ogre"}])
+    fight.initiative(first="party")
+    view = table_view(scratch, ui)
+    assert [b["label"] for b in view["actor"]["attacks"]["rows"][0]["buttons"]] == ["Dagger D6"]
+    view = click(scratch, ui, **action(view, "Holy Weapon")["intent"])
+    assert scratch.events[-1]["kind"] == "use"
+    sword = attack_button(view, "Ogre", "Holy weapon")
+    assert sword["label"] == "Holy weapon 2d6" and sword["ready"]  # Cy's action is used, the sword's slot is not
+    assert sword["odds"] == percent(queries.hit_chance(scratch.state, scratch.rules, "Cy", "Ogre", "holy weapon"), 0)
+    assert not attack_button(view, "Ogre", "Dagger")["ready"]
+    view = click(scratch, ui, **sword["intent"])
+    e = scratch.events[-1]
+    assert e["kind"] == "attack" and e["weapon"] == "Holy weapon"
+    assert "holy weapon has already acted" in attack_button(view, "Ogre", "Holy weapon")["note"]

@@ -74,9 +74,10 @@ def _fmt_dice(expr: str) -> str:
 
 
 def skill_label(state: dict, rules: Rules, who: str, sid: str) -> str:
-    """'Stealth +D6': the class's name for the delver's skill, and its bonus dice."""
-    d = state["delvers"][who]
-    spec = rules.class_(d["class_id"])["skills"].get(sid)
+    """'Stealth +D6': the class's name for the delver's skill (a creature's by its id), and its bonus dice."""
+    found = combatant(state, who)
+    d = found[1] if found is not None else state["delvers"][who]
+    spec = rules.class_(d["class_id"])["skills"].get(sid) if "class_id" in d else None
     name = spec["name"] if spec is not None else None
     bonus = rules.core["skill_bonus"].get(d["skills"][sid], "")
     return f"{name or sid.replace('_', ' ').capitalize()} +{str(bonus).upper()}"

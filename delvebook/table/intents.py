@@ -10,11 +10,10 @@ become ``ui.refusal`` and change nothing. Guard rails ask once (``ui.confirm``) 
 
 from __future__ import annotations
 
-import inspect
 from typing import Any, Callable, Mapping
 
 from ..dice import DiceError
-from ..engine import COMMANDS, Refused
+from ..engine import Overridable, Refused
 from ..model import is_dead
 from .view import PANELS, UI, asked_of, turn_key
 
@@ -307,11 +306,13 @@ def _end_fight(camp, ui: UI, i):
         said = ", ".join(f"{f.name} ({f.hearts}/{f.max_hearts} hearts)" for f in up)
         _ask(ui, i, f"{said} {'is' if len(up) == 1 else 'are'} still standing. End the fight anyway? "
                     f"Only the vanquished give XP.", "End the fight anyway", "Keep fighting")
-        if "keep" in inspect.signature(type(fight).end).parameters:  # the rules' Fight.end(keep=...): NPCs
-            ui.confirm["also"] = [{"label": "End, keeping them in the story as NPCs",
-                                   "intent": {**i, "confirmed": True, "keep": [f.name for f in up]}}]
+        strangers = [f.name for f in up if not f.data.get("npc")]  # an NPC who fought goes back to being one
+        if strangers:
+            ui.confirm["also"] = [{"label": f"End, keeping {'it' if len(strangers) == 1 else 'them'} in the "
+                                            f"story as {'an NPC' if len(strangers) == 1 else 'NPCs'}",
+                                   "intent": {**i, "confirmed": True, "keep": strangers}}]
         return None
-    if i.get("keep"):  # foes still standing stay in the story as NPCs (Fight.end(keep=...), when it is there)
+    if i.get("keep"):  # foes still standing stay in the story as NPCs
         return fight.end(keep=list(i["keep"]), **_ov(i))
     return fight.end(**_ov(i))
 
@@ -424,8 +425,6 @@ def _end_condition(camp, ui, i):
 
 @intent("give")
 def _give(camp, ui, i):
-    if not hasattr(camp, "give"):
-        raise Refused("found items wait for camp.give (not in this version of the engine)")
     a = _args(i)
     item = _text(a.get("item"))
     if not item:
@@ -442,9 +441,55 @@ def _give(camp, ui, i):
 
 @intent("on_hit")
 def _on_hit(camp, ui, i):
-    if not hasattr(camp, "on_hit"):
-        raise Refused("choices once a hit is seen wait for camp.on_hit (not in this version of the engine)")
     return camp.on_hit(i["option"], hit=i.get("hit"))
+
+
+def _gear_args(i) -> tuple[str, int]:
+    a = _args(i)
+    item = _text(a.get("item")) or _text(i.get("item"))
+    if not item:
+        raise FormError("pick the item")
+    count = _int(a.get("count"), "how many", required=False) or 1
+    if count < 1:
+        raise FormError(f"how many: 1 or more, not {count}")
+    return item, count
+
+
+@intent("take")
+def _take(camp, ui, i):
+    item, count = _gear_args(i)
+    return camp.take(i["who"], item, count, to=_text(_args(i).get("to")), **_ov(i))
+
+
+@intent("drop")
+def _drop(camp, ui, i):
+    item, count = _gear_args(i)
+    return camp.drop(i["who"], item, count, **_ov(i))
+
+
+@intent("reload")
+def _reload(camp, ui, i):
+    return camp.reload(i["who"], i.get("weapon"), **_ov(i))
+
+
+@intent("npc")
+def _npc(camp, ui, i):
+    a = _args(i)
+    name = _text(a.get("name"))
+    if not name:
+        raise FormError("name the NPC")
+    foe = _text(a.get("foe"))
+    hearts = _int(a.get("hearts"), "hearts", required=False)
+    if foe is None and hearts is None:
+        raise FormError("an NPC comes from the bestiary, or is typed with its hearts")
+    typed = {"hearts": hearts} if hearts is not None else {}
+    camp.npc(name, foe, note=_text(a.get("note")), **typed)
+    return camp.events[-1]
+
+
+@intent("remove_npc")
+def _remove_npc(camp, ui, i):
+    return camp.remove_npc(i["name"], **_ov(i))
 
 
 @intent("override")
@@ -501,11 +546,11 @@ def perform(camp, ui: UI, i: Mapping) -> Any:
 
 
 def _override(i: Mapping, err: Exception) -> dict | None:
-    """A keeper's override for a refusal, when the engine takes one (``keeper_override="why"``, the turn economy's):
-    a small form asking why, that sends the refused intent again with it."""
-    from .. import engine
-    if getattr(engine, "OVERRIDE", None) != "keeper_override" or not isinstance(err, Refused) \
-            or i.get("keeper_override") or i.get("do") in UI_INTENTS or i.get("do") in ("undo", "redo", "luck", "amend"):
+    """A keeper's override for a refusal by a rule of play the keeper may waive (``Overridable``: the turn economy,
+    ammunition, reloading): a small form asking why, that sends the refused intent again with it
+    (``keeper_override="why"``, recorded on the event)."""
+    if not isinstance(err, Overridable) or i.get("keeper_override") or i.get("do") in UI_INTENTS \
+            or i.get("do") in ("undo", "redo", "luck", "amend"):
         return None
     where = i.get("where") or i.get("do")
     return {"id": f"override:{where}", "fields": [{"name": "keeper_override", "kind": "text", "label": "",

@@ -17,9 +17,9 @@ from typing import Any, Mapping
 
 from ..dice import DiceError, Roll
 from ..distribution import percent
-from ..engine import COMMANDS, Refused, effects, queries
+from ..engine import Refused, effects, queries
 from ..events import standing
-from ..model import Armor, current_actor, is_dead, is_dying, present
+from ..model import Armor, combatant, creatures, current_actor, is_dead, is_dying, owner_of, present
 from .words import fight_name, money, plural, tell, title
 
 __all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "charts_available"]
@@ -78,10 +78,20 @@ def turn_key(state: Mapping) -> Any:
 
 
 def _combatant_names(state: Mapping, *, living: bool = True) -> list[str]:
+    """The party in seat order, the fight's foes, then the named creatures (NPCs, familiars)."""
     enc = state["encounter"]
     party = [n for n in state["seats"] if not (living and is_dead(state["delvers"][n]))]
     foes = [n for n, f in enc["foes"].items() if not (living and is_dead(f))] if enc else []
-    return party + foes
+    return party + foes + _creature_names(state, living=living)
+
+
+def _creature_names(state: Mapping, *, living: bool = True) -> list[str]:
+    return [c.name for c in creatures(state, living=living)]
+
+
+def _familiars(state: Mapping) -> list[str]:
+    """The living familiars: they are in every fight beside their mages (they can attack and be attacked)."""
+    return [c.name for c in creatures(state, living=True) if c.owner is not None]
 
 
 def actor_of(camp, ui: UI) -> str | None:
@@ -149,9 +159,8 @@ def _opt(value: Any, label: str) -> dict:
 
 
 def _hearts_label(camp, name: str, ui: UI) -> str:
-    found = camp.state["delvers"].get(name)
-    enc = camp.state["encounter"]
-    c = found if found is not None else (enc["foes"].get(name) if enc else None)
+    found = combatant(camp.state, name)
+    c = found[1] if found is not None else None
     if c is None:
         return name
     if _hidden(camp, ui, name):
@@ -219,6 +228,28 @@ def _party(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
             chip["death_save"] = {"label": f"Death save: {ds.die.upper()}, needs {ds.target}: {percent(ds.chance, 0)}",
                                   "intent": {"do": "death_save", "who": name, "where": "party"}}
         out.append(chip)
+    return out
+
+
+def _creatures(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
+    """The named creatures beside the party strip: NPCs the keeper named and the mages' familiars (a familiar
+    acts in its mage's turn, so it shows as acting then), living ones; click one to act as it or aim at it."""
+    s = camp.state
+    out = []
+    for c in creatures(s, living=True):
+        d = c.data
+        hide = _hidden(camp, ui, c.name)
+        owner = c.owner
+        role = f"{owner}'s familiar" if c.role == "familiar" and owner else "NPC" if c.role == "npc" else c.role
+        kind = camp.rules.foe(c.kind).get("name", c.kind) if c.kind in camp.rules.bestiary else d.get("form") or ""
+        out.append({"name": c.name, "role": role, "owner": owner, "kind": kind, "status": c.status,
+                    "dying": is_dying(d), "dead": is_dead(d),
+                    "hearts": None if hide else c.hearts, "max_hearts": None if hide else c.max_hearts,
+                    "hearts_text": _wound(d) if hide else f"{c.hearts}/{c.max_hearts}",
+                    "frac": _frac(c.hearts, c.max_hearts), "conditions": _conditions(camp, c.name),
+                    "note": d.get("note") or "", "selected": c.name == actor,
+                    "acting": owner is not None and owner == now, "touched": c.name in ui.touched,
+                    "select": {"do": "select", "who": c.name, "where": "party"}})
     return out
 
 
@@ -314,14 +345,15 @@ def _fight(camp, ui: UI, now: str | None) -> dict | None:
 
 def _checks(camp, ui: UI, who: str) -> dict:
     s, rules = camp.state, camp.rules
-    found = s["delvers"].get(who)
+    c = combatant(s, who)
+    found = c[1] if c is not None else None
     vs = ui.vs if ui.vs in _combatant_names(s) and ui.vs != who else None
     skills = []
-    sids = list(found["skills"]) if found is not None else []
+    sids = list(found.get("skills", ())) if found is not None else []
     for sid in sids:
         label = queries.skill_label(s, rules, who, sid)
         p = queries.check_odds(s, rules, who, sid, None if vs else ui.target, vs)
-        spec = rules.class_(found["class_id"])["skills"].get(sid) or {}
+        spec = (rules.class_(found["class_id"])["skills"].get(sid) if "class_id" in found else None) or {}
         skills.append({"label": label, "odds": _odds_text(p), "title": spec.get("scope", ""),
                        "intent": {"do": "check", "who": who, "skill": sid, "where": "checks"}})
     p = queries.check_odds(s, rules, who, None, None if vs else ui.target, vs)
@@ -403,32 +435,42 @@ def asked_of(ui: UI) -> dict:
 
 
 def _attacks(camp, ui: UI, who: str, side: str) -> dict | None:
+    """The attacks ``who`` can make: each weapon it has (a conjured one too: the Holy Weapon's sword) against each
+    target standing, with the exact odds (``queries.attack_odds``) and what stands in the way now
+    (``queries.attack_problem``: the turn, ammunition, a crossbow to reload). A delver and its familiar attack the
+    foes; a foe attacks the party and the familiars beside it."""
     s, rules = camp.state, camp.rules
     enc = s["encounter"]
     if enc is None:
         return None
-    if side == "delver":
+    if side == "creature" and owner_of(s, who) is None:
+        return None  # an NPC outside the fight: it joins one as a foe (encounter([{"npc": name}]))
+    if side in ("delver", "creature"):
         targets = [n for n, f in enc["foes"].items() if not is_dead(f)]
     else:
-        targets = [n for n in s["seats"] if not is_dead(s["delvers"][n])]
+        targets = [n for n in s["seats"] if not is_dead(s["delvers"][n])] + _familiars(s)
     asked = asked_of(ui)
     weapons = queries.weapons(s, rules, who)
     rows = []
     note = None
     for t in targets:
-        c = s["delvers"].get(t) or enc["foes"][t]
+        c = combatant(s, t)[1]
         buttons = []
         for label, arg in weapons:
             try:
                 o = queries.attack_odds(s, rules, who, t, arg, **asked)
             except (Refused, DiceError) as err:
                 o, note = None, str(err)
+            try:
+                problem = queries.attack_problem(s, rules, who, t, arg, **asked)
+            except DiceError as err:
+                problem = str(err)
             intent = {"do": "attack", "attacker": who, "target": t, "weapon": arg, "where": "attack"}
+            said = (f"{who} attacks {t} with {label}: {percent(o.win, 0)} to hit, {percent(o.tie, 0)} a tie (both "
+                    f"hit), {percent(o.lose, 0)} a miss" if o else f"{who} attacks {t} with {label}")
             buttons.append({"label": label, "odds": _odds_text(o.win) if o else None,
-                            "tie": _odds_text(o.tie) if o else None, "intent": intent,
-                            "title": (f"{who} attacks {t} with {label}: {percent(o.win, 0)} to hit, "
-                                      f"{percent(o.tie, 0)} a tie (both hit), {percent(o.lose, 0)} a miss"
-                                      if o else f"{who} attacks {t} with {label}")})
+                            "tie": _odds_text(o.tie) if o else None, "intent": intent, "ready": problem is None,
+                            "note": problem or "", "title": said + (f" ({problem})" if problem else "")})
         hide = _hidden(camp, ui, t)
         rows.append({"name": t, "hearts_text": _wound(c) if hide else f"{c['hearts']}/{c['max_hearts']}",
                      "frac": _frac(c["hearts"], c["max_hearts"]), "status": c["status"], "buttons": buttons})
@@ -437,10 +479,10 @@ def _attacks(camp, ui: UI, who: str, side: str) -> dict | None:
 
 
 def _creature_options(camp, ui: UI, who: str, *, self_first: bool, foes_first: bool, optional: bool) -> list[dict]:
-    """Who an ability or a spell may be aimed at: the party and the foes standing; something that harms (an
-    attack, damage) lists the foes first, and in a fight only them."""
+    """Who an ability or a spell may be aimed at: the party, the named creatures (NPCs, familiars) and the foes
+    standing; something that harms (an attack, damage) lists the foes first, and in a fight only them."""
     s = camp.state
-    party = [n for n in s["seats"] if not is_dead(s["delvers"][n])]
+    party = [n for n in s["seats"] if not is_dead(s["delvers"][n])] + _creature_names(s)
     enc = s["encounter"]
     foes = [n for n, f in enc["foes"].items() if not is_dead(f)] if enc else []
     if foes_first and foes:
@@ -629,12 +671,9 @@ def _sheet(camp, ui: UI, who: str) -> dict:
 
 
 def _turn(camp, who: str) -> dict | None:
-    """What the turn economy says of ``who`` now (``queries.may_act``, where the engine has it): whose turn it
-    is, whether ``who`` still has its action, and why not. Shown, not enforced: the keeper may override."""
-    may_act = getattr(queries, "may_act", None)
-    if may_act is None:
-        return None
-    a = may_act(camp.state, camp.rules, who)
+    """What the turn economy says of ``who`` now (``queries.may_act``): whose turn it is, whether ``who`` still
+    has its action, and why not. Shown, not enforced: the keeper may override."""
+    a = queries.may_act(camp.state, camp.rules, who)
     if not a.tracked:
         return None
     left = [x.replace("_", " ") for x in a.left]
@@ -642,22 +681,64 @@ def _turn(camp, who: str) -> dict | None:
             "text": a.why or ("left this turn: " + ", ".join(left) if left else "")}
 
 
+def _gear(camp, ui: UI, who: str) -> list[dict]:
+    """What a delver does with its gear: reload a crossbow (its action in a fight), drop something (a thrown
+    dagger lost), have something taken away or handed to another delver. What can be reloaded, and why not, is
+    ``queries.reloadable``; what it carries, ``queries.carried``."""
+    s, rules = camp.state, camp.rules
+    out = []
+    uses = rules.core["ammunition"]["reload_uses"]
+    for r in queries.reloadable(s, rules, who):
+        what = f"reloading the {r.name}"
+        why = r.why if r.why is not None else queries.turn_problem(s, rules, who, uses, what)
+        out.append({"key": f"gear:{who}:reload:{r.weapon}", "name": f"Reload {r.name}",
+                    "cost": "an action" if uses == queries.ACTION else uses.replace("_", " "),
+                    "effect": "loaded" if r.loaded else "not loaded: a shot needs it reloaded first",
+                    "ready": why is None, "note": why or "", "kind": "button",
+                    "intent": {"do": "reload", "who": who, "weapon": r.weapon, "where": f"gear:{who}:reload:{r.weapon}"}})
+    things = queries.carried(s, rules, who)
+    if not things:
+        return out
+    items = [_opt(t.name, t.label) for t in things]
+    others = [_opt(n, n) for n in s["seats"] if n != who and not is_dead(s["delvers"][n])]
+    for do, name, effect, fields in (
+            ("drop", "Drop", f"{who} drops it (a thrown weapon lost, a broken shield): it leaves the sheet",
+             [field_("item", "choice", "item", items[0]["value"], items, required=True),
+              field_("count", "number", "how many", 1, min=1)]),
+            ("take", "Take", f"the keeper takes it from {who} (lost, broken, stolen), or hands it to another "
+                             f"delver (armor leaves {who}'s specialty bonus behind)",
+             [field_("item", "choice", "item", items[0]["value"], items, required=True),
+              field_("count", "number", "how many", 1, min=1),
+              field_("to", "choice", "to", "", [_opt("", "no one (it is gone)")] + others)])):
+        key = f"gear:{who}:{do}"
+        out.append({"key": key, "name": name, "cost": "", "effect": effect, "ready": True, "note": "",
+                    "kind": "form", "open": ui.form == key, "toggle": {"do": "form", "id": key, "where": key},
+                    "form": {"id": key, "fields": fields,
+                             "submit": {"label": name, "intent": {"do": do, "who": who, "where": key}}}})
+    return out
+
+
 def _actor(camp, ui: UI, who: str | None) -> dict | None:
     if who is None:
         return None
     s, rules = camp.state, camp.rules
-    found = s["delvers"].get(who)
-    side = "delver" if found is not None else "foe"
-    c = found if found is not None else s["encounter"]["foes"][who]
+    found = combatant(s, who)
+    if found is None:
+        return None
+    side, c = found
     hide = _hidden(camp, ui, who)
     out = {"name": who, "side": side, "status": c["status"],
            "hearts_text": _wound(c) if hide else f"{c['hearts']}/{c['max_hearts']} hearts",
            "acting": who == current_actor(s), "why_not": queries.can_act(s, who), "turn": _turn(camp, who)}
+    if side == "creature":
+        owner = owner_of(s, who)
+        out["role"] = f"{owner}'s familiar: acts in {owner}'s turn" if owner else "NPC"
+        out["acting"] = owner is not None and owner == current_actor(s)
     if ui.mode != "keeper":
         return out
-    if found is not None:
+    if side == "delver":
         out["sheet"] = _sheet(camp, ui, who)
-    if is_dying(c):
+    if is_dying(c) and side == "delver":
         ds = queries.death_save(s, rules)
         out["death_save"] = {"label": f"Death save: {ds.die.upper()}, needs {ds.target}: {percent(ds.chance, 0)}",
                              "intent": {"do": "death_save", "who": who, "where": "actor"}}
@@ -665,9 +746,10 @@ def _actor(camp, ui: UI, who: str | None) -> dict | None:
         return out
     out["checks"] = _checks(camp, ui, who)
     out["attacks"] = _attacks(camp, ui, who, side)
-    if found is not None:
+    if side == "delver":
         out["abilities"] = _abilities(camp, ui, who)
         out["spells"] = _spells(camp, ui, who)
+        out["gear"] = _gear(camp, ui, who)
         out["choices"] = _choices(camp, ui, who)
     return out
 
@@ -778,11 +860,16 @@ def _outcome(camp, ui: UI) -> dict | None:
                 follow.append({"label": f"Death save for {n}: {ds.die.upper()}, needs {ds.target}: "
                                         f"{percent(ds.chance, 0)}",
                                "intent": {"do": "death_save", "who": n, "where": "outcome"}, "danger": True})
-        for o in e.get("on_hit_options") or ():  # a choice once the hit is seen (a smite), as the engine offers it
-            label = str(o.get("name") or o["option"]).replace("_", " ")
-            follow.append({"label": label + (f" ({o['cost_text']})" if o.get("cost_text") else ""),
+        latest = camp.latest_action
+        offers = e.get("on_hit_options") or () if latest is not None and latest["seq"] == e["seq"] else ()
+        for o in offers:  # a choice once the hit is seen (a smite), as the engine offers it with the attack
+            name = str(o.get("name") or o["option"]).replace("_", " ")
+            said = ", ".join(str(x) for x in (o.get("cost_text"), f"+{o['adds']}" if o.get("adds") else None) if x)
+            follow.append({"label": f"{name} ({said})" if said else name,
                            "intent": {"do": "on_hit", "option": o["option"], "where": "outcome"},
-                           "enabled": o.get("affordable", True), "title": o.get("why") or o.get("what") or ""})
+                           "enabled": o.get("affordable", True), "on_hit": o["option"],
+                           "title": o.get("why") or f"{name} on the hit just seen: the attack stands as rolled, "
+                                                    f"its damage {('+' + str(o['adds'])) if o.get('adds') else 'added'}"})
         out["follow"] = follow
     return out
 
@@ -922,15 +1009,36 @@ def _keeper(camp, ui: UI) -> dict:
                      "hint": f"the whole campaign folder; Campaign.open(\"{camp.path.name}.zip\") reads it"},
         "fight": None if s["encounter"] is not None else _fight_starts(camp),
     }
-    if "give" in COMMANDS and hasattr(camp, "give"):  # found items: the rules engineer's camp.give, when it lands
-        out["give"] = {"id": "give", "fields": [
-            field_("who", "choice", "to", party[0]["value"] if party else None, party),
-            field_("item", "choice", "item", gear[0]["value"] if gear else None, gear),
-            field_("name", "text", "called", "", hint="a +1 sword, grandfather's lute"),
-            field_("bonus", "number", "bonus", None, hint="a magic weapon's +1"),
-            field_("count", "number", "how many", 1, min=1)],
-            "submit": {"label": "Give", "intent": {"do": "give", "where": "keeper:give"}}}
+    out["give"] = {"id": "give", "fields": [
+        field_("who", "choice", "to", party[0]["value"] if party else None, party),
+        field_("item", "choice", "item", gear[0]["value"] if gear else None, gear),
+        field_("name", "text", "called", "", hint="a +1 sword, grandfather's lute"),
+        field_("bonus", "number", "bonus", None, hint="a magic weapon's +1"),
+        field_("count", "number", "how many", 1, min=1)],
+        "submit": {"label": "Give", "intent": {"do": "give", "where": "keeper:give"}}}
+    out["npcs"] = _npcs(camp, ui)
     return out
+
+
+def _npcs(camp, ui: UI) -> dict:
+    """The named creatures outside the fight (NPCs the keeper named, the mages' familiars), and a form to name a
+    new one: from the bestiary, or typed with its hearts (``camp.npc``)."""
+    s, rules = camp.state, camp.rules
+    rows = []
+    for c in creatures(s, living=False):
+        whose = f"{c.owner}'s familiar" if c.role == "familiar" and c.owner else "NPC"
+        hearts = "dead" if c.dead else f"{c.hearts}/{c.max_hearts} hearts"
+        text = f"{c.name}: {whose}, {hearts}"
+        rows.append({"name": c.name, "text": text, "note": c.data.get("note") or "", "dead": c.dead,
+                     "intent": {"do": "remove_npc", "name": c.name, "where": "keeper:npcs"}
+                     if c.role == "npc" else None, "label": "Leaves the story"})
+    bestiary = [_opt(k, rules.foe(k).get("name", k)) for k in rules.bestiary]
+    return {"rows": rows, "form": {"id": "npc", "fields": [
+        field_("name", "text", "name", "", required=True, hint="Grak the prisoner"),
+        field_("foe", "choice", "as", "", [_opt("", "typed: hearts below")] + bestiary),
+        field_("hearts", "number", "hearts", None, min=1, hint="a typed creature's hearts"),
+        field_("note", "text", "note", "", hint="who they are, what they want")],
+        "submit": {"label": "Name the NPC", "intent": {"do": "npc", "where": "keeper:npcs"}}}}
 
 
 # ---------------------------------------------------------------- charts
@@ -990,6 +1098,7 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
     actor = actor_of(camp, ui)
     if scope == "table":
         out["party"] = _party(camp, ui, actor, now)
+        out["creatures"] = _creatures(camp, ui, actor, now)
         out["fight"] = _fight(camp, ui, now)
         if ui.panel == "play" or ui.mode == "players":
             out["actor"] = _actor(camp, ui, actor)
@@ -1010,6 +1119,7 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
         out["luck"] = _luck(camp, ui, camp.latest_action, "luck")
     elif scope == "fight":
         out["party"] = _party(camp, ui, actor, now)
+        out["creatures"] = _creatures(camp, ui, actor, now)
         out["fight"] = _fight(camp, ui, now)
         out["actor"] = _actor(camp, ui, actor) if s["encounter"] is not None else None
         out["outcome"] = _outcome(camp, ui)

@@ -84,7 +84,7 @@ class Table(anywidget.AnyWidget):
         try:
             out = perform(self.camp, self.ui, intent)
             touched = getattr(out, "touched", None)  # who the event changed: their chips flash once
-            self.ui.touched = sorted(touched.delvers | touched.foes) if touched is not None else []
+            self.ui.touched = sorted(touched.delvers | touched.foes | touched.creatures) if touched is not None else []
             if intent.get("do") == "download" and self.ui.mode == "keeper":
                 self.send({"type": "download", "name": f"{self.camp.path.name}.zip"}, [self.camp.export_zip()])
         except Exception as err:  # noqa: BLE001  (a bug must not leave the page waiting: say it, log it)
@@ -103,6 +103,6 @@ class Table(anywidget.AnyWidget):
         if self._acting:
             return  # this table's own click: it sends its view once, when the click is done
         touched = getattr(outcome, "touched", None)
-        self.ui.touched = sorted(touched.delvers | touched.foes) if touched is not None else []
+        self.ui.touched = sorted(touched.delvers | touched.foes | touched.creatures) if touched is not None else []
         self.ui.refusal = None
         self.refresh()

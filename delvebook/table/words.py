@@ -82,6 +82,8 @@ def _dealt(d: Mapping, hidden=()) -> str:
         extra.append(f"{_names(broken)} broken")
     if d.get("halved"):
         extra.append("halved by the save")
+    for a in d.get("added", ()):  # an on-hit choice's own dice (a smite's)
+        extra.append(f"{str(a.get('option', '')).replace('_', ' ')} +{a.get('total')}")
     if extra:
         bits.append("[" + ", ".join(extra) + "]")
     text = " ".join(bits)
@@ -166,6 +168,8 @@ def _luck_prefix(e: Mapping) -> str:
                f"{'+' if luck['sign'] > 0 else '-'}{luck['face']}. "
     if e.get("amended"):
         return f"Real dice for {_names([a.replace('_', ' ') for a in e['amended']])}. "
+    if e.get("on_hit"):
+        return f"{str(e['on_hit']).replace('_', ' ').capitalize()} chosen on the hit. "
     return ""
 
 
@@ -219,6 +223,12 @@ def title(e: Mapping | None, camp) -> str:
         "advance_time": lambda: "the time passing",
         "condition": lambda: f"{e.get('name')} on {who}",
         "end_condition": lambda: "the condition's end",
+        "give": lambda: f"{_names(_gained(e))} found by {who}",
+        "take": lambda: f"{_names(e.get('taken', []))} taken from {who}" + (f" to {e['to']}" if e.get("to") else ""),
+        "drop": lambda: f"{who} dropping {_names(e.get('dropped', []))}",
+        "reload": lambda: f"{who}'s reload of the {e['weapon']}",
+        "npc": lambda: f"{e['name']} entering the story",
+        "remove_npc": lambda: f"{e['name']} leaving the story",
     }
     if k in simple:
         try:
@@ -235,17 +245,28 @@ def _verdict(word: str, good: bool | None) -> dict:
 
 
 def tell(e: Mapping, camp, hidden=()) -> dict:
-    """``{"text": one sentence, "lines": more lines, "verdict": {"word", "good"} | None}`` for an event.
+    """``{"text": one sentence, "lines": more lines, "verdict": {"word", "good"} | None}`` for an event; an action
+    the keeper overrode says so, why, and what the override waived.
 
     ``hidden``: combatants whose hearts are not said (foes, on the players' screen)."""
     try:
-        return _tell(e, camp, tuple(hidden))
+        told = _tell(e, camp, tuple(hidden))
     except (KeyError, TypeError, ValueError, AttributeError):  # an event a human edited by hand: still told
         try:
             text = describe(dict(e), hidden)
         except Exception:  # noqa: BLE001  (the log must list it whatever it holds)
             text = str(e.get("kind"))
         return {"text": text, "lines": [], "verdict": None}
+    override = e.get("keeper_override")
+    if isinstance(override, Mapping) and override.get("reason"):
+        waived = [str(w) for w in override.get("waived") or ()]
+        told["lines"].append(f"the keeper's override: {override['reason']}"
+                             + (f" (waived: {'; '.join(waived)})" if waived else ""))
+    return told
+
+
+def _gained(e: Mapping) -> list:
+    return list(e.get("weapons", [])) + list(e.get("armor", [])) + list(e.get("items", []))
 
 
 def _tell(e: Mapping, camp, hidden: tuple) -> dict:
@@ -309,7 +330,10 @@ def _tell(e: Mapping, camp, hidden: tuple) -> dict:
         gone = e.get("vanquished") or []
         text = f"The fight ends after {plural(e['rounds'], 'round')}: " + \
                (f"vanquished {_names(gone)}, {e['xp']} XP" if gone else "no foe vanquished, no XP")
-        return {"text": text, "lines": _xp_lines(e), "verdict": None}
+        kept = e.get("kept") or []
+        more = [f"{_names(kept)} {'stays' if len(kept) == 1 else 'stay'} in the story as "
+                f"{'an NPC' if len(kept) == 1 else 'NPCs'}"] if kept else []
+        return {"text": text, "lines": more + _xp_lines(e), "verdict": None}
     if k in ("award_xp", "complete_quest", "explore_room", "earn"):
         head = {"award_xp": "XP awarded",
                 "complete_quest": f"Quest complete: {e.get('quest')}",
@@ -385,6 +409,26 @@ def _tell(e: Mapping, camp, hidden: tuple) -> dict:
     if k == "end_condition":
         ended = [c["kind"].replace("_", " ") + f" on {c['who']}" for c in e.get("conditions_ended", ())]
         return {"text": f"Ended: {_names(ended) or 'nothing'}", "lines": [], "verdict": None}
+    if k == "give":
+        got = _gained(e) or [e.get("name")]
+        count = e.get("count", 1)
+        return {"text": f"{e['who']} gains {_names(got)}" + (f" (x{count})" if count > 1 and e.get("items") else ""),
+                "lines": [], "verdict": None}
+    if k == "take":
+        to = f", handed to {e['to']}" if e.get("to") else ""
+        return {"text": f"{_names(e.get('taken', []))} taken from {e['who']}{to}", "lines": [], "verdict": None}
+    if k == "drop":
+        return {"text": f"{e['who']} drops {_names(e.get('dropped', []))}", "lines": [], "verdict": None}
+    if k == "reload":
+        return {"text": f"{e['who']} reloads the {e['weapon']}", "lines": [], "verdict": None}
+    if k == "npc":
+        kind = e.get("foe")
+        kind = camp.rules.foe(kind).get("name", kind) if kind in camp.rules.bestiary else "typed"
+        hearts = "" if e["name"] in hidden else f", {plural(e['hearts'], 'heart')}"
+        return {"text": f"{e['name']} enters the story ({kind}{hearts})",
+                "lines": [e["note"]] if e.get("note") else [], "verdict": None}
+    if k == "remove_npc":
+        return {"text": f"{e['name']} leaves the story", "lines": [], "verdict": None}
     return {"text": describe(dict(e), hidden), "lines": [], "verdict": None}
 
 
@@ -442,6 +486,13 @@ def _tell_attack(e: Mapping, pre: str, hidden: tuple) -> dict:
             lines.append(f"{counter['by']} hits back: " + _dealt(counter["damage"], hidden))
         elif counter.get("why"):
             lines.append(f"no counter: {counter['why']}")
+    if e.get("ammo"):
+        a = e["ammo"]
+        lines.append(f"{plural(a['spent'], str(a['item']).replace('_', ' '))} spent, {a['left']} left")
+    for o in e.get("on_hit_options") or ():
+        lines.append(f"on the hit, {o.get('name', o['option'])} may be chosen"
+                     + (f" ({o['cost_text']}" + (f", +{o['adds']})" if o.get("adds") else ")") if o.get("cost_text")
+                        else ""))
     if e.get("blood_magic_charged"):
         lines.append(f"the sword's traced spell is charged ({e['blood_magic_charged'].replace('_', ' ')})")
     if "sentry_attacks_left" in e:

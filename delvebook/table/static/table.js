@@ -249,6 +249,25 @@ function mount(model, el) {
     }));
   }
 
+  // ---- the named creatures beside the party: NPCs and familiars (a familiar acts in its mage's turn)
+  function creatureStrip(list, v) {
+    if (!list || !list.length) return null;
+    const keeper = v.mode === "keeper";
+    return section("creatures", "db-party db-creatures", list.map((c) => {
+      const cls = ["db-chip db-creature", c.selected ? "db-selected" : "", c.acting ? "db-acting" : "",
+        c.dying ? "db-dying" : "", c.dead ? "db-dead" : "", c.touched ? "db-touched" : ""].join(" ");
+      return h("div", {
+        cls, data: { name: c.name, status: c.status, hearts: c.hearts, role: c.role },
+        on: keeper ? { click: () => send(c.select) } : undefined,
+        title: [c.role, c.note].filter((x) => x).join(": "),
+      },
+        h("div", { cls: "db-chip-head" }, text("b", "db-name", c.name), text("span", "db-sub", c.role)),
+        bar(c.frac, `\u2665 ${c.hearts_text}`, "db-hearts db-small", { hearts: c.hearts, max: c.max_hearts, status: c.status }),
+        (c.conditions || []).length ? h("div", { cls: "db-chip-row" },
+          c.conditions.map((x) => text("span", "db-cond", x.text, x.title))) : null);
+    }));
+  }
+
   // ---- the fight bar
   function fightBar(f, v) {
     if (!f) return null;
@@ -328,7 +347,8 @@ function mount(model, el) {
     const rows = h("div", { cls: "db-targets" }, a.rows.map((r) => h("div", { cls: `db-target db-${r.status}`, data: { name: r.name } },
       h("div", { cls: "db-target-head" }, text("b", "db-name", r.name), bar(r.frac, `\u2665 ${r.hearts_text}`, "db-hearts db-small")),
       h("div", { cls: "db-row db-wrap" }, r.buttons.map((b) =>
-        button(oddsLabel(b.label, b.odds, a.each ? " each" : ""), b.intent, { cls: "db-attack", title: b.title }))))));
+        button(oddsLabel(b.label, b.odds, a.each ? " each" : ""), b.intent,
+          { cls: `db-attack${b.ready === false ? " db-unready" : ""}`, title: b.title, data: { weapon: b.label } }))))));
     if (!a.rows.length) rows.appendChild(text("div", "db-muted", "no one left to attack"));
     return section("attack", "db-attacks", opts, a.note ? text("div", "db-muted", a.note) : null, rows);
   }
@@ -352,6 +372,7 @@ function mount(model, el) {
     const sheet = a.sheet ? text("div", "db-sheet", a.sheet.rows.join(" \u00b7 "), a.sheet.rows.join("\n")) : null;
     const parts = [section("actor", "db-actor-head",
       h("div", { cls: "db-row" }, text("b", "db-actor-name", a.name), text("span", "db-sub", a.hearts_text),
+        a.role ? text("span", "db-sub db-role", a.role) : null,
         a.acting ? text("span", "db-badge db-turnbadge", "acting now") : null,
         a.why_not ? text("span", "db-muted", a.why_not) : null,
         a.turn && a.turn.text ? text("span", `db-muted${a.turn.why ? " db-offturn" : ""}`, a.turn.text) : null), sheet,
@@ -362,6 +383,7 @@ function mount(model, el) {
     if (a.checks && !a.attacks) parts.push(checks(a.checks, a.name));
     if ((a.abilities || []).length) parts.push(h("div", { cls: "db-group" }, text("b", "db-h", "Abilities"), a.abilities.map(action)));
     if ((a.spells || []).length) parts.push(h("div", { cls: "db-group" }, text("b", "db-h", "Spells"), a.spells.map(action)));
+    if ((a.gear || []).length) parts.push(h("div", { cls: "db-group db-gear" }, text("b", "db-h", "Gear"), a.gear.map(action)));
     if (a.checks && a.attacks) parts.push(checks(a.checks, a.name));
     return parts;
   }
@@ -383,7 +405,8 @@ function mount(model, el) {
       (o.rolls || []).map(rollEl),
       o.standing === false ? text("div", "db-muted", "this action no longer stands (undone)") : null,
       (o.follow || []).map((b) => button(b.label, b.enabled === false ? null : b.intent,
-        { cls: b.danger ? "db-danger db-deathsave" : "db-primary", title: b.title }))));
+        { cls: b.danger ? "db-danger db-deathsave" : `db-primary${b.on_hit ? " db-onhit" : ""}`, title: b.title,
+          data: { onHit: b.on_hit } }))));
   }
 
   function luckEl(l) {
@@ -436,6 +459,9 @@ function mount(model, el) {
       text("span", null, r.text), button("End", r.intent, { cls: "db-mini" }))), formEl(k.conditions.form, "db-inline")));
     out.push(card("Roll", "keeper:roll", formEl(k.roll, "db-inline")));
     if (k.give) out.push(card("Found items", "keeper:give", formEl(k.give, "db-inline")));
+    if (k.npcs) out.push(card("NPCs and familiars", "keeper:npcs", k.npcs.rows.map((r) => h("div", { cls: `db-row db-wrap db-item${r.dead ? " db-done" : ""}`, data: { name: r.name } },
+      text("span", null, r.text), r.intent ? button(r.label, r.intent, { cls: "db-mini" }) : null,
+      r.note ? text("div", "db-note", r.note) : null)), formEl(k.npcs.form, "db-inline")));
     out.push(card("Campaign folder", "keeper:download", button(k.download.label, k.download.intent, { cls: "db-download" }),
       text("div", "db-note", k.download.hint)));
     return h("div", { cls: "db-keeper" }, out);
@@ -491,6 +517,8 @@ function mount(model, el) {
     if (v.scope === "table") {
       body.appendChild(header(v));
       body.appendChild(partyStrip(v.party || [], v));
+      const cs = creatureStrip(v.creatures, v);
+      if (cs) body.appendChild(cs);
       const fb = fightBar(v.fight, v);
       if (fb) body.appendChild(fb);
       let left;
@@ -508,6 +536,8 @@ function mount(model, el) {
         h("div", { cls: "db-right" }, outcomeEl(v.outcome, v), luckEl(v.luck))));
     } else if (v.scope === "fight") {
       body.appendChild(partyStrip(v.party || [], v));
+      const cs = creatureStrip(v.creatures, v);
+      if (cs) body.appendChild(cs);
       const fb = fightBar(v.fight, { ...v, panel: "play" });
       if (fb) body.appendChild(fb);
       body.appendChild(h("div", { cls: "db-main db-stack" }, h("div", { cls: "db-left" }, v.actor ? actor(v.actor, v) : null),
