@@ -35,10 +35,13 @@ __all__ = ["Campaign", "Fight", "Outcome", "Refused"]
 
 
 class Outcome(dict):
-    """An event of play as the action returned it: a dict, with its rolls drawn in a notebook."""
+    """An event of play as the action returned it: a dict, with its rolls drawn in a notebook. Left last in a cell
+    it shows the campaign's live roll view (the view registered as ``roll``: its dice, luck dice and real dice,
+    following the action when a luck die replaces it), or its own HTML where no front end is installed."""
 
     _roll_objects: dict | None = None  # the rolls themselves, when the engine that made them handed them over
     touched: Touched | None = None  # what the event changed (delvers, foes, players...), when it was just applied
+    campaign: "Campaign | None" = None  # the campaign that recorded it (its views show it live)
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -61,6 +64,19 @@ class Outcome(dict):
     def summary(self) -> str:
         from .narrate import describe
         return describe(self)
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+        camp = self.campaign
+        if camp is not None:
+            try:
+                shown = view("roll")
+            except LookupError:  # no front end installed: the outcome's own HTML
+                pass
+            else:
+                display(shown(camp, self))
+                return
+        display({"text/html": self._repr_html_(), "text/plain": repr(self)}, raw=True)
 
     def _repr_html_(self) -> str:
         from .dice import DiceError, escape_html as esc
@@ -378,6 +394,7 @@ class Campaign:
         touched = self.engine.apply(event)
         outcome = Outcome(event)
         outcome.touched = touched
+        outcome.campaign = self
         outcome._roll_objects = self.engine.rolls_of(event)
         for listener in list(self.listeners):
             listener(outcome)
@@ -401,12 +418,14 @@ class Campaign:
             outcomes = [Outcome(e) for e in events]
             for o in outcomes:
                 o.touched = None  # everything may have changed
+                o.campaign = self
         else:
             outcomes = []
             for event in got.events:
                 self._store.events.append(event)
                 outcome = Outcome(event)
                 outcome.touched = self.engine.apply(event)
+                outcome.campaign = self
                 outcomes.append(outcome)
         for outcome in outcomes[-1:] if got.reload else outcomes:
             for listener in list(self.listeners):
@@ -711,6 +730,17 @@ class Fight:
         """End the fight: XP for the vanquished, split across the party; ``keep`` names foes still standing who
         stay in the story as NPCs (NPCs who fought go back to being NPCs by themselves)."""
         return self.camp.act("end_encounter", keep=list(keep) if keep else None, keeper_override=keeper_override)
+
+    def _ipython_display_(self) -> None:
+        """Left last in a cell: the live fight tracker (the view registered as ``fight``), or the fight in words
+        where no front end is installed."""
+        from IPython.display import display
+        try:
+            shown = view("fight")
+        except LookupError:
+            display({"text/plain": repr(self)}, raw=True)
+            return
+        display(shown(self.camp))
 
     def __repr__(self) -> str:
         try:

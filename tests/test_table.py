@@ -703,6 +703,27 @@ def test_the_campaign_finds_the_tables_views_as_entry_points(camp):
     assert table.card(camp, "Wren").view["scope"] == "card"
 
 
+def test_a_delver_a_fight_and_an_outcome_left_last_in_a_cell_show_their_live_views(camp, monkeypatch):
+    import IPython.display
+    from delvebook.campaign import Outcome
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **kw: shown.append((a, kw)))
+    camp.start_session()
+    fight = camp.encounter("causeway_ambush")
+    out = fight.initiative(first="party")
+    for thing in (camp.delver("Wren"), fight, out):
+        thing._ipython_display_()
+    ((card,), _), ((tracker,), _), ((roll,), _) = shown
+    assert (card.ui.scope, card.ui.who) == ("card", "Wren") and tracker.ui.scope == "fight"
+    assert (roll.ui.scope, roll.ui.focus) == ("roll", out["seq"]) and roll.camp is camp
+    camp.check("Wren", "stealth", 12)
+    assert tracker.view["outcome"]["kind"] == "check", "live: a call in another cell redraws them"
+    shown.clear()
+    Outcome(dict(out))._ipython_display_()  # an event no campaign recorded here: its own HTML, drawn once
+    ((data,), kw), = shown
+    assert kw == {"raw": True} and data["text/html"].startswith('<div class="delvebook-outcome">')
+
+
 def test_the_play_copy_opens_once_per_kernel_and_changes_nothing_on_disk(tmp_path, monkeypatch):
     from delvebook.table import play_copy
     monkeypatch.delenv("DELVEBOOK_CAMPAIGN", raising=False)

@@ -2,7 +2,8 @@
 
 ``dashboard(camp)`` is the whole table (``camp.dashboard()``); ``card(camp, name)``, ``fight(camp)``, ``log(camp)``
 and ``roll(camp, outcome)`` show one part alone in a cell, live. The campaign finds them as entry points
-(``delvebook.views``), and a delver, a fight or an outcome left last in a cell shows itself through them.
+(``delvebook.views``), and a delver, a fight or an outcome left last in a cell shows itself through them (their
+``_ipython_display_``, in ``delvebook.campaign``).
 
 - ``view``: ``table_view(camp, ui) -> dict``, the view model (pure Python, tested without a browser);
 - ``intents``: a click's intent -> one campaign call (``perform``);
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import weakref
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +31,7 @@ from .widget import Table  # noqa: E402
 __all__ = ["Table", "UI", "table_view", "perform", "dashboard", "card", "fight", "log", "roll", "players",
            "play_copy"]
 
-_KNOWN: "weakref.WeakSet" = weakref.WeakSet()  # campaigns a table was made for: an outcome finds its own
-
-
 def _table(camp, **kw: Any) -> Table:
-    _KNOWN.add(camp)
-    _register_displays()
     return Table(camp, **kw)
 
 
@@ -111,55 +106,4 @@ def play_copy(prepared: str | os.PathLike, folder: str | os.PathLike = "play"):
             raise
         return camp
     _PLAYING[key] = camp
-    _KNOWN.add(camp)
     return camp
-
-
-# ---------------------------------------------------------------- a fight or an outcome left last in a cell
-
-_registered = False
-
-
-def _register_displays() -> None:
-    """In IPython, a ``Fight`` left last in a cell shows the live fight tracker and an ``Outcome`` its live roll
-    view (the views registered as ``fight`` and ``roll``), for the campaigns the table knows."""
-    global _registered
-    if _registered:
-        return
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
-    ip = get_ipython()
-    if ip is None:
-        return
-    fmt = ip.display_formatter.ipython_display_formatter
-    fmt.for_type_by_name("delvebook.campaign", "Fight", _show_fight)
-    fmt.for_type_by_name("delvebook.campaign", "Outcome", _show_outcome)
-    _registered = True
-
-
-def _show_fight(f) -> None:
-    from IPython.display import display
-    from ..campaign import view
-    display(view("fight")(f.camp))
-
-
-def _show_outcome(o) -> None:
-    from IPython import get_ipython
-    from IPython.display import display
-    from ..campaign import view
-    seq = o.get("seq")
-    for camp in list(_KNOWN):
-        try:
-            if camp.event(seq) == dict(o):
-                display(view("roll")(camp, o))
-                return
-        except KeyError:
-            continue
-    # a campaign no table knows: the outcome's own HTML (its dice, drawn once), as IPython would show it
-    formats = get_ipython().display_formatter.formatters
-    display({"text/html": formats["text/html"](o), "text/plain": formats["text/plain"](o)}, raw=True)
-
-
-_register_displays()
