@@ -27,19 +27,25 @@ _BADGE = re.compile(r"^\[!\[Binder\]\(https://mybinder\.org/badge_logo\.svg\)\]\
 
 
 def _session_notebook(name: str) -> dict:
+    """The campaign repository's table notebook: one cell that opens this folder's campaign and shows the table,
+    as ``examples/run-a-session.ipynb`` does; run again in the same kernel (Run All, a reloaded page) it gets the
+    campaign it already has open (``table.playing``), so it never trips over the campaign's own write lock and
+    changes nothing on disk."""
     cells = [
         ("markdown",
-         f"# {name}\n\n"
-         "Run all cells (*Run ▸ Run All Cells*): the keeper's dashboard appears below, with the party, the fight "
-         "tracker and the log. Every action is written to this folder's `log.yaml` at once, and can be undone.\n\n"
-         "**On Binder this session is thrown away when you close it.** Before you leave, press the dashboard's "
-         "*Download campaign* button: it saves the whole campaign folder as a zip, which "
+         f"# {name}: the keeper's table\n\n"
+         "Run this cell (*Run ▸ Run All Cells* does the same): it opens the campaign in this folder and shows the "
+         "keeper's table, with the party, the fight tracker and the log. Every click is written to this folder's "
+         "`log.yaml` at once, and can be undone. Running the cell again, or reloading the page, changes nothing on "
+         "disk: it only opens the campaign and shows the table (in the same kernel, the campaign already open).\n\n"
+         "**On Binder this session is thrown away when you close it.** Before you leave, press the table's "
+         "*Download* button (in the *Keeper* panel): it saves the whole campaign folder as a zip, which "
          "`delvebook.Campaign.open('the.zip')` opens again."),
         ("code",
-         "import delvebook as db\n\n"
-         "camp = db.Campaign.open('.')  # this folder is the campaign\n"
-         "camp"),
-        ("code", "camp.dashboard()"),
+         "import delvebook as db\n"
+         "from delvebook.table import playing\n\n"
+         "camp = playing('.')  # this folder is the campaign\n"
+         "camp.dashboard()"),
     ]
     nb_cells = []
     for i, (kind, text) in enumerate(cells):

@@ -27,6 +27,28 @@ def test_new_repo_writes_campaign_notebook_binder_and_readme(tmp_path):
     assert ".delvebook.lock" in (repo / ".gitignore").read_text()
 
 
+def test_the_session_notebook_opens_the_campaign_once_per_kernel_and_a_rerun_changes_nothing(tmp_path, monkeypatch):
+    pytest.importorskip("anywidget")
+    repo = tmp_path / "salt-roads"
+    new_repo(repo, name="Salt Roads", seed=3, requirement="delvebook==0.1.0")
+    nb = json.loads((repo / "session.ipynb").read_text())
+    [cell] = [c for c in nb["cells"] if c["cell_type"] == "code"]  # one cell: it opens and shows, as the table's
+    source = "".join(cell["source"])
+    monkeypatch.chdir(repo)
+    def files():  # the repository's own files (not the lock and log handle of the writer that holds it open)
+        return {p.name: p.read_bytes() for p in repo.iterdir() if p.is_file() and not p.name.startswith(".delvebook")}
+    before = files()
+    kernel: dict = {}
+    exec(source, kernel)  # Run All ...
+    first = kernel["camp"]
+    try:
+        exec(source, kernel)  # ... and again, in the same kernel: no LockedError from its own lock
+        assert kernel["camp"] is first and not first.read_only
+        assert files() == before
+    finally:
+        first.close()
+
+
 def test_new_repo_refuses_a_folder_that_holds_a_campaign(tmp_path):
     new_repo(tmp_path / "x", name="X", requirement="delvebook==0.1.0")
     with pytest.raises(ValueError):

@@ -29,7 +29,7 @@ from .view import UI, table_view  # noqa: E402
 from .widget import Table  # noqa: E402
 
 __all__ = ["Table", "UI", "table_view", "perform", "dashboard", "card", "fight", "log", "roll", "players",
-           "play_copy"]
+           "playing", "play_copy"]
 
 def _table(camp, **kw: Any) -> Table:
     return Table(camp, **kw)
@@ -84,22 +84,18 @@ def players(camp, hide_hearts: bool = False) -> Table:
 
 # ---------------------------------------------------------------- the play copy
 
-_PLAYING: dict = {}  # resolved play folder -> the campaign open for it in this kernel
+_PLAYING: dict = {}  # resolved campaign folder -> the campaign this kernel has open for play in it
 
 
-def play_copy(prepared: str | os.PathLike, folder: str | os.PathLike = "play"):
-    """The campaign played in ``folder/<name of prepared>``: copied from the prepared campaign on a first run,
-    opened after. The same kernel asking again (a re-run cell) gets the campaign it already has open, so a
-    re-run never trips over the campaign's own write lock and changes nothing on disk."""
+def playing(path: str | os.PathLike):
+    """The campaign in ``path``, opened for play once in this kernel: a cell run again (Run All, the page
+    reloaded) gets the campaign it already has open instead of tripping over that campaign's own write lock, and
+    changes nothing on disk. A campaign held by another kernel or process is a ``LockedError``, as ever."""
     from ..campaign import Campaign
     from ..store import LockedError
-    source = Path(os.environ.get("DELVEBOOK_CAMPAIGN") or prepared)
-    play = Path(folder) / source.name
-    if not play.exists():
-        shutil.copytree(source, play, ignore=shutil.ignore_patterns(".delvebook.lock"))
-    key = play.resolve()
+    key = Path(path).resolve()
     try:
-        camp = Campaign.open(play)
+        camp = Campaign.open(path)
     except LockedError:
         camp = _PLAYING.get(key)
         if camp is None:  # held by another kernel or process: say so
@@ -107,3 +103,14 @@ def play_copy(prepared: str | os.PathLike, folder: str | os.PathLike = "play"):
         return camp
     _PLAYING[key] = camp
     return camp
+
+
+def play_copy(prepared: str | os.PathLike, folder: str | os.PathLike = "play"):
+    """The campaign played in ``folder/<name of prepared>``: copied from the prepared campaign on a first run,
+    opened after (``playing``: the same kernel asking again gets the campaign it already has open, so a re-run
+    never trips over the campaign's own write lock and changes nothing on disk)."""
+    source = Path(os.environ.get("DELVEBOOK_CAMPAIGN") or prepared)
+    play = Path(folder) / source.name
+    if not play.exists():
+        shutil.copytree(source, play, ignore=shutil.ignore_patterns(".delvebook.lock"))
+    return playing(play)
