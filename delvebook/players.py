@@ -199,11 +199,13 @@ class _NotDelvers:
         return name not in self.delvers
 
 
-_FOLLOWING: set = set()  # the follow tasks of the pages being served (kept from the garbage collector)
+_FOLLOWING: set = set()  # the follow tasks of the widgets on show (an event loop holds its tasks weakly)
 
 
 def player_widget(path: str | os.PathLike, interval: float = 0.25, show_foe_hearts: bool = False) -> Any:
-    """An HTML widget that follows the campaign's log and re-renders when it grows (for Voila)."""
+    """An HTML widget that follows the campaign's log and re-renders when it grows (for Voila), until it is
+    closed: the task that follows the log is the module's to keep (``_FOLLOWING``), never an attribute put on the
+    widget, and it ends with the widget."""
     import asyncio
 
     from .extras import require
@@ -214,8 +216,10 @@ def player_widget(path: str | os.PathLike, interval: float = 0.25, show_foe_hear
     view = w.HTML(render(follower.camp, show_foe_hearts))
 
     async def follow() -> None:
-        while True:
+        while view.comm is not None:  # a closed widget (its page gone) has no comm: stop following for it
             await asyncio.sleep(interval)
+            if view.comm is None:
+                return
             try:
                 if follower.poll():
                     view.value = render(follower.camp, show_foe_hearts)

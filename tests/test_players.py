@@ -82,6 +82,28 @@ def _voila(campaign: Path, home: Path, *extra: str):
 
 
 @pytest.mark.browser
+def test_the_players_widget_follows_the_log_until_it_is_closed(keep):
+    pytest.importorskip("ipywidgets")
+    import asyncio
+    from delvebook import players
+
+    async def play() -> None:
+        view = players.player_widget(keep, interval=0.01)
+        [task] = [t for t in players._FOLLOWING if not t.done()]
+        with db.Campaign.open(keep) as camp:
+            camp.start_session()
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            if "Session 1" in view.value:
+                break
+        assert "Session 1" in view.value and not hasattr(view, "_follow_task")  # nothing put on the widget
+        view.close()  # the page is gone: the task that followed the log for it ends, and is let go
+        await asyncio.wait_for(task, 2)
+        assert task not in players._FOLLOWING
+
+    asyncio.run(play())
+
+
 def test_players_view_shows_an_attack_within_a_second_and_no_controls(browser, keep, tmp_path, artifacts):
     try:
         import voila  # noqa: F401
