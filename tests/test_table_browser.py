@@ -30,9 +30,9 @@ EVIL = "<img src=x onerror=alert(1)>"
 class Keeper:
     """A person at the table: clicks, waits for what they would wait for (the table to answer), looks."""
 
-    def __init__(self, page, lab_server, artifacts, name="keeper"):
+    def __init__(self, page, lab_server, artifacts, name="keeper", play=PLAY):
         self.page = page
-        self.log_dir = lab_server.root / PLAY
+        self.log_dir = lab_server.root / play
         self.artifacts = artifacts
         self.name = name
         self.shots = 0
@@ -409,6 +409,103 @@ def test_names_like_markup_show_as_text_on_the_table_and_run_no_script(browser, 
         assert not dialogs, f"a script ran: {dialogs}"
     except Exception:
         page.screenshot(path=str(artifacts / "table-escaped-names-failed.png"))
+        raise
+    finally:
+        context.close()
+
+
+def test_the_rules_controls_by_clicks_gear_the_keepers_override_and_npcs_beside_the_party(browser, lab_server,
+                                                                                          artifacts):
+    """What the rules made playable, by clicks on the page: found gear given, a keeper's override after an
+    out-of-turn refusal, a crossbow shot and reloaded, a dagger dropped, a fight ended keeping its foes as NPCs and
+    an NPC named; each outcome in the viewport and on disk, and the NPCs shown beside the party."""
+    import nbformat
+    folder = lab_server.root / "rules-keep"
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(lab_server.root / "campaigns" / "the-sunken-keep", folder,
+                    ignore=shutil.ignore_patterns(".delvebook*"))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("from delvebook.table import playing\n"
+                                          "camp = playing('rules-keep')\n"
+                                          "camp.dashboard()")]
+    nb.metadata = {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}}
+    nbformat.write(nb, lab_server.root / "rules.ipynb")
+    context = browser.new_context(viewport={"width": W, "height": H})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    try:
+        panel = run_all_cells(page, lab_server, "rules.ipynb")
+        panel.locator(".db-table").first.wait_for(state="visible")
+        k = Keeper(page, lab_server, artifacts, name="rules", play="rules-keep")
+        k.table.scroll_into_view_if_needed()
+
+        # found gear from the keeper's panel: a crossbow and five bolts for Brakka
+        k.panel("keeper")
+        k.act(k.button("Start session"), "start_session", says="Session 1 begins")
+        give = k.table.locator('[data-form="give"]')
+        give.locator('select[name="who"]').select_option("Brakka")
+        give.locator('select[name="item"]').select_option("crossbow")
+        k.act(give.locator("button", has_text="Give"), "give", says="Brakka gains Crossbow")
+        give.locator('select[name="who"]').select_option("Brakka")  # a form starts afresh once it did its work
+        give.locator('select[name="item"]').select_option("bolt")
+        give.locator('input[name="count"]').fill("5")
+        k.act(give.locator("button", has_text="Give"), "give", says="Brakka gains Bolt")
+
+        # a fight, the party first: Brakka out of turn is refused, and the keeper overrides with a reason
+        k.panel("play")
+        k.act(k.button("Causeway ambush"), "encounter", says="A fight begins (Causeway ambush)")
+        k.act(k.button("Party goes first"), "initiative", says="the party goes first")
+        k.select("Brakka")
+        sword = k.table.locator('.db-target[data-name="Bog goblin 1"] button', has_text="Sword 2d6")
+        assert "db-unready" in sword.get_attribute("class") and "it is Wren's turn" in sword.get_attribute("title")
+        k.refused(sword, "it is Wren's turn, not Brakka's")
+        override = k.table.locator('.db-notice.db-refused [data-form^="override"]')
+        override.locator("input").fill("Brakka was readied")
+        k.act(override.locator("button", has_text="Keeper's override"), "attack",
+              says="the keeper's override: Brakka was readied")
+        k.shot("override")
+
+        # Wren drops a dagger (her gear, on her turn or not: it is no action)
+        k.select("Wren")
+        k.ui(k.button("Drop\u2026", ".db-gear"))
+        drop = k.table.locator('[data-form="gear:Wren:drop"]')
+        drop.locator("select").select_option("Dagger")
+        k.act(drop.locator("button", has_text="Drop"), "drop", says="Wren drops Dagger")
+
+        # Brakka's turn: the crossbow shoots (a bolt spent); reloading now needs another action: the keeper allows it
+        k.act(k.button("Next turn"), "next_turn", says="Brakka's turn")
+        k.table.locator(".db-actor-name", has_text="Brakka").wait_for()
+        standing = k.table.locator(".db-target").first.get_attribute("data-name")
+        k.attack(standing, "Crossbow", says="1 bolt spent, 4 left")
+        reload = k.table.locator('[data-where^="gear:Brakka:reload"] button', has_text="Reload Crossbow")
+        k.refused(reload, "Brakka has used its action this turn")
+        override = k.table.locator('.db-notice.db-refused [data-form^="override"]')
+        override.locator("input").fill("a quick hand")
+        k.act(override.locator("button", has_text="Keeper's override"), "reload", says="Brakka reloads the Crossbow")
+        k.shot("gear")
+
+        # the fight ends with the goblins standing: kept in the story as NPCs, shown beside the party
+        k.ui(k.button("End fight"))
+        confirm = k.table.locator(".db-notice.db-confirm")
+        k.in_view(confirm, "the guard rail's question")
+        k.act(confirm.locator("button", has_text="keeping"), "end_encounter", says="in the story as")
+        kept = k.table.locator(".db-creatures .db-chip")
+        assert kept.count() >= 1 and "NPC" in kept.first.inner_text()
+        k.in_view(k.table.locator(".db-creatures"), "the NPCs beside the party")
+
+        # and an NPC named by the keeper, from the bestiary
+        k.panel("keeper")
+        npc = k.table.locator('[data-form="npc"]')
+        npc.locator('input[name="name"]').fill("Grak")
+        npc.locator('select[name="foe"]').select_option("bog_goblin")
+        k.act(npc.locator("button", has_text="Name the NPC"), "npc", says="Grak enters the story (Bog goblin")
+        assert "Grak" in k.table.locator(".db-creatures").inner_text()
+        k.shot("npcs")
+        assert not dialogs, dialogs
+    except Exception:
+        page.screenshot(path=str(artifacts / "table-rules-failed.png"))
         raise
     finally:
         context.close()

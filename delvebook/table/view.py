@@ -693,7 +693,7 @@ def _gear(camp, ui: UI, who: str) -> list[dict]:
         why = r.why if r.why is not None else queries.turn_problem(s, rules, who, uses, what)
         out.append({"key": f"gear:{who}:reload:{r.weapon}", "name": f"Reload {r.name}",
                     "cost": "an action" if uses == queries.ACTION else uses.replace("_", " "),
-                    "effect": "loaded" if r.loaded else "not loaded: a shot needs it reloaded first",
+                    "effect": "" if r.loaded else "empty: it shoots again once reloaded",
                     "ready": why is None, "note": why or "", "kind": "button",
                     "intent": {"do": "reload", "who": who, "weapon": r.weapon, "where": f"gear:{who}:reload:{r.weapon}"}})
     things = queries.carried(s, rules, who)
