@@ -7,6 +7,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -101,7 +102,23 @@ def test_the_players_widget_follows_the_log_until_it_is_closed(keep):
         await asyncio.wait_for(task, 2)
         assert task not in players._FOLLOWING
 
-    asyncio.run(play())
+    # a loop of its own in a thread of its own: a browser test run before this one may hold the main thread's loop
+    failure: list[BaseException] = []
+    worker = threading.Thread(target=lambda: _run_catching(play, failure))
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive(), "the follow task did not end within 30 s of the widget closing"
+    if failure:
+        raise failure[0]
+
+
+def _run_catching(play, failure: list) -> None:
+    import asyncio
+
+    try:
+        asyncio.run(play())
+    except BaseException as err:  # noqa: BLE001 - handed back to the test's thread, which raises it
+        failure.append(err)
 
 
 def test_players_view_shows_an_attack_within_a_second_and_no_controls(browser, keep, tmp_path, artifacts):

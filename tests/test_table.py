@@ -129,6 +129,10 @@ def test_names_like_markup_reach_the_view_model_as_plain_text(tmp_path):
         assert EVIL in view["title"] and chip(view, EVIL)["player"] == "<b onmouseover=alert(3)>Mal</b>"
         assert EVIL in view["outcome"]["text"]
         assert "&lt;" not in text, "the view model carries text, never escaped HTML: the page sets it as text"
+        c.npc(f"{EVIL} the prisoner", hearts=3, note="<script>alert(5)</script>")
+        view = table_view(c, ui)
+        assert view["creatures"][0]["name"] == f"{EVIL} the prisoner"
+        assert view["creatures"][0]["note"] == "<script>alert(5)</script>" and "&lt;" not in json.dumps(view)
     finally:
         c.close()
 
