@@ -12,6 +12,7 @@ Standard library only: part of the pure core.
 from __future__ import annotations
 
 import random
+import weakref
 from typing import Any, Callable, Mapping
 
 from ..dice import DiceError, Roll, parse
@@ -19,7 +20,8 @@ from ..events import apply_changes, clone
 from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
-__all__ = ["Refused", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items"]
+__all__ = ["Refused", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items", "rules_table",
+           "class_of"]
 
 COMMANDS: dict[str, Callable] = {}
 
@@ -41,6 +43,28 @@ def data_items(mapping: Mapping):
     for k, v in mapping.items():
         if k not in PROVENANCE_KEYS:
             yield k, v
+
+
+_TABLES: "weakref.WeakKeyDictionary[Rules, dict]" = weakref.WeakKeyDictionary()
+
+
+def rules_table(rules: Rules, name: str) -> Mapping:
+    """``rules.gear`` / ``classes`` / ``bestiary`` / ``spells``, built once per ``Rules``: each such property
+    merges the rules' tables afresh on every read, and a ``Rules`` never changes (its data is frozen), so the
+    merged table is a pure function of it (an attack asks for the gear table a dozen times)."""
+    tables = _TABLES.get(rules)
+    if tables is None:
+        tables = _TABLES[rules] = {}
+    t = tables.get(name)
+    if t is None:
+        t = tables[name] = getattr(rules, name)
+    return t
+
+
+def class_of(rules: Rules, class_id: str) -> Mapping:
+    """``rules.class_(class_id)`` from the table built once (``rules_table``); an unknown class as it refuses."""
+    found = rules_table(rules, "classes").get(class_id)
+    return found if found is not None else rules.class_(class_id)
 
 
 class Reader:
@@ -115,7 +139,7 @@ class Reader:
         """A delver's class abilities by id (a foe has none)."""
         if "class_id" not in c:
             return {}
-        return dict(data_items(self.rules.class_(c["class_id"])["abilities"]))
+        return dict(data_items(class_of(self.rules, c["class_id"])["abilities"]))
 
 
 class Ctx(Reader):

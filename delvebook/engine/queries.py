@@ -22,7 +22,7 @@ from ..model import (CREATURE, combatant, current_actor, is_dead, is_dying, owne
                      used_this_turn)
 from ..rules import Rules, RulesError
 from . import effects
-from .base import Reader, Refused, data_items
+from .base import Reader, Refused, class_of, data_items, rules_table
 from .effects import AttackPlan, Input
 
 __all__ = [
@@ -52,7 +52,7 @@ def skill_id(r: Reader, c: Mapping, skill: str | None) -> str | None:
         if sid == wanted:
             return sid
     if "class_id" in c:
-        for sid, spec in data_items(r.rules.class_(c["class_id"])["skills"]):
+        for sid, spec in data_items(class_of(r.rules, c["class_id"])["skills"]):
             if spec["name"].lower() == skill.strip().lower() or sid == wanted:
                 return sid
     return wanted
@@ -76,7 +76,7 @@ def _fmt_dice(expr: str) -> str:
 def skill_label(state: dict, rules: Rules, who: str, sid: str) -> str:
     """'Stealth +D6': the class's name for the delver's skill, and its bonus dice."""
     d = state["delvers"][who]
-    spec = rules.class_(d["class_id"])["skills"].get(sid)
+    spec = class_of(rules, d["class_id"])["skills"].get(sid)
     name = spec["name"] if spec is not None else None
     bonus = rules.core["skill_bonus"].get(d["skills"][sid], "")
     return f"{name or sid.replace('_', ' ').capitalize()} +{str(bonus).upper()}"
@@ -552,16 +552,16 @@ def ammo_of(rules: Rules, w: Mapping) -> str | None:
     """The ammunition a weapon shoots (``arrow``, ``bolt``), from the weapon or its gear entry; None if none."""
     if "ammo" in w:
         return w["ammo"]
-    item = w.get("item")
-    return rules.gear[item].get("ammo") if item in rules.gear else None
+    found = rules_table(rules, "gear").get(w.get("item"))
+    return found.get("ammo") if found is not None else None
 
 
 def reloads(rules: Rules, w: Mapping) -> bool:
     """Whether reloading the weapon takes an action (a crossbow)."""
     if "reload_action" in w:
         return bool(w["reload_action"])
-    item = w.get("item")
-    return bool(rules.gear[item].get("reload_action")) if item in rules.gear else False
+    found = rules_table(rules, "gear").get(w.get("item"))
+    return bool(found.get("reload_action")) if found is not None else False
 
 
 def ammo_left(c: Mapping, ammo: str | None) -> int:
@@ -594,7 +594,8 @@ def attack_ready(state: dict, rules: Rules, who: str, w: Mapping, shots: int = 1
         need = shots * int(rules.core["ammunition"]["per_attack"])
         have = ammo_left(c, ammo)
         if have < need:
-            name = rules.gear[ammo]["name"].lower() if ammo in rules.gear else ammo
+            gear = rules_table(rules, "gear")
+            name = gear[ammo]["name"].lower() if ammo in gear else ammo
             plural = name if name.endswith("s") else name + "s"
             if have == 0:
                 return f"{who} has no {plural} left for the {w['name']}"
@@ -698,7 +699,7 @@ def abilities_available(state: dict, rules: Rules, who: str) -> list[AbilityChoi
     if d is None:
         return []
     out = []
-    for aid, a in data_items(rules.class_(d["class_id"])["abilities"]):
+    for aid, a in data_items(class_of(rules, d["class_id"])["abilities"]):
         if ability_refusal(rules, who, d, aid, a) is not None:
             continue
         cost = a["cost"]
@@ -776,7 +777,7 @@ def find_choice(rules: Rules, d: Mapping, pending: Mapping) -> Mapping:
 def raisable_skills(rules: Rules, d: Mapping, spec: Mapping) -> list[str]:
     """For a choice among the delver's own skills (``from_skills``): the skills it may raise."""
     wanted = spec["from_skills"]
-    class_skills = rules.class_(d["class_id"])["skills"]
+    class_skills = class_of(rules, d["class_id"])["skills"]
     return [s for s, bonus in d["skills"].items()
             if bonus == wanted["bonus"] and bool(class_skills[s]["weapon"]) == bool(wanted["weapon"])]
 
