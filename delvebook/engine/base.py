@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import weakref
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from ..dice import DiceError, Roll, parse
@@ -21,7 +22,7 @@ from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
 __all__ = ["Refused", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items", "rules_table",
-           "class_of"]
+           "class_of", "class_abilities"]
 
 COMMANDS: dict[str, Callable] = {}
 
@@ -65,6 +66,22 @@ def class_of(rules: Rules, class_id: str) -> Mapping:
     """``rules.class_(class_id)`` from the table built once (``rules_table``); an unknown class as it refuses."""
     found = rules_table(rules, "classes").get(class_id)
     return found if found is not None else rules.class_(class_id)
+
+
+_NONE: Mapping = MappingProxyType({})
+
+
+def class_abilities(rules: Rules, class_id: str) -> Mapping:
+    """A class's abilities by id, without provenance keys, read-only: built once per ``Rules`` and class (an
+    attack asks for them to offer a smite, a Dodge to pay for one)."""
+    tables = _TABLES.get(rules)
+    if tables is None:
+        tables = _TABLES[rules] = {}
+    key = ("abilities", class_id)
+    found = tables.get(key)
+    if found is None:
+        found = tables[key] = MappingProxyType(dict(data_items(class_of(rules, class_id)["abilities"])))
+    return found
 
 
 class Reader:
@@ -135,11 +152,11 @@ class Reader:
         return [c for c in self.state["conditions"]
                 if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
 
-    def class_abilities(self, c: Mapping) -> dict:
-        """A delver's class abilities by id (a foe has none)."""
+    def class_abilities(self, c: Mapping) -> Mapping:
+        """A delver's class abilities by id (a foe has none), read-only."""
         if "class_id" not in c:
-            return {}
-        return dict(data_items(class_of(self.rules, c["class_id"])["abilities"]))
+            return _NONE
+        return class_abilities(self.rules, c["class_id"])
 
 
 class Ctx(Reader):

@@ -342,10 +342,11 @@ _ATTACK_WORDS = ("advantage", "multi", "bonus", "target_bonus", "counter", "coun
 
 
 def _check_options(ctx: Ctx, options: Mapping) -> None:
-    known = set(_ATTACK_WORDS) | set(effects.ATTACK_OPTIONS) | set(effects.SKILL_BOOSTS) | \
-        set(effects.DAMAGE_REDUCERS)
-    unknown = [k for k in options if k not in known]
+    unknown = [k for k in options if k not in _ATTACK_WORDS and k not in effects.ATTACK_OPTIONS
+               and k not in effects.SKILL_BOOSTS and k not in effects.DAMAGE_REDUCERS]
     if unknown:
+        known = set(_ATTACK_WORDS) | set(effects.ATTACK_OPTIONS) | set(effects.SKILL_BOOSTS) | \
+            set(effects.DAMAGE_REDUCERS)
         ctx.refuse(f"attack takes no option {', '.join(map(repr, sorted(unknown)))} "
                    f"(its options: {', '.join(_ATTACK_WORDS + tuple(sorted(known - set(_ATTACK_WORDS))))})")
 
@@ -466,12 +467,13 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
             opt.after(ctx, plan, results)
     if on_landed is not None:
         on_landed(ctx, plan, results)
-    offers = []
-    for name, opt in effects.ATTACK_OPTIONS.items():
-        if opt.offer is not None and not plan.asked.get(name):
-            o = opt.offer(ctx, plan, results)
-            if o:
-                offers.append({"option": name, **o})
+    offers = []  # what may be chosen now the hits are seen (a smite): read-only words for the event alone
+    if ctx.records:
+        for name, opt in effects.ATTACK_OPTIONS.items():
+            if opt.offer is not None and not plan.asked.get(name):
+                o = opt.offer(ctx, plan, results)
+                if o:
+                    offers.append({"option": name, **o})
 
     countered = None
     all_failed = all(x == "miss" for x in results)
@@ -493,7 +495,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                 if spent:
                     countered["ammo"] = spent
     ctx.end_on_action(attacker, "attack")
-    if not ctx.records:  # a simulated attack: the odds below are words for the record only
+    if not ctx.records:  # a simulated attack: the odds and the offers below are words for the record only
         return
     chance = odds(plan.expr, vs=plan.resist)
     extra = {}

@@ -22,7 +22,7 @@ from ..model import (CREATURE, combatant, current_actor, is_dead, is_dying, owne
                      used_this_turn)
 from ..rules import Rules, RulesError
 from . import effects
-from .base import Reader, Refused, class_of, data_items, rules_table
+from .base import Reader, Refused, class_abilities, class_of, data_items, rules_table
 from .effects import AttackPlan, Input
 
 __all__ = [
@@ -31,9 +31,9 @@ __all__ = [
     "unarmed", "weapon_of", "weapon_skill", "weapons", "plan_attack", "attack_exprs", "attack_odds", "hit_chance",
     "plan_spell_attack", "spell_attack_odds", "save_expr", "death_save", "luck_die_sides", "coin_talons",
     "current_actor", "present", "able", "can_act", "Acting", "may_act", "ACTION", "FREE", "REACTION",
-    "ability_timing", "turn_problem", "armor_value", "ammo_of", "reloads", "ammo_left", "free_reload",
+    "ability_timing", "turn_problem", "acting_problem", "armor_value", "ammo_of", "reloads", "ammo_left", "free_reload",
     "attack_ready",
-    "ability_refusal", "ability_ready", "abilities_available", "spells_available", "spell_inputs",
+    "ability_refusal", "ability_ready", "abilities_available", "ability_available", "spells_available", "spell_inputs",
     "signature_choice", "cost_text", "option_name",
     "find_choice", "raisable_skills", "choice_options", "odds_inputs",
 ]
@@ -515,7 +515,11 @@ def turn_problem(state: dict, rules: Rules, who: str, timing: str, what: str) ->
     None; what a command is refused with (unless the keeper overrides) and what a view greys a button by."""
     if timing == REACTION:
         return can_act(state, who)
-    acting = may_act(state, rules, who)
+    return acting_problem(may_act(state, rules, who), who, timing, what)
+
+
+def acting_problem(acting: Acting, who: str, timing: str, what: str) -> str | None:
+    """``turn_problem`` from ``may_act``'s answer (a command that goes on to mark the action asks once)."""
     if not acting.tracked:
         return acting.why
     if not acting.on_turn:
@@ -693,20 +697,32 @@ def _ability_inputs(aid: str, a: Mapping) -> tuple:
     return (_TARGET,) if mech.get("heal") else ()
 
 
+def _ability_choice(rules: Rules, d: Mapping, aid: str, a: Mapping) -> AbilityChoice:
+    cost = a["cost"]
+    words = cost_text(cost, a.get("cost_per"))
+    return AbilityChoice(aid, a["name"], cost, words, a["effect"], _ability_inputs(aid, a),
+                         _affordable(d, cost, rules), f"{a['name']} ({words})", ability_timing(rules, a))
+
+
 def abilities_available(state: dict, rules: Rules, who: str) -> list[AbilityChoice]:
     """The abilities ``who`` has now (level and specialty met), in the class's order, with what each costs."""
     d = state["delvers"].get(who)
     if d is None:
         return []
-    out = []
-    for aid, a in data_items(class_of(rules, d["class_id"])["abilities"]):
-        if ability_refusal(rules, who, d, aid, a) is not None:
-            continue
-        cost = a["cost"]
-        words = cost_text(cost, a.get("cost_per"))
-        out.append(AbilityChoice(aid, a["name"], cost, words, a["effect"], _ability_inputs(aid, a),
-                                 _affordable(d, cost, rules), f"{a['name']} ({words})", ability_timing(rules, a)))
-    return out
+    return [_ability_choice(rules, d, aid, a) for aid, a in class_abilities(rules, d["class_id"]).items()
+            if ability_refusal(rules, who, d, aid, a) is None]
+
+
+def ability_available(state: dict, rules: Rules, who: str, aid: str) -> AbilityChoice | None:
+    """``abilities_available``'s answer for one ability ``aid`` (None when ``who`` does not have it now): what a
+    question about one ability asks (may this delver Dodge, and can it pay?)."""
+    d = state["delvers"].get(who)
+    if d is None:
+        return None
+    a = class_abilities(rules, d["class_id"]).get(aid)
+    if a is None or ability_refusal(rules, who, d, aid, a) is not None:
+        return None
+    return _ability_choice(rules, d, aid, a)
 
 
 class SpellChoice(NamedTuple):
