@@ -22,7 +22,7 @@ from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
 __all__ = ["Refused", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items", "rules_table",
-           "class_of", "class_abilities"]
+           "class_of", "class_abilities", "path_in"]
 
 COMMANDS: dict[str, Callable] = {}
 
@@ -84,6 +84,15 @@ def class_abilities(rules: Rules, class_id: str) -> Mapping:
     return found
 
 
+def path_in(side: str, name: str) -> list:
+    """Where a combatant of ``side`` (``Reader.combatant``'s first answer) sits in the state."""
+    if side == "delver":
+        return ["delvers", name]
+    if side == "foe":
+        return ["encounter", "foes", name]
+    return ["creatures", name]
+
+
 class Reader:
     """The state and the rules, read and never changed: the lookups every rule and every question needs.
 
@@ -93,10 +102,7 @@ class Reader:
     def __init__(self, state: dict, rules: Rules):
         self.state = state
         self.rules = rules
-
-    @property
-    def core(self) -> Mapping:
-        return self.rules.core
+        self.core: Mapping = rules.core  # the core numbers, read by every rule (the Rules never change)
 
     def refuse(self, message: str):
         raise Refused(message)
@@ -129,8 +135,7 @@ class Reader:
         return found
 
     def path_of(self, name: str) -> list:
-        side, _ = self.combatant(name)
-        return {"delver": ["delvers", name], "foe": ["encounter", "foes", name]}.get(side, ["creatures", name])
+        return path_in(self.combatant(name)[0], name)
 
     def require_able(self, name: str, doing: str) -> dict:
         """The combatant, refusing if it is dead or dying."""
@@ -149,8 +154,10 @@ class Reader:
         return side, c
 
     def conditions(self, who: str | None = None, kind: str | None = None) -> list[dict]:
-        return [c for c in self.state["conditions"]
-                if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
+        conds = self.state["conditions"]
+        if not conds:  # most of a fight: the registries ask, and nothing is there
+            return []
+        return [c for c in conds if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
 
     def class_abilities(self, c: Mapping) -> Mapping:
         """A delver's class abilities by id (a foe has none), read-only."""

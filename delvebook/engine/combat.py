@@ -22,7 +22,7 @@ from ..events import clone
 from ..model import (CREATURE, FOES, PARTY, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
                      is_dying, present, used_this_turn)
 from . import effects, turns
-from .base import Ctx, Reader, command
+from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, taken_names
 from .gear import fired, spend_ammo
 from .progress import award
@@ -279,7 +279,8 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
     save (after any harm, or only an ``attack``'s, as ``core.death_save.after`` says); a foe or a named creature
     is vanquished (a familiar is lost)."""
     side, c = ctx.combatant(target)
-    path = ctx.path_of(target)
+    path = path_in(side, target)
+    core = ctx.core
     reductions = []
     if raw > 0:
         for reduce in effects.DAMAGE_REDUCERS.values():
@@ -291,23 +292,24 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
     av, intact = armor_value(ctx, target, c) if armor else (0, [])
     if incoming == 0 and any(not red.spares_armor for red in reductions):
         intact = []  # dodged down to nothing: the blow never reached the armor
-    dealt = max(ctx.core["armor"]["damage_floor"], incoming - av)
+    armor_rules = core["armor"]
+    dealt = max(armor_rules["damage_floor"], incoming - av)
     dv_lost = []
     for i in intact:
         piece = c["armor"][i]
-        left = max(0, piece["dv"] - ctx.core["armor"]["dv_per_hit"])
+        left = max(0, piece["dv"] - armor_rules["dv_per_hit"])
         ctx.set(path + ["armor", i, "dv"], left)
-        dv_lost.append({"piece": piece["name"], "dv": left, "broken": left <= ctx.core["armor"]["broken_at_dv"]})
+        dv_lost.append({"piece": piece["name"], "dv": left, "broken": left <= armor_rules["broken_at_dv"]})
     before = c["hearts"]
-    after = max(ctx.core["hearts"]["floor"], before - dealt)
+    after = max(core["hearts"]["floor"], before - dealt)
     ctx.set(path + ["hearts"], after)
     result = {"target": target, "source": source, "raw": raw, "av": av, "absorbed": incoming - dealt, "dealt": dealt,
               "hearts_before": before, "hearts_after": after, "dv": dv_lost}
     for red in reductions:
         result[red.field] = red.amount
-    if dealt > 0 and before - dealt < ctx.core["death_save"]["retrigger_below"]:
+    if dealt > 0 and before - dealt < core["death_save"]["retrigger_below"]:
         if side == "delver":
-            if attack or ctx.core["death_save"]["after"] == "any_harm":
+            if attack or core["death_save"]["after"] == "any_harm":
                 if is_alive(c):
                     ctx.set(path + ["status"], STATUS_DYING)
                 result["death_save_due"] = not is_dead(c)
@@ -322,13 +324,32 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
     return result
 
 
+_DAMAGE: dict = {}
+
+
+def _damage_expr(damage: Any, extra: tuple, bonus: Any):
+    """The parsed damage of a hit: the weapon's dice, any extra dice and its bonus, joined (kept by them)."""
+    key = (damage, extra, bonus)
+    try:
+        e = _DAMAGE.get(key)
+    except TypeError:  # a value no dict can hold (a hand-edited sheet): read as it is, not kept
+        key = e = None
+    if e is None:
+        parts = [str(damage)] + [str(x) for x in extra]
+        if bonus:
+            parts.append(str(bonus))
+        e = parse("+".join(p.lstrip("+") for p in parts))
+        if key is not None:
+            if len(_DAMAGE) > 4096:
+                _DAMAGE.clear()
+            _DAMAGE[key] = e
+    return e
+
+
 def damage_roll(ctx: Ctx, who: str, w: Mapping, *, max_damage: bool, extra: list[str] = (),
                 name="damage") -> tuple[int, str]:
     """The damage of one hit with ``w`` (and any extra dice): rolled, or its maximum; flat damage is not rolled."""
-    parts = [str(w["damage"])] + [str(x) for x in extra]
-    if w.get("bonus"):
-        parts.append(str(w["bonus"]))
-    e = parse("+".join(p.lstrip("+") for p in parts))
+    e = _damage_expr(w["damage"], tuple(extra), w.get("bonus"))
     expr = e.text
     if max_damage or e.dice_count == 0:  # flat damage (unarmed 2) needs no roll
         return distribution(expr).max, expr
@@ -368,8 +389,7 @@ def prepare_attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, **a
     """An attack as the rules shape it, before any die: the options checked, the attacker able, the target
     there and living (``queries.plan_attack``)."""
     _check_options(ctx, asked)
-    ctx.combatant(attacker)
-    ctx.require_able(attacker, "attack")
+    ctx.require_able(attacker, "attack")  # (no one by that name is refused first, as combatant refuses)
     _, t = ctx.combatant(target)
     if is_dead(t):
         ctx.refuse(f"{target} is already dead")

@@ -95,6 +95,22 @@ def _join(parts: list[str]) -> str:
     return parts[0] + "".join(p if p[0] in "+-" else "+" + p for p in parts[1:])
 
 
+_TEXTS: dict[tuple, str] = {}
+
+
+def _text(parts: list[str]) -> str:
+    """The canonical notation of ``parts`` joined (``parse``'s text), kept by the parts: a roll's parts recur all
+    fight long ('d20', '+d6')."""
+    key = tuple(parts)
+    text = _TEXTS.get(key)
+    if text is None:
+        text = parse(_join(parts)).text
+        if len(_TEXTS) > 4096:
+            _TEXTS.clear()
+        _TEXTS[key] = text
+    return text
+
+
 def d20_in(r: Reader, who: str, c: Mapping, skill: str | None, *, die: str | None = None, advantage: bool = False,
            bonus: Any = None, extra: list[str] = (), asked: Mapping[str, Any] | None = None) -> D20:
     """A D20 roll by ``who``: the die (or advantage), the skill's bonus, skill boosts when the roller acts
@@ -129,7 +145,7 @@ def d20_in(r: Reader, who: str, c: Mapping, skill: str | None, *, die: str | Non
         parse(b)  # a bad bonus is the keeper's typo: a DiceError says where
         parts.append(b if b[0] in "+-" else "+" + b)
         said.append(f"bonus {b}")
-    return D20(parse(_join(parts)).text, said, spends, parts)
+    return D20(_text(parts), said, spends, parts)
 
 
 def check_expr(state: dict, rules: Rules, who: str, skill: str | None = None) -> str | None:
@@ -273,8 +289,8 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
     roll = d20_in(r, attacker, a, plan.skill, die=r.core["attack"]["die"], advantage=plan.advantage,
                   bonus=asked.get("bonus"), extra=plan.attack_bonus, asked=asked)
     plan.spends += roll.spends
-    plan.base = parse(roll.parts[0]).text
-    plan.bonus = parse(_join(roll.parts[1:])).text.lstrip("+") if len(roll.parts) > 1 else None
+    plan.base = _text(roll.parts[:1])
+    plan.bonus = _text(roll.parts[1:]).lstrip("+") if len(roll.parts) > 1 else None
     plan.expr = roll.expr
     plan.resist = d20_in(r, target, t, None, die=r.core["attack"]["resist_die"], bonus=asked.get("target_bonus")).expr
     return plan
@@ -410,9 +426,14 @@ def can_act(state: dict, name: str) -> str | None:
     found = combatant(state, name)
     if found is None:
         return f"no one named {name!r} is here"
-    if is_dead(found[1]):
+    return _blocked(name, found[1])
+
+
+def _blocked(name: str, c: Mapping) -> str | None:
+    """``can_act`` for a combatant found."""
+    if is_dead(c):
         return f"{name} is dead"
-    if is_dying(found[1]):
+    if is_dying(c):
         return f"{name} is dying and must make a death save before anything else"
     return None
 
@@ -460,7 +481,7 @@ def may_act(state: dict, rules: Rules, who: str) -> Acting:
     if found is None:
         return Acting(who, False, None, False, (), {}, f"no one named {who!r} is here")
     side, c = found
-    blocked = can_act(state, who)
+    blocked = _blocked(who, c)
     enc = state["encounter"]
     if enc is None or not rules.core["turns"]["enforced"]:
         return Acting(who, False, None, blocked is None, ("action",) if blocked is None else (), {}, blocked)
