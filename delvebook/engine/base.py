@@ -174,11 +174,11 @@ class Ctx(Reader):
     def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict,
                  faces: Mapping[str, Any] | None = None, recorded: Mapping[str, dict] | None = None,
                  extra_luck: Mapping[str, list] | None = None):
-        super().__init__(state, rules)
+        Reader.__init__(self, state, rules)
         self.rng = rng
         self.kind = kind
         self.args = args
-        self.faces = dict(faces or {})
+        self.faces = dict(faces) if faces else {}
         self.recorded = recorded or {}
         self.extra_luck = extra_luck or {}
         self.changes: list = []
@@ -321,8 +321,10 @@ class Play(Ctx):
 
     records = False
 
-    def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict, **kw: Any):
-        super().__init__(state, rules, rng, kind, args, **kw)
+    def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict,
+                 faces: Mapping[str, Any] | None = None, recorded: Mapping[str, dict] | None = None,
+                 extra_luck: Mapping[str, list] | None = None):
+        Ctx.__init__(self, state, rules, rng, kind, args, faces, recorded, extra_luck)
         self._journal: list = []  # (node, key, what was there) in the order set; key None: an append to a list
 
     def set(self, path: list, value: Any) -> None:

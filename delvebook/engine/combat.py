@@ -362,8 +362,11 @@ _ATTACK_WORDS = ("advantage", "multi", "bonus", "target_bonus", "counter", "coun
                  "extra_damage")
 
 
+_ATTACK_WORD_SET = frozenset(_ATTACK_WORDS)
+
+
 def _check_options(ctx: Ctx, options: Mapping) -> None:
-    unknown = [k for k in options if k not in _ATTACK_WORDS and k not in effects.ATTACK_OPTIONS
+    unknown = [k for k in options if k not in _ATTACK_WORD_SET and k not in effects.ATTACK_OPTIONS
                and k not in effects.SKILL_BOOSTS and k not in effects.DAMAGE_REDUCERS]
     if unknown:
         known = set(_ATTACK_WORDS) | set(effects.ATTACK_OPTIONS) | set(effects.SKILL_BOOSTS) | \
