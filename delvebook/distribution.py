@@ -296,9 +296,26 @@ def odds(expr: "str | Expression | Distribution", vs: "str | Expression | Distri
     - ``odds(expr, vs=other)``: an ``Opposed`` with ``.win``, ``.tie``, ``.lose`` as Fractions;
     - ``odds(expr)``: the whole ``Distribution``.
     """
-    d = expr if isinstance(expr, Distribution) else distribution(expr)
     if vs is not None and target is not None:
         raise TypeError("odds() takes vs= (an opposed roll) or target= (a number to meet or beat), not both")
+    if expr.__class__ is str and (vs is None or vs.__class__ is str) and (target is None or target.__class__ is int):
+        # a question asked by expression strings (an attack's chance, a death save's) has one answer: kept
+        key = (expr, vs, target)
+        found = _odds.get(key)
+        if found is None:
+            found = _odds_of(expr, vs, target)
+            if len(_odds) > 4096:
+                _odds.clear()
+            _odds[key] = found
+        return found
+    return _odds_of(expr, vs, target)
+
+
+_odds: dict = {}  # (expr, vs, target) -> its answer: Fractions and Opposed are immutable
+
+
+def _odds_of(expr, vs, target):
+    d = expr if isinstance(expr, Distribution) else distribution(expr)
     if target is not None:
         if isinstance(target, bool) or not isinstance(target, int):
             raise TypeError(f"target must be a whole number, got {target!r}")

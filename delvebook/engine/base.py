@@ -12,6 +12,8 @@ Standard library only: part of the pure core.
 from __future__ import annotations
 
 import random
+import weakref
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from ..dice import DiceError, Roll, parse
@@ -19,7 +21,8 @@ from ..events import apply_changes, clone
 from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
-__all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items"]
+__all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items", "rules_table",
+           "class_of", "class_abilities", "path_in"]
 
 COMMANDS: dict[str, Callable] = {}
 
@@ -48,6 +51,53 @@ def data_items(mapping: Mapping):
             yield k, v
 
 
+_TABLES: "weakref.WeakKeyDictionary[Rules, dict]" = weakref.WeakKeyDictionary()
+
+
+def rules_table(rules: Rules, name: str) -> Mapping:
+    """``rules.gear`` / ``classes`` / ``bestiary`` / ``spells``, built once per ``Rules``: each such property
+    merges the rules' tables afresh on every read, and a ``Rules`` never changes (its data is frozen), so the
+    merged table is a pure function of it (an attack asks for the gear table a dozen times)."""
+    tables = _TABLES.get(rules)
+    if tables is None:
+        tables = _TABLES[rules] = {}
+    t = tables.get(name)
+    if t is None:
+        t = tables[name] = getattr(rules, name)
+    return t
+
+
+def class_of(rules: Rules, class_id: str) -> Mapping:
+    """``rules.class_(class_id)`` from the table built once (``rules_table``); an unknown class as it refuses."""
+    found = rules_table(rules, "classes").get(class_id)
+    return found if found is not None else rules.class_(class_id)
+
+
+_NONE: Mapping = MappingProxyType({})
+
+
+def class_abilities(rules: Rules, class_id: str) -> Mapping:
+    """A class's abilities by id, without provenance keys, read-only: built once per ``Rules`` and class (an
+    attack asks for them to offer a smite, a Dodge to pay for one)."""
+    tables = _TABLES.get(rules)
+    if tables is None:
+        tables = _TABLES[rules] = {}
+    key = ("abilities", class_id)
+    found = tables.get(key)
+    if found is None:
+        found = tables[key] = MappingProxyType(dict(data_items(class_of(rules, class_id)["abilities"])))
+    return found
+
+
+def path_in(side: str, name: str) -> list:
+    """Where a combatant of ``side`` (``Reader.combatant``'s first answer) sits in the state."""
+    if side == "delver":
+        return ["delvers", name]
+    if side == "foe":
+        return ["encounter", "foes", name]
+    return ["creatures", name]
+
+
 class Reader:
     """The state and the rules, read and never changed: the lookups every rule and every question needs.
 
@@ -57,10 +107,7 @@ class Reader:
     def __init__(self, state: dict, rules: Rules):
         self.state = state
         self.rules = rules
-
-    @property
-    def core(self) -> Mapping:
-        return self.rules.core
+        self.core: Mapping = rules.core  # the core numbers, read by every rule (the Rules never change)
 
     def refuse(self, message: str):
         raise Refused(message)
@@ -93,8 +140,7 @@ class Reader:
         return found
 
     def path_of(self, name: str) -> list:
-        side, _ = self.combatant(name)
-        return {"delver": ["delvers", name], "foe": ["encounter", "foes", name]}.get(side, ["creatures", name])
+        return path_in(self.combatant(name)[0], name)
 
     def require_able(self, name: str, doing: str) -> dict:
         """The combatant, refusing if it is dead or dying."""
@@ -113,14 +159,16 @@ class Reader:
         return side, c
 
     def conditions(self, who: str | None = None, kind: str | None = None) -> list[dict]:
-        return [c for c in self.state["conditions"]
-                if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
+        conds = self.state["conditions"]
+        if not conds:  # most of a fight: the registries ask, and nothing is there
+            return []
+        return [c for c in conds if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
 
-    def class_abilities(self, c: Mapping) -> dict:
-        """A delver's class abilities by id (a foe has none)."""
+    def class_abilities(self, c: Mapping) -> Mapping:
+        """A delver's class abilities by id (a foe has none), read-only."""
         if "class_id" not in c:
-            return {}
-        return dict(data_items(self.rules.class_(c["class_id"])["abilities"]))
+            return _NONE
+        return class_abilities(self.rules, c["class_id"])
 
 
 class Ctx(Reader):
@@ -131,11 +179,11 @@ class Ctx(Reader):
     def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict,
                  faces: Mapping[str, Any] | None = None, recorded: Mapping[str, dict] | None = None,
                  extra_luck: Mapping[str, list] | None = None):
-        super().__init__(state, rules)
+        Reader.__init__(self, state, rules)
         self.rng = rng
         self.kind = kind
         self.args = args
-        self.faces = dict(faces or {})
+        self.faces = dict(faces) if faces else {}
         self.recorded = recorded or {}
         self.extra_luck = extra_luck or {}
         self.changes: list = []
@@ -278,8 +326,10 @@ class Play(Ctx):
 
     records = False
 
-    def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict, **kw: Any):
-        super().__init__(state, rules, rng, kind, args, **kw)
+    def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict,
+                 faces: Mapping[str, Any] | None = None, recorded: Mapping[str, dict] | None = None,
+                 extra_luck: Mapping[str, list] | None = None):
+        Ctx.__init__(self, state, rules, rng, kind, args, faces, recorded, extra_luck)
         self._journal: list = []  # (node, key, what was there) in the order set; key None: an append to a list
 
     def set(self, path: list, value: Any) -> None:

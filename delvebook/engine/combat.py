@@ -22,7 +22,7 @@ from ..events import clone
 from ..model import (CREATURE, FOES, PARTY, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
                      is_dying, present, used_this_turn)
 from . import effects, turns
-from .base import Ctx, Reader, command
+from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, taken_names
 from .gear import fired, spend_ammo
 from .progress import award
@@ -279,7 +279,8 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
     save (after any harm, or only an ``attack``'s, as ``core.death_save.after`` says); a foe or a named creature
     is vanquished (a familiar is lost)."""
     side, c = ctx.combatant(target)
-    path = ctx.path_of(target)
+    path = path_in(side, target)
+    core = ctx.core
     reductions = []
     if raw > 0:
         for reduce in effects.DAMAGE_REDUCERS.values():
@@ -291,23 +292,24 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
     av, intact = armor_value(ctx, target, c) if armor else (0, [])
     if incoming == 0 and any(not red.spares_armor for red in reductions):
         intact = []  # dodged down to nothing: the blow never reached the armor
-    dealt = max(ctx.core["armor"]["damage_floor"], incoming - av)
+    armor_rules = core["armor"]
+    dealt = max(armor_rules["damage_floor"], incoming - av)
     dv_lost = []
     for i in intact:
         piece = c["armor"][i]
-        left = max(0, piece["dv"] - ctx.core["armor"]["dv_per_hit"])
+        left = max(0, piece["dv"] - armor_rules["dv_per_hit"])
         ctx.set(path + ["armor", i, "dv"], left)
-        dv_lost.append({"piece": piece["name"], "dv": left, "broken": left <= ctx.core["armor"]["broken_at_dv"]})
+        dv_lost.append({"piece": piece["name"], "dv": left, "broken": left <= armor_rules["broken_at_dv"]})
     before = c["hearts"]
-    after = max(ctx.core["hearts"]["floor"], before - dealt)
+    after = max(core["hearts"]["floor"], before - dealt)
     ctx.set(path + ["hearts"], after)
     result = {"target": target, "source": source, "raw": raw, "av": av, "absorbed": incoming - dealt, "dealt": dealt,
               "hearts_before": before, "hearts_after": after, "dv": dv_lost}
     for red in reductions:
         result[red.field] = red.amount
-    if dealt > 0 and before - dealt < ctx.core["death_save"]["retrigger_below"]:
+    if dealt > 0 and before - dealt < core["death_save"]["retrigger_below"]:
         if side == "delver":
-            if attack or ctx.core["death_save"]["after"] == "any_harm":
+            if attack or core["death_save"]["after"] == "any_harm":
                 if is_alive(c):
                     ctx.set(path + ["status"], STATUS_DYING)
                 result["death_save_due"] = not is_dead(c)
@@ -322,13 +324,32 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
     return result
 
 
+_DAMAGE: dict = {}
+
+
+def _damage_expr(damage: Any, extra: tuple, bonus: Any):
+    """The parsed damage of a hit: the weapon's dice, any extra dice and its bonus, joined (kept by them)."""
+    key = (damage, extra, bonus)
+    try:
+        e = _DAMAGE.get(key)
+    except TypeError:  # a value no dict can hold (a hand-edited sheet): read as it is, not kept
+        key = e = None
+    if e is None:
+        parts = [str(damage)] + [str(x) for x in extra]
+        if bonus:
+            parts.append(str(bonus))
+        e = parse("+".join(p.lstrip("+") for p in parts))
+        if key is not None:
+            if len(_DAMAGE) > 4096:
+                _DAMAGE.clear()
+            _DAMAGE[key] = e
+    return e
+
+
 def damage_roll(ctx: Ctx, who: str, w: Mapping, *, max_damage: bool, extra: list[str] = (),
                 name="damage") -> tuple[int, str]:
     """The damage of one hit with ``w`` (and any extra dice): rolled, or its maximum; flat damage is not rolled."""
-    parts = [str(w["damage"])] + [str(x) for x in extra]
-    if w.get("bonus"):
-        parts.append(str(w["bonus"]))
-    e = parse("+".join(p.lstrip("+") for p in parts))
+    e = _damage_expr(w["damage"], tuple(extra), w.get("bonus"))
     expr = e.text
     if max_damage or e.dice_count == 0:  # flat damage (unarmed 2) needs no roll
         return distribution(expr).max, expr
@@ -341,11 +362,15 @@ _ATTACK_WORDS = ("advantage", "multi", "bonus", "target_bonus", "counter", "coun
                  "extra_damage")
 
 
+_ATTACK_WORD_SET = frozenset(_ATTACK_WORDS)
+
+
 def _check_options(ctx: Ctx, options: Mapping) -> None:
-    known = set(_ATTACK_WORDS) | set(effects.ATTACK_OPTIONS) | set(effects.SKILL_BOOSTS) | \
-        set(effects.DAMAGE_REDUCERS)
-    unknown = [k for k in options if k not in known]
+    unknown = [k for k in options if k not in _ATTACK_WORD_SET and k not in effects.ATTACK_OPTIONS
+               and k not in effects.SKILL_BOOSTS and k not in effects.DAMAGE_REDUCERS]
     if unknown:
+        known = set(_ATTACK_WORDS) | set(effects.ATTACK_OPTIONS) | set(effects.SKILL_BOOSTS) | \
+            set(effects.DAMAGE_REDUCERS)
         ctx.refuse(f"attack takes no option {', '.join(map(repr, sorted(unknown)))} "
                    f"(its options: {', '.join(_ATTACK_WORDS + tuple(sorted(known - set(_ATTACK_WORDS))))})")
 
@@ -367,8 +392,7 @@ def prepare_attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, **a
     """An attack as the rules shape it, before any die: the options checked, the attacker able, the target
     there and living (``queries.plan_attack``)."""
     _check_options(ctx, asked)
-    ctx.combatant(attacker)
-    ctx.require_able(attacker, "attack")
+    ctx.require_able(attacker, "attack")  # (no one by that name is refused first, as combatant refuses)
     _, t = ctx.combatant(target)
     if is_dead(t):
         ctx.refuse(f"{target} is already dead")
@@ -466,12 +490,13 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
             opt.after(ctx, plan, results)
     if on_landed is not None:
         on_landed(ctx, plan, results)
-    offers = []
-    for name, opt in effects.ATTACK_OPTIONS.items():
-        if opt.offer is not None and not plan.asked.get(name):
-            o = opt.offer(ctx, plan, results)
-            if o:
-                offers.append({"option": name, **o})
+    offers = []  # what may be chosen now the hits are seen (a smite): read-only words for the event alone
+    if ctx.records:
+        for name, opt in effects.ATTACK_OPTIONS.items():
+            if opt.offer is not None and not plan.asked.get(name):
+                o = opt.offer(ctx, plan, results)
+                if o:
+                    offers.append({"option": name, **o})
 
     countered = None
     all_failed = all(x == "miss" for x in results)
@@ -493,7 +518,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                 if spent:
                     countered["ammo"] = spent
     ctx.end_on_action(attacker, "attack")
-    if not ctx.records:  # a simulated attack: the odds below are words for the record only
+    if not ctx.records:  # a simulated attack: the odds and the offers below are words for the record only
         return
     chance = odds(plan.expr, vs=plan.resist)
     extra = {}

@@ -22,7 +22,7 @@ from ..model import (CREATURE, combatant, current_actor, is_dead, is_dying, owne
                      used_this_turn)
 from ..rules import Rules, RulesError
 from . import effects
-from .base import Reader, Refused, data_items
+from .base import Reader, Refused, class_abilities, class_of, data_items, rules_table
 from .effects import AttackPlan, Input
 
 __all__ = [
@@ -31,9 +31,10 @@ __all__ = [
     "unarmed", "weapon_of", "weapon_skill", "weapons", "plan_attack", "attack_exprs", "attack_odds", "hit_chance",
     "plan_spell_attack", "spell_attack_odds", "save_expr", "death_save", "luck_die_sides", "coin_talons",
     "current_actor", "present", "able", "can_act", "Acting", "may_act", "ACTION", "FREE", "REACTION",
-    "ability_timing", "turn_problem", "armor_value", "ammo_of", "reloads", "ammo_left", "free_reload",
-    "attack_ready", "attack_problem", "Reload", "reloadable", "Carried", "carried",
-    "ability_refusal", "ability_ready", "abilities_available", "spells_available", "spell_inputs",
+    "ability_timing", "turn_problem", "acting_problem", "armor_value", "ammo_of", "reloads", "ammo_left",
+    "free_reload", "attack_ready", "attack_problem", "Reload", "reloadable", "Carried", "carried",
+    "ability_refusal", "ability_ready", "abilities_available", "ability_available", "spells_available",
+    "spell_inputs",
     "signature_choice", "cost_text", "option_name",
     "find_choice", "raisable_skills", "choice_options", "odds_inputs",
 ]
@@ -52,7 +53,7 @@ def skill_id(r: Reader, c: Mapping, skill: str | None) -> str | None:
         if sid == wanted:
             return sid
     if "class_id" in c:
-        for sid, spec in data_items(r.rules.class_(c["class_id"])["skills"]):
+        for sid, spec in data_items(class_of(r.rules, c["class_id"])["skills"]):
             if spec["name"].lower() == skill.strip().lower() or sid == wanted:
                 return sid
     return wanted
@@ -77,7 +78,7 @@ def skill_label(state: dict, rules: Rules, who: str, sid: str) -> str:
     """'Stealth +D6': the class's name for the delver's skill (a creature's by its id), and its bonus dice."""
     found = combatant(state, who)
     d = found[1] if found is not None else state["delvers"][who]
-    spec = rules.class_(d["class_id"])["skills"].get(sid) if "class_id" in d else None
+    spec = class_of(rules, d["class_id"])["skills"].get(sid) if "class_id" in d else None
     name = spec["name"] if spec is not None else None
     bonus = rules.core["skill_bonus"].get(d["skills"][sid], "")
     return f"{name or sid.replace('_', ' ').capitalize()} +{str(bonus).upper()}"
@@ -94,6 +95,22 @@ class D20(NamedTuple):
 
 def _join(parts: list[str]) -> str:
     return parts[0] + "".join(p if p[0] in "+-" else "+" + p for p in parts[1:])
+
+
+_TEXTS: dict[tuple, str] = {}
+
+
+def _text(parts: list[str]) -> str:
+    """The canonical notation of ``parts`` joined (``parse``'s text), kept by the parts: a roll's parts recur all
+    fight long ('d20', '+d6')."""
+    key = tuple(parts)
+    text = _TEXTS.get(key)
+    if text is None:
+        text = parse(_join(parts)).text
+        if len(_TEXTS) > 4096:
+            _TEXTS.clear()
+        _TEXTS[key] = text
+    return text
 
 
 def d20_in(r: Reader, who: str, c: Mapping, skill: str | None, *, die: str | None = None, advantage: bool = False,
@@ -130,7 +147,7 @@ def d20_in(r: Reader, who: str, c: Mapping, skill: str | None, *, die: str | Non
         parse(b)  # a bad bonus is the keeper's typo: a DiceError says where
         parts.append(b if b[0] in "+-" else "+" + b)
         said.append(f"bonus {b}")
-    return D20(parse(_join(parts)).text, said, spends, parts)
+    return D20(_text(parts), said, spends, parts)
 
 
 def check_expr(state: dict, rules: Rules, who: str, skill: str | None = None) -> str | None:
@@ -279,8 +296,8 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
     roll = d20_in(r, attacker, a, plan.skill, die=r.core["attack"]["die"], advantage=plan.advantage,
                   bonus=asked.get("bonus"), extra=plan.attack_bonus, asked=asked)
     plan.spends += roll.spends
-    plan.base = parse(roll.parts[0]).text
-    plan.bonus = parse(_join(roll.parts[1:])).text.lstrip("+") if len(roll.parts) > 1 else None
+    plan.base = _text(roll.parts[:1])
+    plan.bonus = _text(roll.parts[1:]).lstrip("+") if len(roll.parts) > 1 else None
     plan.expr = roll.expr
     plan.resist = d20_in(r, target, t, None, die=r.core["attack"]["resist_die"], bonus=asked.get("target_bonus")).expr
     return plan
@@ -431,9 +448,14 @@ def can_act(state: dict, name: str) -> str | None:
     found = combatant(state, name)
     if found is None:
         return f"no one named {name!r} is here"
-    if is_dead(found[1]):
+    return _blocked(name, found[1])
+
+
+def _blocked(name: str, c: Mapping) -> str | None:
+    """``can_act`` for a combatant found."""
+    if is_dead(c):
         return f"{name} is dead"
-    if is_dying(found[1]):
+    if is_dying(c):
         return f"{name} is dying and must make a death save before anything else"
     return None
 
@@ -481,7 +503,7 @@ def may_act(state: dict, rules: Rules, who: str) -> Acting:
     if found is None:
         return Acting(who, False, None, False, (), {}, f"no one named {who!r} is here")
     side, c = found
-    blocked = can_act(state, who)
+    blocked = _blocked(who, c)
     enc = state["encounter"]
     if enc is None or not rules.core["turns"]["enforced"]:
         return Acting(who, False, None, blocked is None, ("action",) if blocked is None else (), {}, blocked)
@@ -536,7 +558,11 @@ def turn_problem(state: dict, rules: Rules, who: str, timing: str, what: str) ->
     None; what a command is refused with (unless the keeper overrides) and what a view greys a button by."""
     if timing == REACTION:
         return can_act(state, who)
-    acting = may_act(state, rules, who)
+    return acting_problem(may_act(state, rules, who), who, timing, what)
+
+
+def acting_problem(acting: Acting, who: str, timing: str, what: str) -> str | None:
+    """``turn_problem`` from ``may_act``'s answer (a command that goes on to mark the action asks once)."""
     if not acting.tracked:
         return acting.why
     if not acting.on_turn:
@@ -573,16 +599,16 @@ def ammo_of(rules: Rules, w: Mapping) -> str | None:
     """The ammunition a weapon shoots (``arrow``, ``bolt``), from the weapon or its gear entry; None if none."""
     if "ammo" in w:
         return w["ammo"]
-    item = w.get("item")
-    return rules.gear[item].get("ammo") if item in rules.gear else None
+    found = rules_table(rules, "gear").get(w.get("item"))
+    return found.get("ammo") if found is not None else None
 
 
 def reloads(rules: Rules, w: Mapping) -> bool:
     """Whether reloading the weapon takes an action (a crossbow)."""
     if "reload_action" in w:
         return bool(w["reload_action"])
-    item = w.get("item")
-    return bool(rules.gear[item].get("reload_action")) if item in rules.gear else False
+    found = rules_table(rules, "gear").get(w.get("item"))
+    return bool(found.get("reload_action")) if found is not None else False
 
 
 def ammo_left(c: Mapping, ammo: str | None) -> int:
@@ -615,7 +641,8 @@ def attack_ready(state: dict, rules: Rules, who: str, w: Mapping, shots: int = 1
         need = shots * int(rules.core["ammunition"]["per_attack"])
         have = ammo_left(c, ammo)
         if have < need:
-            name = rules.gear[ammo]["name"].lower() if ammo in rules.gear else ammo
+            gear = rules_table(rules, "gear")
+            name = gear[ammo]["name"].lower() if ammo in gear else ammo
             plural = name if name.endswith("s") else name + "s"
             if have == 0:
                 return f"{who} has no {plural} left for the {w['name']}"
@@ -775,20 +802,32 @@ def _ability_inputs(aid: str, a: Mapping) -> tuple:
     return (_TARGET,) if mech.get("heal") else ()
 
 
+def _ability_choice(rules: Rules, d: Mapping, aid: str, a: Mapping) -> AbilityChoice:
+    cost = a["cost"]
+    words = cost_text(cost, a.get("cost_per"))
+    return AbilityChoice(aid, a["name"], cost, words, a["effect"], _ability_inputs(aid, a),
+                         _affordable(d, cost, rules), f"{a['name']} ({words})", ability_timing(rules, a))
+
+
 def abilities_available(state: dict, rules: Rules, who: str) -> list[AbilityChoice]:
     """The abilities ``who`` has now (level and specialty met), in the class's order, with what each costs."""
     d = state["delvers"].get(who)
     if d is None:
         return []
-    out = []
-    for aid, a in data_items(rules.class_(d["class_id"])["abilities"]):
-        if ability_refusal(rules, who, d, aid, a) is not None:
-            continue
-        cost = a["cost"]
-        words = cost_text(cost, a.get("cost_per"))
-        out.append(AbilityChoice(aid, a["name"], cost, words, a["effect"], _ability_inputs(aid, a),
-                                 _affordable(d, cost, rules), f"{a['name']} ({words})", ability_timing(rules, a)))
-    return out
+    return [_ability_choice(rules, d, aid, a) for aid, a in class_abilities(rules, d["class_id"]).items()
+            if ability_refusal(rules, who, d, aid, a) is None]
+
+
+def ability_available(state: dict, rules: Rules, who: str, aid: str) -> AbilityChoice | None:
+    """``abilities_available``'s answer for one ability ``aid`` (None when ``who`` does not have it now): what a
+    question about one ability asks (may this delver Dodge, and can it pay?)."""
+    d = state["delvers"].get(who)
+    if d is None:
+        return None
+    a = class_abilities(rules, d["class_id"]).get(aid)
+    if a is None or ability_refusal(rules, who, d, aid, a) is not None:
+        return None
+    return _ability_choice(rules, d, aid, a)
 
 
 class SpellChoice(NamedTuple):
@@ -859,7 +898,7 @@ def find_choice(rules: Rules, d: Mapping, pending: Mapping) -> Mapping:
 def raisable_skills(rules: Rules, d: Mapping, spec: Mapping) -> list[str]:
     """For a choice among the delver's own skills (``from_skills``): the skills it may raise."""
     wanted = spec["from_skills"]
-    class_skills = rules.class_(d["class_id"])["skills"]
+    class_skills = class_of(rules, d["class_id"])["skills"]
     return [s for s, bonus in d["skills"].items()
             if bonus == wanted["bonus"] and bool(class_skills[s]["weapon"]) == bool(wanted["weapon"])]
 

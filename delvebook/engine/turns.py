@@ -13,7 +13,7 @@ Standard library only: part of the pure core.
 from __future__ import annotations
 
 from .base import Ctx
-from .queries import ACTION, FREE, REACTION, may_act, turn_problem
+from .queries import ACTION, FREE, REACTION, acting_problem, may_act
 
 __all__ = ["ACTION", "FREE", "REACTION", "take"]
 
@@ -23,13 +23,13 @@ def take(ctx: Ctx, who: str, timing: str, what: str) -> None:
     overrides); on its turn the action (or the companion's slot) is marked used for this turn."""
     if timing == REACTION:
         return
-    problem = turn_problem(ctx.state, ctx.rules, who, timing, what)
+    acting = may_act(ctx.state, ctx.rules, who)
+    problem = acting_problem(acting, who, timing, what)  # queries.turn_problem, asked once
     if problem is not None:
         ctx.refuse_unless_overridden(problem)
         return  # the keeper's call: the deed stands outside the turn economy, nothing is marked
     if timing == FREE:
         return
-    acting = may_act(ctx.state, ctx.rules, who)
     if not acting.tracked:
         return
     used = dict(acting.used)

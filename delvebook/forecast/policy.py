@@ -30,7 +30,7 @@ from typing import Any, Callable, Mapping, NamedTuple
 from ..distribution import distribution
 from ..engine import Reader, Refused
 from ..engine.combat import armor_value
-from ..engine.queries import abilities_available, plan_attack
+from ..engine.queries import ability_available, plan_attack
 from ..dice import parse
 from ..model import FOES, PARTY, STATUS_ALIVE, STATUS_DYING
 
@@ -94,11 +94,12 @@ class FightView:
 
     def can_use(self, who: str, ability: str) -> bool:
         """Whether delver ``who`` is up, has ``ability`` now (its level and specialty) and can pay for it, as
-        ``engine.queries.abilities_available`` says."""
+        ``engine.queries.ability_available`` says."""
         d = self.state["delvers"].get(who)
         if d is None or d["status"] != STATUS_ALIVE:
             return False
-        return any(a.id == ability and a.affordable for a in abilities_available(self.state, self.rules, who))
+        a = ability_available(self.state, self.rules, who, ability)
+        return a is not None and a.affordable
 
     # ---- what an attack can do
     def _shape(self, attacker: str, target: str) -> tuple | None:
