@@ -156,9 +156,9 @@ class Expression:
                 parts.append(("-" if t.sign < 0 else "+") + t.text())
         self.text = "".join(parts)
         self.dice_count = sum(2 if t.d66 else t.count for t in terms)
-        # (sides, count, keep, keep_n, sign, d66, constant, bits a face takes) per term, for the hot path
+        # (sides, count, keep, keep_n, sign, d66, constant) per term, for the hot path
         self._plan = tuple((6 if t.d66 else t.sides, 2 if t.d66 else t.count, t.keep, t.keep_n,
-                            t.sign, t.d66, t.constant, (6 if t.d66 else t.sides).bit_length()) for t in terms)
+                            t.sign, t.d66, t.constant) for t in terms)
 
     @property
     def min(self) -> int:
@@ -174,36 +174,16 @@ class Expression:
             return self._from_faces(faces, who, why)
         if rng is None:
             rng = _random.Random()
-        # a plain random.Random draws inline: CPython's own rejection sampling over getrandbits (the faces
-        # rng.randrange would give), with no call per die
-        bits = rng.getrandbits if type(rng) is _random.Random else None
-        draw = None
+        draw = _drawer(rng)
         faces_by_term = []
         dropped = None
         total = 0
-        for i, (sides, count, keep, keep_n, sign, d66, constant, k) in enumerate(self._plan):
+        for i, (sides, count, keep, keep_n, sign, d66, constant) in enumerate(self._plan):
             if count == 0:
                 faces_by_term.append(None)
                 total += sign * constant
                 continue
-            if bits is not None:
-                if count == 1:
-                    r = bits(k)
-                    while r >= sides:
-                        r = bits(k)
-                    fs = (r + 1,)
-                else:
-                    out = []
-                    for _ in range(count):
-                        r = bits(k)
-                        while r >= sides:
-                            r = bits(k)
-                        out.append(r + 1)
-                    fs = tuple(out)
-            else:
-                if draw is None:
-                    draw = _drawer(rng)
-                fs = draw(sides, count)
+            fs = draw(sides, count)
             faces_by_term.append(fs)
             if d66:
                 total += sign * (fs[0] * 10 + fs[1])

@@ -63,6 +63,21 @@ MAX_FOES = 500
 MAX_DEPTH = 64
 """Lists and mappings nested deeper than this are refused in an event (the engine's deepest is 8)."""
 
+_SHEET: dict[str, Any] = {                       # a foe's sheet, in a fight or kept outside one
+    "name": "name",
+    "kind": "name",
+    "hearts": "hearts",
+    "max_hearts": "count",
+    "status": "status",
+    "attack_bonus": "dice",
+    "damage": "dice",
+    "multi_attack": "posint",
+    "ranged": "bool",
+    "armor": ["@armor"],
+    "tags": ["text"],
+    "skills": {"*": "text"},
+}
+
 SHAPE: dict[str, dict] = {
     "state": {
         "name": "text",
@@ -161,36 +176,14 @@ SHAPE: dict[str, dict] = {
         "used?": {"*": "any"},                   # what each combatant used of its turn
     },
     "foe": {
-        "name": "name",
-        "kind": "name",
-        "hearts": "hearts",
-        "max_hearts": "count",
-        "status": "status",
-        "attack_bonus": "dice",
-        "damage": "dice",
-        "multi_attack": "posint",
-        "ranged": "bool",
-        "armor": ["@armor"],
-        "tags": ["text"],
-        "skills": {"*": "text"},
+        **_SHEET,
         "npc?": "bool",                          # a named creature who joined the fight
         "role?": "text",
         "note?": "text",
         "owner?": "name",
     },
     "creature": {                                # a foe's sheet, kept outside a fight
-        "name": "name",
-        "kind": "name",
-        "hearts": "hearts",
-        "max_hearts": "count",
-        "status": "status",
-        "attack_bonus": "dice",
-        "damage": "dice",
-        "multi_attack": "posint",
-        "ranged": "bool",
-        "armor": ["@armor"],
-        "tags": ["text"],
-        "skills": {"*": "text"},
+        **_SHEET,
         "role": "text",                          # npc, familiar
         "note?": "text",
         "owner?": "name",                        # a familiar's mage

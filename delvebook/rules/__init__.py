@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Iterator, NamedTuple
 
+from .schema import _thaw  # noqa: E402 - the one copy of frozen data back to plain
 from .schema import (
     FILES,
     OPEN_TABLES,
@@ -59,14 +60,6 @@ def _freeze(value: Any) -> Any:
         return MappingProxyType({k: _freeze(v) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(v) for v in value)
-    return value
-
-
-def _thaw(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _thaw(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_thaw(v) for v in value]
     return value
 
 
