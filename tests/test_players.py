@@ -195,6 +195,36 @@ def test_the_players_widget_follows_the_log_until_it_is_closed(keep):
         raise failure[0]
 
 
+def test_a_log_line_the_view_cannot_read_is_said_on_the_screen(keep):
+    from delvebook import players as served
+
+    async def play() -> None:
+        import asyncio
+        view = served.player_widget(keep, interval=0.01)
+        with open(keep / "log.yaml", "a") as f:  # a hand-edited line no campaign opens with
+            f.write('- {"seq": 1, "kind": "note", "changes": [[["session", "number"], "<b>one</b>"]]}\n')
+        for _ in range(300):
+            await asyncio.sleep(0.01)
+            if view.view["refusal"]:
+                break
+        problem = view.view["refusal"]["text"]
+        assert problem.startswith("the players' view cannot read the log: ") and "log.yaml:" in problem
+        assert view.view["session"]["number"] == 0 and intents_in(view.view) == []
+        view.close()
+
+    _in_a_loop_of_its_own(play)
+
+
+def _in_a_loop_of_its_own(play) -> None:
+    failure: list[BaseException] = []
+    worker = threading.Thread(target=lambda: _run_catching(play, failure))
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive(), "still following 30 s on"
+    if failure:
+        raise failure[0]
+
+
 def _run_catching(play, failure: list) -> None:
     import asyncio
 
