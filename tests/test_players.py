@@ -139,6 +139,17 @@ def test_a_replaced_roll_shows_once_as_it_stands(camp):
     assert [r["seq"] for r in players(camp)["rolls"]] == [typed["seq"]]
 
 
+def test_the_keepers_notes_stay_off_the_players_screen(camp):
+    camp.start_session()
+    camp.npc("Grak", foe="goblin", note="a spy for the drowned king")
+    camp.encounter("causeway_ambush")
+    note = camp.prepared_encounters["causeway_ambush"]["note"]
+    assert table_view(camp, UI())["fight"]["note"] == note
+    view = players(camp)
+    assert view["fight"]["note"] == "" and note not in shown(view)
+    assert "drowned king" not in shown(view) and [c["name"] for c in view["creatures"]] == ["Grak"]
+
+
 def test_the_players_view_holds_nothing_to_click(camp):
     fight = brakkas_turn(camp)
     fight.attack("Brakka", "Drowned dead 1", faces=HIT)

@@ -260,7 +260,7 @@ def _creatures(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
                     "hearts": None if hide else c.hearts, "max_hearts": None if hide else c.max_hearts,
                     "hearts_text": _wound(d) if hide else f"{c.hearts}/{c.max_hearts}",
                     "frac": _bar_frac(d, hide), "conditions": _conditions(camp, c.name),
-                    "note": d.get("note") or "", "selected": c.name == actor,
+                    "note": d.get("note") or "" if ui.mode == "keeper" else "", "selected": c.name == actor,
                     "acting": owner is not None and owner == now, "touched": c.name in ui.touched,
                     "select": {"do": "select", "who": c.name, "where": "party"}})
     return out
@@ -334,7 +334,8 @@ def _fight(camp, ui: UI, now: str | None) -> dict | None:
         turn = "the party's turn" if enc["side"] == "party" else "the foes' turn"
         status = f"Round {enc['round']} · {turn} · {now or '-'} acts"
     standing_foes = [f["name"] for f in enc["foes"].values() if not is_dead(f)]
-    note = (camp.prepared_encounters.get(enc["name"]) or {}).get("note") or ""
+    # the prepared encounter's note is the keeper's (what the foes plan, what a check would find)
+    note = (camp.prepared_encounters.get(enc["name"]) or {}).get("note") or "" if keeper else ""
     out = {"running": True, "name": _pretty_id(enc["name"]), "round": enc["round"], "status": status,
            "note": note, "order": order, "foes": _foes(camp, ui, now), "standing": len(standing_foes)}
     if keeper:
