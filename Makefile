@@ -4,15 +4,25 @@
 PYTHON ?= python3
 VENV ?= .venv
 CAMPAIGN ?= campaigns/the-sunken-keep
+# the play copy the table notebook records into (examples/run-a-session.ipynb copies CAMPAIGN there)
+PLAY ?= examples/play/$(notdir $(CAMPAIGN))
 LAB_ARGS ?=
+PLAYERS_ARGS ?=
 PYTEST_ARGS ?=
 
 BIN := $(VENV)/bin
 
-.PHONY: lab test test-all binder-constraints
+.PHONY: lab players test test-all binder-constraints
 
 lab: $(VENV)/.installed
 	$(BIN)/delvebook lab $(CAMPAIGN) $(LAB_ARGS)
+
+# The players' view of the play copy, for a second screen (`delvebook players`; PLAYERS_ARGS=--hide-hearts...).
+# Started before the keeper's first run, it makes the play copy as the table notebook would.
+players: $(VENV)/.installed
+	@test -d $(PLAY) || $(BIN)/python -c 'import shutil, sys; shutil.copytree(sys.argv[1], sys.argv[2], \
+		ignore=shutil.ignore_patterns(".delvebook.lock"))' $(CAMPAIGN) $(PLAY)
+	$(BIN)/delvebook players $(PLAY) $(PLAYERS_ARGS)
 
 # The fast tier: unit, property, widget and notebook tests (about two minutes).
 test: $(VENV)/.installed-test

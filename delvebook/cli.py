@@ -209,7 +209,7 @@ def _cmd_players(args: argparse.Namespace) -> int:
         _say(f"delvebook players: {campaign} holds no campaign.yaml", file=sys.stderr)
         return 2
     from delvebook.extras import install_hint, missing
-    gone = missing("voila", "ipywidgets")
+    gone = missing("voila", "ipywidgets", "anywidget")
     if gone:
         print(f"delvebook players needs {' and '.join(gone)}, which the core install of delvebook leaves out: "
               f"{install_hint('players')}", file=sys.stderr)
@@ -219,6 +219,7 @@ def _cmd_players(args: argparse.Namespace) -> int:
         return 2
     notebook = Path(__file__).resolve().parent / "players.ipynb"
     env = dict(os.environ, DELVEBOOK_CAMPAIGN=str(campaign),
+               DELVEBOOK_HIDE_HEARTS="1" if args.hide_hearts else "0",
                DELVEBOOK_SHOW_FOE_HEARTS="1" if args.show_foe_hearts else "0")
     token = args.token
     if token is None and not _is_loopback(args.ip):
@@ -472,6 +473,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="the token the link carries (default: none on 127.0.0.1, a new random one otherwise)")
     p.add_argument("--cull-after", type=float, default=30.0, metavar="SECONDS",
                    help="shut down the kernel of a page that has been gone this long (default 30)")
+    p.add_argument("--hide-hearts", action="store_true",
+                   help="show the delvers' hearts as wounds too (unhurt, wounded, badly wounded), not their numbers")
     p.add_argument("--show-foe-hearts", action="store_true", help="show foes' exact hearts, not just wounds")
 
     p = sub.add_parser("validate", help="check a campaign folder; lists every problem, exit status 1 if any")

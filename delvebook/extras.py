@@ -17,7 +17,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "table": ("ipywidgets", "anywidget"),
     "analysis": ("pandas", "plotly", "pyarrow"),
     "lab": ("jupyterlab",),
-    "players": ("voila", "ipywidgets"),
+    "players": ("voila", "ipywidgets", "anywidget"),
 }
 """Each extra and the modules it brings (as imported), as pyproject.toml declares them."""
 

@@ -74,10 +74,14 @@ def roll(camp, outcome: Any = None) -> Table:
     return _table(camp, scope="roll", focus=seq)
 
 
-def players(camp, hide_hearts: bool = False) -> Table:
-    """The read-only players' mode of the same front end (foes as wounds; undone and replaced rolls left out)."""
+def players(camp, hide_hearts: bool = False, foe_hearts: bool = False) -> Table:
+    """The read-only players' mode of the same front end, for a second screen: big type, full width, foes as
+    wounds (their hearts only with ``foe_hearts``), the delvers' hearts as wounds too with ``hide_hearts``, the
+    last rolls as they stand (undone and replaced ones left out), and no control: its view model holds no intent.
+    ``delvebook.players.player_widget`` is this, following a campaign's log on disk."""
     t = _table(camp, mode="players")
     t.ui.hide_hearts = hide_hearts
+    t.ui.foe_hearts = foe_hearts
     t.refresh()
     return t
 

@@ -22,12 +22,14 @@ from ..events import standing
 from ..model import Armor, combatant, creatures, current_actor, is_dead, is_dying, owner_of, present
 from .words import fight_name, money, plural, tell, title
 
-__all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "charts_available"]
+__all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "charts_available",
+           "LAST_ROLLS"]
 
 SCOPES = ("table", "card", "fight", "log", "roll")
 PANELS = ("play", "keeper", "party", "charts")
 LOG_ROWS = 40
 TARGET_PRESETS = (8, 10, 12, 15, 18)
+LAST_ROLLS = 6  # the players' screen: the rolls still standing it lists
 
 
 @dataclass
@@ -53,6 +55,7 @@ class UI:
     refusal: dict | None = None       # the last refusal: {text, where}
     touched: list = field(default_factory=list)  # who the last event changed (from Outcome.touched)
     hide_hearts: bool = False         # players' mode: the delvers' exact hearts are not shown
+    foe_hearts: bool = False          # players' mode: the foes' exact hearts are shown (the keeper says so)
     ack: Any = None                   # the last intent handled (the page waits for it)
 
     def to_dict(self) -> dict:
@@ -127,6 +130,15 @@ def _wound(c: Mapping) -> str:
     return "wounded" if h * 2 > top else "badly wounded"
 
 
+_WOUND_FRAC = {"unhurt": 1.0, "wounded": 0.66, "badly wounded": 0.33, "dying": 0.0, "down": 0.0}
+
+
+def _bar_frac(c: Mapping, hide: bool) -> float:
+    """How full a hearts bar is drawn: exact, or by the wound word alone where the hearts are not shown (a bar
+    as long as the hearts left would tell them)."""
+    return _WOUND_FRAC[_wound(c)] if hide else _frac(c["hearts"], c["max_hearts"])
+
+
 def _clock(seconds: int) -> str:
     day, rest = divmod(int(seconds), 86400)
     h, rest = divmod(rest, 3600)
@@ -169,10 +181,11 @@ def _hearts_label(camp, name: str, ui: UI) -> str:
 
 
 def _hidden(camp, ui: UI, name: str) -> bool:
-    """Whether this combatant's hearts are not shown: foes and (if asked) delvers on the players' screen."""
+    """Whether this combatant's hearts are not shown: foes (unless the keeper shows them) and, if asked, delvers
+    on the players' screen."""
     if ui.mode != "players":
         return False
-    return name not in camp.state["delvers"] or ui.hide_hearts
+    return ui.hide_hearts if name in camp.state["delvers"] else not ui.foe_hearts
 
 
 # ---------------------------------------------------------------- the party strip
@@ -214,7 +227,7 @@ def _party(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
             "status": status, "badge": badge, "dead": is_dead(d), "dying": is_dying(d),
             "hearts": None if hide else d["hearts"], "max_hearts": None if hide else d["max_hearts"],
             "hearts_text": _wound(d) if hide else f"{d['hearts']}/{d['max_hearts']}",
-            "frac": _frac(d["hearts"], d["max_hearts"]),
+            "frac": _bar_frac(d, hide),
             "luck": s["luck"].get(d["player"], 0), "luck_max": per,
             "resources": [{"id": r, "text": f"{r.replace('_', ' ')} {v}/{d['resource_max'].get(r, v)}"}
                           for r, v in d["resources"].items()],
@@ -246,8 +259,8 @@ def _creatures(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
                     "dying": is_dying(d), "dead": is_dead(d),
                     "hearts": None if hide else c.hearts, "max_hearts": None if hide else c.max_hearts,
                     "hearts_text": _wound(d) if hide else f"{c.hearts}/{c.max_hearts}",
-                    "frac": _frac(c.hearts, c.max_hearts), "conditions": _conditions(camp, c.name),
-                    "note": d.get("note") or "", "selected": c.name == actor,
+                    "frac": _bar_frac(d, hide), "conditions": _conditions(camp, c.name),
+                    "note": d.get("note") or "" if ui.mode == "keeper" else "", "selected": c.name == actor,
                     "acting": owner is not None and owner == now, "touched": c.name in ui.touched,
                     "select": {"do": "select", "who": c.name, "where": "party"}})
     return out
@@ -265,9 +278,9 @@ def _foes(camp, ui: UI, now: str | None) -> list[dict]:
         out.append({"name": f["name"], "status": f["status"], "dead": is_dead(f), "wound": _wound(f),
                     "hearts": None if hide else f["hearts"], "max_hearts": None if hide else f["max_hearts"],
                     "hearts_text": _wound(f) if hide else f"{f['hearts']}/{f['max_hearts']}",
-                    "frac": _frac(f["hearts"], f["max_hearts"]), "acting": f["name"] == now,
+                    "frac": _bar_frac(f, hide), "acting": f["name"] == now,
                     "touched": f["name"] in ui.touched,
-                    "sub": f"attack +{f['attack_bonus']} · damage {f['damage']}"
+                    "sub": None if ui.mode == "players" else f"attack +{f['attack_bonus']} · damage {f['damage']}"
                            + (f" · multi-attack {f['multi_attack']}" if f.get("multi_attack", 1) > 1 else "")
                            + (" · ranged" if f.get("ranged") else "") + (f" · {armor}" if armor else ""),
                     "select": {"do": "select", "who": f["name"], "where": "fight"}})
@@ -321,7 +334,8 @@ def _fight(camp, ui: UI, now: str | None) -> dict | None:
         turn = "the party's turn" if enc["side"] == "party" else "the foes' turn"
         status = f"Round {enc['round']} · {turn} · {now or '-'} acts"
     standing_foes = [f["name"] for f in enc["foes"].values() if not is_dead(f)]
-    note = (camp.prepared_encounters.get(enc["name"]) or {}).get("note") or ""
+    # the prepared encounter's note is the keeper's (what the foes plan, what a check would find)
+    note = (camp.prepared_encounters.get(enc["name"]) or {}).get("note") or "" if keeper else ""
     out = {"running": True, "name": _pretty_id(enc["name"]), "round": enc["round"], "status": status,
            "note": note, "order": order, "foes": _foes(camp, ui, now), "standing": len(standing_foes)}
     if keeper:
@@ -842,6 +856,8 @@ def _luck(camp, ui: UI, action: Mapping | None, where: str) -> dict | None:
 def _outcome(camp, ui: UI) -> dict | None:
     if ui.scope == "roll":
         e = _standing_version(camp, ui.focus) if ui.focus is not None else camp.latest_action
+    elif ui.mode == "players":
+        e = camp.latest_action  # the players see the table as it stands: not an undo, nor what it took back
     else:
         e = camp.events[-1] if camp.events else None
     if e is None:
@@ -898,6 +914,37 @@ def _log(camp, ui: UI) -> list[dict]:
         if len(rows) >= LOG_ROWS:
             break
     return rows
+
+
+def _last_rolls(camp, ui: UI) -> list[dict]:
+    """The players' "last rolls": the latest actions with dice that still stand, newest first; one undone or
+    replaced (a luck die, real dice typed) is left out, so each roll shows once, as it stands."""
+    events = camp.events
+    in_force, replaced_by, _ = standing(events)
+    hidden = [n for n in _combatant_names(camp.state, living=False) if _hidden(camp, ui, n)]
+    rows = []
+    for e in reversed(events):
+        seq = e["seq"]
+        if not e.get("rolls") or seq not in in_force or seq in replaced_by:
+            continue
+        told = tell(e, camp, hidden)
+        rows.append({"seq": seq, "kind": e.get("kind"), "text": told["text"], "verdict": told["verdict"],
+                     "rolls": [{"name": n, "label": _roll_label(n, rec), **_dice(rec)}
+                               for n, rec in e["rolls"].items()]})
+        if len(rows) >= LAST_ROLLS:
+            break
+    return rows
+
+
+def _without_intents(value: Any) -> Any:
+    """``value`` with every intent taken out (a dict with ``"do"``, and the key that held it): the players' screen
+    has nothing to send back, by construction."""
+    if isinstance(value, dict):
+        return {k: _without_intents(v) for k, v in value.items()
+                if not (isinstance(v, dict) and "do" in v)}
+    if isinstance(value, list):
+        return [_without_intents(v) for v in value if not (isinstance(v, dict) and "do" in v)]
+    return value
 
 
 def _undo_redo(camp) -> dict:
@@ -1094,7 +1141,7 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
     charts = ui.mode == "keeper" and charts_available()
     out["panels"] = [{"id": p, "label": p.capitalize(), "on": p == ui.panel,
                       "intent": {"do": "panel", "panel": p, "where": "header"}}
-                     for p in PANELS if p != "charts" or charts]
+                     for p in PANELS if p != "charts" or charts] if ui.mode == "keeper" else []
     actor = actor_of(camp, ui)
     if scope == "table":
         out["party"] = _party(camp, ui, actor, now)
@@ -1135,5 +1182,8 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
             out["luck"] = None
             if out["outcome"] is not None and action is not None:
                 out["outcome"]["standing"] = action["seq"] in standing(camp.events)[0]
+    if ui.mode == "players":
+        out["rolls"] = _last_rolls(camp, ui)
+        return _without_intents(out)
     return out
 

@@ -509,10 +509,46 @@ function mount(model, el) {
       c.hearts ? lineChart(`Hearts in fight ${c.hearts.number}`, c.hearts.series, {}) : text("div", "db-muted", "No fight yet: hearts are charted per fight."));
   }
 
+  // ---- the players' screen: the table as it stands, big, across the whole screen, with nothing to click
+  function lastRolls(rows) {
+    const list = h("div", { cls: "db-lastrolls" }, (rows || []).map((r) => {
+      const verdict = r.verdict ? text("span", `db-verdict ${r.verdict.good === true ? "db-yes" : r.verdict.good === false ? "db-no" : ""}`,
+        r.verdict.word) : null;
+      return h("div", { cls: "db-lastroll", data: { seq: r.seq, kind: r.kind } },
+        h("div", { cls: "db-outcome-text" }, verdict, text("span", "db-said", r.text)), (r.rolls || []).map(rollEl));
+    }));
+    if (!(rows || []).length) list.appendChild(text("div", "db-muted", "No rolls yet."));
+    return list;
+  }
+
+  function playersScreen(v, body) {
+    body.appendChild(h("div", { cls: "db-header" }, text("span", "db-title", v.title),
+      text("span", "db-session", `${v.session.text} \u00b7 ${v.session.clock}`)));
+    if (v.refusal) body.appendChild(h("div", { cls: "db-notice db-refused", data: { kind: "problem" } }, text("span", "db-said", v.refusal.text)));
+    body.appendChild(partyStrip(v.party || [], v));
+    const cs = creatureStrip(v.creatures, v);
+    if (cs) body.appendChild(cs);
+    const fb = fightBar(v.fight, v);
+    if (fb) body.appendChild(fb);
+    const now = v.actor && v.actor.acting ? h("div", { cls: "db-now" }, text("span", "db-h", "Acting now"),
+      text("b", "db-actor-name", v.actor.name), text("span", "db-sub", v.actor.hearts_text)) : null;
+    const latest = v.outcome ? h("div", { cls: "db-outcome db-latest" }, h("div", { cls: "db-result", data: { seq: v.outcome.seq, kind: v.outcome.kind } },
+      h("div", { cls: "db-outcome-text" }, text("span", "db-said", v.outcome.text)),
+      (v.outcome.lines || []).map((l) => text("div", "db-line", l)))) : null;
+    body.appendChild(h("div", { cls: "db-main" },
+      h("div", { cls: "db-left" }, now, text("b", "db-h", "Latest"), latest || text("div", "db-muted", "Nothing has happened yet."),
+        text("b", "db-h db-logh", "The story so far"), logEl(v.log || [], v)),
+      h("div", { cls: "db-right" }, text("b", "db-h", "Last rolls"), lastRolls(v.rolls))));
+    return body;
+  }
+
   // ---- the whole view
   function build(v) {
     where = new Map();
     const keeper = v.mode === "keeper";
+    if (v.mode === "players") {
+      return playersScreen(v, h("div", { cls: `db-table db-mode-players db-scope-${v.scope}`, data: { mode: v.mode, scope: v.scope } }));
+    }
     const body = h("div", { cls: `db-table db-mode-${v.mode} db-scope-${v.scope}`, data: { mode: v.mode, scope: v.scope } });
     if (v.scope === "table") {
       body.appendChild(header(v));
