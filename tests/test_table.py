@@ -998,3 +998,10 @@ def test_a_conjured_holy_weapon_is_an_attack_button_that_acts_in_its_own_slot(sc
     e = scratch.events[-1]
     assert e["kind"] == "attack" and e["weapon"] == "Holy weapon"
     assert "holy weapon has already acted" in attack_button(view, "Ogre", "Holy weapon")["note"]
+
+
+def test_a_resource_the_delver_does_not_have_yet_is_not_on_the_card(camp, ui):
+    view = table_view(camp, ui)
+    assert camp.state["delvers"]["Ilse"]["level"] == 1 and camp.state["delvers"]["Ilse"]["resource_max"].get("wand_charges", 0) == 0
+    texts = [r["text"] for r in chip(view, "Ilse")["resources"]]
+    assert texts == ["spellbook 1/1"], texts  # no "wand charges 0/0" before level 2 brings the wand

@@ -229,8 +229,9 @@ def _party(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
             "hearts_text": _wound(d) if hide else f"{d['hearts']}/{d['max_hearts']}",
             "frac": _bar_frac(d, hide),
             "luck": s["luck"].get(d["player"], 0), "luck_max": per,
-            "resources": [{"id": r, "text": f"{r.replace('_', ' ')} {v}/{d['resource_max'].get(r, v)}"}
-                          for r, v in d["resources"].items()],
+            "resources": [{"id": r, "text": f"{r.replace('_', ' ')} {v}/{top}"}
+                          for r, v in d["resources"].items()
+                          if (top := d["resource_max"].get(r, v)) or v],  # none yet (a wand before level 2)
             "conditions": _conditions(camp, name),
             "xp": d["xp"], "xp_text": f"XP {d['xp']}" + (f"/{nxt}" if nxt is not None else " (top level)"),
             "selected": name == actor, "acting": name == now, "touched": name in ui.touched,
