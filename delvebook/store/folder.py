@@ -365,7 +365,7 @@ def check_new_path(folder: Path) -> None:
             if len(os.fsencode(probe.name)) <= _NAME_MAX and probe.exists():
                 name_max = os.pathconf(probe, "PC_NAME_MAX")
                 break
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):  # Windows has no pathconf
             continue
     for part in folder.parts:
         size = len(os.fsencode(part))
@@ -942,7 +942,6 @@ class CampaignStore:
         try:
             if self._per_event:  # only looked at here (under Pyodide a file opened to write is stored again on close)
                 fd = os.open(file, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-                os.close(os.open(file, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)))
             else:
                 fd = os.open(file, os.O_RDWR | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
         except OSError as err:
@@ -970,7 +969,7 @@ class CampaignStore:
                 os.unlink(held)
             os.link(file, held)
             self._held = held
-        except OSError:
+        except (OSError, AttributeError):  # Pyodide's os has no link at all
             self._held = None  # a file system without hard links: the guard still refuses, from memory
 
 
