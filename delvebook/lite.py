@@ -124,7 +124,12 @@ def pyodide_core(cache: Path, log=None) -> Path:
         tgz = Path(tmp) / out.strip().splitlines()[-1]
         unpacked = Path(tmp) / "unpacked"
         with tarfile.open(tgz) as tar:
-            tar.extractall(unpacked, filter="data")
+            if hasattr(tarfile, "data_filter"):  # Python 3.10.12+, 3.11.4+: no links out, no odd modes
+                tar.extractall(unpacked, filter="data")
+            else:  # pragma: no cover
+                tar.extractall(unpacked)
+        if folder.exists():
+            shutil.rmtree(folder)
         shutil.move(str(unpacked / "package"), folder)
     return folder
 
@@ -170,7 +175,9 @@ def _lock_pins(core: Path) -> list[str]:
 def wheels(cache: Path, core: Path, log=None) -> tuple[list[Path], dict[str, Path], list[Path]]:
     """The piplite wheels, the lock's wheels by name, and the federated extensions' wheels (all cached)."""
     dest = cache / "wheels"
-    dest.mkdir(parents=True, exist_ok=True)
+    if dest.exists():  # fetched anew each build (pip's own cache makes that quick): no stale versions linger
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
     constraints = cache / "constraints.txt"
     constraints.write_text("\n".join(p for p in _lock_pins(core) if not p.startswith("pyyaml==")) + "\n")
     _say(log, "fetching pure-Python wheels from PyPI")
