@@ -163,3 +163,10 @@ def test_a_second_process_without_fcntl_is_refused_by_pid_and_can_read(tmp_path)
         child.stdin.close()
         assert child.wait(timeout=30) == 0
     assert not (folder / SOFT_LOCK_FILE).exists()
+
+
+def test_closing_leaves_a_soft_lock_that_another_writer_took_over(tmp_path, portable):
+    store = CampaignStore.create(tmp_path / "c", {"name": "C"})
+    (tmp_path / "c" / SOFT_LOCK_FILE).write_text(f"{os.getpid()} {folder_store._HOST} fedcba9876543210\n")
+    store.close()
+    assert (tmp_path / "c" / SOFT_LOCK_FILE).read_text().split()[2] == "fedcba9876543210"

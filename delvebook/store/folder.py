@@ -186,7 +186,7 @@ class _Lock:
                 os.close(fd)  # closing the descriptor releases the flock
             except OSError:
                 pass
-        if soft is not None:
+        if soft is not None and (_soft_holder(soft) or ("", "", ""))[2] == _TOKEN:  # still ours: not taken over
             try:
                 os.unlink(soft)
             except OSError:
