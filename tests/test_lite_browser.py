@@ -98,9 +98,8 @@ def test_the_site_holds_pure_wheels_and_a_lock_of_what_it_ships(lite_site):
     assert lite_site["bytes"] < 60e6, f"the site is {lite_site['bytes'] / 1e6:.1f} MB"
 
 
-def test_the_table_runs_offline_in_jupyterlite_and_a_click_reaches_the_browsers_storage(lite_site, served,
+def test_the_table_runs_offline_in_jupyterlite_and_a_click_reaches_the_browsers_storage(browser, lite_site, served,
                                                                                           artifacts):
-    from playwright.sync_api import sync_playwright
     asked: list[str] = []
 
     def only_this_site(route):
@@ -111,61 +110,59 @@ def test_the_table_runs_offline_in_jupyterlite_and_a_click_reaches_the_browsers_
             asked.append(url)
             route.abort()
 
+    # A Chromium of its own, from the session's Playwright (one sync Playwright a thread), that resolves no host
+    # but 127.0.0.1: not even a request Playwright's routing cannot see (a service worker's) leaves the machine.
     options = {"args": [*CHROMIUM_ARGS, "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]}
     if DEBIAN_CHROMIUM.exists():
         options["executable_path"] = str(DEBIAN_CHROMIUM)
     name = CAMPAIGN.name
-    with sync_playwright() as p:
-        try:
-            browser = p.chromium.launch(**options)
-        except Exception as err:  # noqa: BLE001  no Chromium on this machine
-            cannot_run(f"no Chromium to drive ({str(err).splitlines()[0]})")
-        try:
-            context = browser.new_context(viewport={"width": W, "height": H}, accept_downloads=True)
-            context.route("**/*", only_this_site)
-            page = context.new_page()
-            page.set_default_timeout(180_000)
-            start = time.monotonic()
-            page.goto(f"{served}/{lite_site['url']}")
-            panel = page.locator(".jp-NotebookPanel").first
-            panel.wait_for(state="visible")
-            page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle$")).first.wait_for()
-            page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
-            page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).click()
-            table = panel.locator(".jp-OutputArea-output .db-table").last
-            table.wait_for(state="visible")
-            shown = time.monotonic() - start
-            text = panel.inner_text()
-            assert "Traceback" not in text and "Error displaying widget" not in text, text[-2000:]
-            before = page.evaluate(STORED, [f"{name}/log.yaml"]) or ""
-            assert "- {" not in before, "opening the table recorded nothing"
+    offline = browser.browser_type.launch(**options)
+    try:
+        context = offline.new_context(viewport={"width": W, "height": H}, accept_downloads=True)
+        context.route("**/*", only_this_site)
+        page = context.new_page()
+        page.set_default_timeout(180_000)
+        start = time.monotonic()
+        page.goto(f"{served}/{lite_site['url']}")
+        panel = page.locator(".jp-NotebookPanel").first
+        panel.wait_for(state="visible")
+        page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle$")).first.wait_for()
+        page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).click()
+        table = panel.locator(".jp-OutputArea-output .db-table").last
+        table.wait_for(state="visible")
+        shown = time.monotonic() - start
+        text = panel.inner_text()
+        assert "Traceback" not in text and "Error displaying widget" not in text, text[-2000:]
+        before = page.evaluate(STORED, [f"{name}/log.yaml"]) or ""
+        assert "- {" not in before, "opening the table recorded nothing"
 
-            save = table.locator(".db-header button.db-save")
-            assert save.is_visible() and "Download" in save.inner_text(), "in a browser the download is in the header"
-            table.locator('.db-tab[data-panel="keeper"]').click()
-            table.locator("button", has_text="Start session").first.click()
-            page.wait_for_function("() => /Session 1 begins/.test(document.querySelector("
-                                   "'.jp-OutputArea-output .db-table .db-outcome .db-result')?.textContent || '')")
-            log = None
-            for _ in range(100):  # the kernel's worker stores the file as it closes it
-                log = page.evaluate(STORED, [f"{name}/log.yaml"])
-                if log and '"kind": "start_session"' in log:
-                    break
-                time.sleep(0.1)
-            recorded = time.monotonic() - start
-            assert log and '"kind": "start_session"' in log, f"the event is not in the browser's storage: {log!r}"
-            table.scroll_into_view_if_needed()
-            page.screenshot(path=str(artifacts / "lite-table.png"))
+        save = table.locator(".db-header button.db-save")
+        assert save.is_visible() and "Download" in save.inner_text(), "in a browser the download is in the header"
+        table.locator('.db-tab[data-panel="keeper"]').click()
+        table.locator("button", has_text="Start session").first.click()
+        page.wait_for_function("() => /Session 1 begins/.test(document.querySelector("
+                               "'.jp-OutputArea-output .db-table .db-outcome .db-result')?.textContent || '')")
+        log = None
+        for _ in range(100):  # the kernel's worker stores the file as it closes it
+            log = page.evaluate(STORED, [f"{name}/log.yaml"])
+            if log and '"kind": "start_session"' in log:
+                break
+            time.sleep(0.1)
+        recorded = time.monotonic() - start
+        assert log and '"kind": "start_session"' in log, f"the event is not in the browser's storage: {log!r}"
+        table.scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / "lite-table.png"))
 
-            with page.expect_download() as download:
-                save.click()
-            got = download.value
-            assert got.suggested_filename == f"{name}.zip"
-            with zipfile.ZipFile(io.BytesIO(open(got.path(), "rb").read())) as z:
-                zipped = z.read(next(n for n in z.namelist() if n.endswith("log.yaml"))).decode()
-            assert '"kind": "start_session"' in zipped
-        finally:
-            browser.close()
+        with page.expect_download() as download:
+            save.click()
+        got = download.value
+        assert got.suggested_filename == f"{name}.zip"
+        with zipfile.ZipFile(io.BytesIO(open(got.path(), "rb").read())) as z:
+            zipped = z.read(next(n for n in z.namelist() if n.endswith("log.yaml"))).decode()
+        assert '"kind": "start_session"' in zipped
+    finally:
+        offline.close()
     assert not asked, f"the site asked the network for {asked}"
     (artifacts / "lite-timing.json").write_text(json.dumps({
         "site_bytes": lite_site["bytes"], "build_seconds": round(lite_site["seconds"], 1),
