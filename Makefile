@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 
 BIN := $(VENV)/bin
 
-.PHONY: lab players test test-all binder-constraints
+.PHONY: lab players test test-all lite binder-constraints
 
 lab: $(VENV)/.installed
 	$(BIN)/delvebook lab $(CAMPAIGN) $(LAB_ARGS)
@@ -31,6 +31,13 @@ test: $(VENV)/.installed-test
 # The full suite, what CI runs: the fast tier plus the slow and the real-browser tests.
 test-all: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS)
+
+# A static JupyterLite site for CAMPAIGN in LITE_OUT (serve it with any static web server; see README).
+# Needs npm (Debian: apt-get install npm): Pyodide's core files come from the `pyodide` npm package.
+LITE_OUT ?= build/lite
+
+lite: $(VENV)/.installed-test
+	$(BIN)/delvebook lite $(CAMPAIGN) -o $(LITE_OUT)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

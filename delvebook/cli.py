@@ -131,6 +131,21 @@ def _cmd_lab(args: argparse.Namespace, extra: list[str]) -> int:
         return 130
 
 
+def _cmd_lite(args: argparse.Namespace) -> int:
+    from delvebook.lite import LiteError, build
+
+    try:
+        built = build(args.campaign, args.output, cache=args.cache,
+                      log=lambda text: print(f"delvebook lite: {text}", flush=True))
+    except LiteError as err:
+        print(f"delvebook lite: {err}", file=sys.stderr)
+        return 2
+    print(f"delvebook lite: built {built['site']} ({built['bytes'] / 1e6:.1f} MB) in {built['seconds']:.0f} s")
+    print(f"  serve it with any static web server, e.g. python -m http.server -d {built['site']} 8000, and open")
+    print(f"  http://127.0.0.1:8000/{built['url']}")
+    return 0
+
+
 def _cmd_rules(args: argparse.Namespace) -> int:
     from delvebook.rules.load import load_rules
 
@@ -449,6 +464,17 @@ def _parser() -> argparse.ArgumentParser:
                    help="how binder/ installs delvebook (default: this delvebook, pinned: its release on the "
                    "package index, or the commit of the git repository it was installed from)")
 
+    p = sub.add_parser("lite", help="build a static JupyterLite site that opens the table in any browser, no server",
+                       description="Build a static site (JupyterLite with the Pyodide kernel) holding the table "
+                       "notebook, the campaign and the delvebook wheel. Serve the folder with any static web "
+                       "server; play is stored in the visitor's browser. Needs the lite extra and npm; downloads "
+                       "from PyPI and npm once into the cache.")
+    p.add_argument("campaign", metavar="CAMPAIGN")
+    p.add_argument("-o", "--output", default="build/lite", metavar="DIR", help="where the site goes (replaced; "
+                   "default: build/lite)")
+    p.add_argument("--cache", default=None, metavar="DIR", help="where downloads are kept (default: "
+                   "$DELVEBOOK_LITE_CACHE or ~/.cache/delvebook-lite)")
+
     p = sub.add_parser("share", help="print the Binder link and badge for a campaign repository's git remote")
     p.add_argument("path", nargs="?", default=".", metavar="PATH")
     p.add_argument("--notebook", default=None, help="the notebook Binder opens (default: the session notebook)")
@@ -550,6 +576,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
         return _cmd_export(args)
     if args.command == "danger":
         return _cmd_danger(args)
+    if args.command == "lite":
+        return _cmd_lite(args)
     return _cmd_rules(args)
 
 

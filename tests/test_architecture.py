@@ -20,7 +20,7 @@ LAYERS = {
              "statecheck"},
     "store": {"yamlsafe", "rules.load", "store"},
     "campaign": {"campaign", "forecast"},
-    "views": {"analysis", "charts", "report", "players", "table", "widgets", "cli", "share", "export", "__main__"},
+    "views": {"analysis", "charts", "report", "players", "table", "widgets", "cli", "share", "export", "lite", "__main__"},
 }
 ORDER = list(LAYERS)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..rules.schema import FORMAT_VERSION
 from .campaign_file import CAMPAIGN_FILE, CAMPAIGN_HEADER, CAMPAIGN_KEYS, MAX_CAMPAIGN_BYTES
 from .errors import LockedError, StoreError, os_error
-from .folder import HELD_FILE, LOCK_FILE, CampaignStore, check_new_path, validate
+from .folder import HELD_FILE, LOCK_FILE, SOFT_LOCK_FILE, CampaignStore, check_new_path, validate
 from .log import (
     LOG_FILE,
     LOG_HEADER,
@@ -48,6 +48,7 @@ __all__ = [
     "CAMPAIGN_FILE",
     "LOG_FILE",
     "LOCK_FILE",
+    "SOFT_LOCK_FILE",
     "HELD_FILE",
     "check_new_path",
     "CAMPAIGN_KEYS",

@@ -9,6 +9,11 @@ A campaign folder holds:
   ``log.torn-<UTC time>.yaml`` by the next writable open, and reported.
 - ``.delvebook.lock``: held (``flock``) by the one process that may write; read-only opens never need it. A
   writer notes there what went wrong under it (``log.yaml`` replaced while it was open), for the next open to say.
+- ``.delvebook.soft-lock``: where ``flock`` does not exist (Windows has no ``fcntl``; Pyodide's is empty), the
+  writer's lock is this file instead, made with ``O_EXCL`` and holding the writer's pid, host and a token of its
+  process; closing removes it. One left by a writer that ended without closing is taken over when its process is
+  known to be gone (the same pid with another token: a restarted kernel under Pyodide, a recycled pid; or, on
+  POSIX, a pid that no longer runs), and the open says so; otherwise the open is refused with the holder's pid.
 - ``.delvebook.held-log``: while a writer is open, a second name for the log file it appends to, so that a log
   deleted or replaced under it (``git checkout -- log.yaml``) loses nothing even if the writer is killed; the next
   writable open keeps such a file as ``log.displaced-<UTC time>.yaml`` and says so.
@@ -19,10 +24,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import errno
-import fcntl
 import os
+import platform
 import re
+import secrets
 import stat
+import sys
 import threading
 from pathlib import Path
 
@@ -35,7 +42,9 @@ from .log import LOG_FILE, LOG_HEADER, LogRead, LogTail, dump_event_line, encode
 
 __all__ = [
     "LOCK_FILE",
+    "SOFT_LOCK_FILE",
     "HELD_FILE",
+    "persists_on_close",
     "check_new_path",
     "CampaignStore",
     "validate",
@@ -45,13 +54,15 @@ __all__ = [
 ]
 
 LOCK_FILE = ".delvebook.lock"
+SOFT_LOCK_FILE = ".delvebook.soft-lock"
+"""The writer's lock where ``flock`` does not exist: made with ``O_EXCL``, removed by ``close``."""
 HELD_FILE = ".delvebook.held-log"
 """While a campaign is open for writing, a second name (a hard link) for the very log file it appends to: if
 ``log.yaml`` is deleted or replaced under the writer (``git checkout -- log.yaml``), the events it had written
 are still on disk there, even if the writer is killed before it notices; the next writable open moves them into
 ``log.displaced-<UTC time>.yaml`` and says so."""
 _GITIGNORE = (f"# the writer's lock of a campaign open in delvebook, and its hold on the log\n{HELD_FILE}\n"
-              f"{LOCK_FILE}\n")
+              f"{SOFT_LOCK_FILE}\n{LOCK_FILE}\n")
 _TEMPORARY = re.compile(r"^\.(campaign\.yaml|log\.yaml|\.gitignore|gitignore)\.\d+\.tmp$")
 _INCIDENT = "incident: "
 _NAME_MAX = 255
@@ -110,10 +121,92 @@ def atomic_write(file: Path, data: bytes) -> None:
     fsync_dir(file.parent)
 
 
-def _take_lock(folder: Path) -> tuple[int, list[str]]:
-    """The writer's lock of ``folder`` (a descriptor holding ``flock``; closing it releases the lock), and the
-    incidents the last writer noted in the lock file for the next one to report (the lock file then holds only
-    this writer's pid)."""
+def persists_on_close() -> bool:
+    """True where a file's writes reach storage only when it is closed: under Pyodide (Emscripten), JupyterLite's
+    drive keeps an open file in memory and stores it whole on close. There the store opens, appends and closes the
+    log for each event instead of holding it open."""
+    return sys.platform == "emscripten"
+
+
+def _flock():
+    """``fcntl.flock`` where the platform has it (Linux, macOS, the BSDs), else None: Windows has no ``fcntl``,
+    Pyodide's ``fcntl`` has no ``flock``. Looked up at each lock, so a test can hide ``fcntl``."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    flock = getattr(fcntl, "flock", None)
+    if flock is None or not hasattr(fcntl, "LOCK_EX"):
+        return None
+    return lambda fd: flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def pread(fd: int, size: int, offset: int) -> bytes:
+    """``os.pread`` where there is one (not on Windows): else a seek and a read (callers hold the store's mutex)."""
+    if hasattr(os, "pread"):
+        return os.pread(fd, size, offset)
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, size)
+
+
+_TOKEN = secrets.token_hex(8)
+"""This process's mark in a soft lock: a lock with this process's pid and another token was left by another
+process (a restarted Pyodide kernel has the same pid; so may a recycled one)."""
+_HOST = platform.node() or "?"
+
+
+class _Lock:
+    """The writer's lock of a folder: ``flock`` on ``.delvebook.lock`` where the platform has it, else the soft
+    lock file. ``note`` writes an incident into ``.delvebook.lock`` for the next open to say; ``release`` lets go."""
+
+    def __init__(self, folder: Path, fd: int | None, soft: Path | None):
+        self.folder, self.fd, self.soft = folder, fd, soft
+
+    def note(self, line: str) -> None:
+        data = (_INCIDENT + line.replace("\n", " ") + "\n").encode()
+        try:
+            if self.fd is not None:
+                end = os.fstat(self.fd).st_size
+                os.pwrite(self.fd, data, end)  # flock is POSIX, and so is pwrite
+                os.fsync(self.fd)
+            else:
+                fd = os.open(self.folder / LOCK_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    write_all(fd, data)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+        except OSError:
+            pass
+
+    def release(self) -> None:
+        fd, soft, self.fd, self.soft = self.fd, self.soft, None, None
+        if fd is not None:
+            try:
+                os.close(fd)  # closing the descriptor releases the flock
+            except OSError:
+                pass
+        if soft is not None and (_soft_holder(soft) or ("", "", ""))[2] == _TOKEN:  # still ours: not taken over
+            try:
+                os.unlink(soft)
+            except OSError:
+                pass
+
+
+def _locked(folder: Path, holder: str, hint: str = "") -> LockedError:
+    who = f"another process (pid {holder})" if holder.isdigit() else "another process"
+    if holder == str(os.getpid()):
+        who = f"this process (pid {holder}: another store of it is still open)"
+    return LockedError(f"{folder} is open for writing in {who}; close it there, or open read-only{hint}", folder)
+
+
+def _take_lock(folder: Path) -> tuple[_Lock, list[str]]:
+    """The writer's lock of ``folder``, and the incidents the last writer noted in the lock file for the next one
+    to report (the lock file then holds only this writer's pid). With ``flock``: a descriptor holding it (closing
+    it releases the lock). Without: the soft lock file (``_take_soft_lock``)."""
+    flock = _flock()
+    if flock is None:
+        return _take_soft_lock(folder)
     file = folder / LOCK_FILE
     try:
         fd = os.open(file, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
@@ -121,27 +214,110 @@ def _take_lock(folder: Path) -> tuple[int, list[str]]:
         raise StoreError(f"cannot take the writer's lock ({err.strerror}); open read-only to read it",
                          folder) from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        flock(fd)
     except OSError as err:
         try:
-            holder = os.pread(fd, 64, 0).decode("ascii", "replace").split("\n")[0].strip()
+            holder = pread(fd, 64, 0).decode("ascii", "replace").split("\n")[0].strip()
         finally:
             os.close(fd)
         if err.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
             raise StoreError(f"cannot take the writer's lock ({err.strerror})", folder) from None
-        who = f"another process (pid {holder})" if holder.isdigit() else "another process"
-        if holder == str(os.getpid()):
-            who = f"this process (pid {holder}: another store of it is still open)"
-        raise LockedError(f"{folder} is open for writing in {who}; close it there, or open read-only",
-                          folder) from None
+        raise _locked(folder, holder) from None
     try:
-        incidents = _incidents(os.pread(fd, 1 << 16, 0))
+        incidents = _incidents(pread(fd, 1 << 16, 0))
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     except OSError as err:
         os.close(fd)
         raise StoreError(f"cannot take the writer's lock ({err.strerror})", folder) from None
-    return fd, incidents
+    return _Lock(folder, fd, None), incidents
+
+
+def _take_soft_lock(folder: Path) -> tuple[_Lock, list[str]]:
+    """The soft lock: ``.delvebook.soft-lock`` made with ``O_EXCL`` (one writer wins where both try), holding
+    ``pid host token``. One left by a process known to be gone is taken over, and the incidents say so; one held
+    by a live process, or one whose process cannot be checked (another host, Windows), refuses the open with the
+    holder's pid, as ``flock`` does. Two processes taking over the same stale lock at the same instant could both
+    win: the log's guard (its length and last bytes checked before every append) then refuses the second one's
+    first event, with nothing written."""
+    soft = folder / SOFT_LOCK_FILE
+    taken_over: list[str] = []
+    for _ in range(3):
+        try:
+            fd = os.open(soft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except FileExistsError:
+            holder = _soft_holder(soft)
+            gone = _holder_gone(holder)
+            if gone is None:
+                pid = holder[0] if holder else ""
+                hint = (f" (if no delvebook runs as pid {pid} on {holder[1]}, delete {SOFT_LOCK_FILE} in the "
+                        f"campaign folder)" if holder and pid != str(os.getpid()) else "")
+                raise _locked(folder, pid, hint) from None
+            try:
+                os.unlink(soft)
+            except FileNotFoundError:
+                pass
+            except OSError as err:
+                raise StoreError(f"cannot take over the writer's lock left by {gone} ({err.strerror})",
+                                 folder) from None
+            taken_over.append(f"the writer's lock was left by {gone}, which ended without closing the campaign; "
+                              f"taken over")
+            continue
+        except OSError as err:
+            raise StoreError(f"cannot take the writer's lock ({err.strerror}); open read-only to read it",
+                             folder) from None
+        try:
+            write_all(fd, f"{os.getpid()} {_HOST} {_TOKEN}\n".encode())
+            os.fsync(fd)
+        except OSError as err:
+            os.close(fd)
+            os.unlink(soft)
+            raise StoreError(f"cannot take the writer's lock ({err.strerror})", folder) from None
+        os.close(fd)  # under Pyodide the file reaches storage on close
+        break
+    else:
+        raise StoreError("cannot take the writer's lock (it keeps coming back); open read-only to read it", folder)
+    lock = _Lock(folder, None, soft)
+    try:
+        incidents = _read_incidents(folder)
+        atomic_write(folder / LOCK_FILE, f"{os.getpid()}\n".encode())
+    except OSError as err:
+        lock.release()
+        raise StoreError(f"cannot take the writer's lock ({err.strerror})", folder) from None
+    return lock, incidents + taken_over
+
+
+def _soft_holder(soft: Path) -> tuple[str, str, str] | None:
+    """(pid, host, token) from a soft lock, or None when it cannot be read or is not one (half written?)."""
+    try:
+        with open(soft, "rb") as f:
+            parts = f.read(256).decode("ascii", "replace").split()
+    except OSError:
+        return None
+    if len(parts) != 3 or not parts[0].isdigit():
+        return None
+    return parts[0], parts[1], parts[2]
+
+
+def _holder_gone(holder: tuple[str, str, str] | None) -> str | None:
+    """Who left a soft lock, when its process is known to be gone; None while it may still run."""
+    if holder is None:
+        return None  # being written this instant, or not ours to judge
+    pid, host, token = holder
+    if host != _HOST:
+        return None
+    if token == _TOKEN:
+        return None  # another store of this very process holds it
+    if pid == str(os.getpid()):
+        return f"an earlier process with this pid ({pid}; a restarted kernel)"
+    if os.name == "posix" and sys.platform != "emscripten":
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return f"pid {pid}, no longer running"
+        except (OSError, OverflowError, ValueError):
+            return None
+    return None
 
 
 def _incidents(data: bytes) -> list[str]:
@@ -158,7 +334,7 @@ def _read_incidents(folder: Path) -> list[str]:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return []
-        return _incidents(os.pread(fd, 1 << 16, 0))
+        return _incidents(pread(fd, 1 << 16, 0))
     except OSError:
         return []
     finally:
@@ -189,7 +365,7 @@ def check_new_path(folder: Path) -> None:
             if len(os.fsencode(probe.name)) <= _NAME_MAX and probe.exists():
                 name_max = os.pathconf(probe, "PC_NAME_MAX")
                 break
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):  # Windows has no pathconf
             continue
     for part in folder.parts:
         size = len(os.fsencode(part))
@@ -224,8 +400,10 @@ class CampaignStore:
         self.events: list[dict] = []
         self.problems: list[str] = []
         self.shape: statecheck.Shape = statecheck.DEFAULT
-        self._lock_fd: int | None = None
-        self._log_fd: int | None = None
+        self._lock: _Lock | None = None
+        self._log_fd: int | None = None  # the log held open for appending (where writes persist before close)
+        self._writing = False  # open for writing: the log is held open, or opened for each append
+        self._per_event = persists_on_close()
         self._broken: str | None = None
         self._identity: tuple | None = None  # (device, inode) of the log this writer appends to
         self._mark = b""  # the last bytes this writer wrote (or read), checked before each append
@@ -263,10 +441,10 @@ class CampaignStore:
             except OSError as err:
                 raise StoreError(f"cannot make the campaign folder ({err.strerror})", folder) from None
             lock_was_there = (folder / LOCK_FILE).exists()
-            store._lock_fd, _ = _take_lock(folder)
+            store._lock, _ = _take_lock(folder)
             if not lock_was_there:
                 written.append(folder / LOCK_FILE)
-            others = sorted(p.name for p in folder.iterdir() if p.name != LOCK_FILE)
+            others = sorted(p.name for p in folder.iterdir() if p.name not in (LOCK_FILE, SOFT_LOCK_FILE))
             if others:
                 shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
                 raise StoreError(f"already holds files ({shown}); a new campaign needs an empty or new folder "
@@ -312,7 +490,7 @@ class CampaignStore:
             if not read_only:
                 if not folder.is_dir():
                     raise StoreError("no campaign folder here (create one with `delvebook new`)", folder)
-                store._lock_fd, incidents = _take_lock(folder)
+                store._lock, incidents = _take_lock(folder)
             else:
                 incidents = _read_incidents(folder) if folder.is_dir() else []
             store.problems += [f"{folder}: {text}" for text in incidents]
@@ -339,7 +517,7 @@ class CampaignStore:
     def close(self) -> None:
         """Release the lock and the log (noting it if the log was replaced meanwhile); safe to call twice."""
         with self._mutex:
-            if self._log_fd is not None and not self._broken:
+            if self._writing and not self._broken:
                 try:
                     what = self._changed()
                     if what is not None:
@@ -349,14 +527,16 @@ class CampaignStore:
                 except OSError:
                     pass
                 self._held = None
-            for name in ("_log_fd", "_lock_fd"):
-                fd = getattr(self, name)
-                if fd is not None:
-                    setattr(self, name, None)
-                    try:
-                        os.close(fd)  # closing the descriptor releases the flock
-                    except OSError:
-                        pass
+            self._writing = False
+            fd, self._log_fd = self._log_fd, None
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            lock, self._lock = self._lock, None
+            if lock is not None:
+                lock.release()
 
     def __enter__(self) -> "CampaignStore":
         return self
@@ -371,7 +551,7 @@ class CampaignStore:
             pass
 
     def __repr__(self) -> str:
-        mode = "read-only" if self.read_only else ("closed" if self._log_fd is None else "writable")
+        mode = "read-only" if self.read_only else ("writable" if self._writing else "closed")
         return f"<CampaignStore {str(self.path)!r}: {len(self.events)} events, {mode}>"
 
     @property
@@ -456,7 +636,7 @@ class CampaignStore:
     def _check_writable(self) -> None:
         if self.read_only:
             raise StoreError("opened read-only; open it without read_only=True to record play", self.path)
-        if self._log_fd is None:
+        if not self._writing:
             raise StoreError("closed; open it again to record play", self.path)
         if self._broken:
             raise StoreError(self._broken, self.path / LOG_FILE)
@@ -474,12 +654,30 @@ class CampaignStore:
             return "replaced"
         if not size:
             return None
-        held = os.fstat(self._log_fd).st_size
+        if self._log_fd is not None:
+            return self._differs(self._log_fd)
+        try:  # appending per event: the log is not held open, read what is there now
+            fd = os.open(self.path / LOG_FILE, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            return "deleted"
+        except OSError:
+            return "unreachable"
+        try:
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) != self._identity:
+                return "replaced"
+            return self._differs(fd)
+        finally:
+            os.close(fd)
+
+    def _differs(self, fd: int) -> str | None:
+        """How the log file at ``fd`` differs from what this writer wrote there: its length, its last bytes."""
+        held = os.fstat(fd).st_size
         if held < self._end:
             return "truncated"
         if held > self._end:
             return "grew"
-        if self._mark and os.pread(self._log_fd, len(self._mark), self._end - len(self._mark)) != self._mark:
+        if self._mark and pread(fd, len(self._mark), self._end - len(self._mark)) != self._mark:
             return "rewritten"
         return None
 
@@ -538,13 +736,8 @@ class CampaignStore:
                 + "; nothing was recorded after it")
         self._broken = self._broken_reason(what, side)
         self.problems.append(f"{self.path}: {note}")
-        if self._lock_fd is not None:
-            try:
-                end = os.fstat(self._lock_fd).st_size
-                os.pwrite(self._lock_fd, (_INCIDENT + note.replace("\n", " ") + "\n").encode(), end)
-                os.fsync(self._lock_fd)
-            except OSError:
-                pass
+        if self._lock is not None:
+            self._lock.note(note)
         return side
 
     def _same_file(self, path: Path) -> bool:
@@ -571,7 +764,37 @@ class CampaignStore:
         fsync_dir(self.path)
 
     def _write(self, data: bytes) -> None:
-        fd = self._log_fd
+        """Append ``data`` and fsync it: to the log held open, or (where a file persists only on close) to the log
+        opened for this append and closed after it, so that each event is stored before the call returns."""
+        if self._log_fd is not None:
+            self._write_to(self._log_fd, data)
+            return
+        file = self.path / LOG_FILE
+        try:
+            fd = os.open(file, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+        except OSError as err:
+            raise StoreError(f"could not open the log to write the event ({err.strerror}); nothing was recorded",
+                             file) from None
+        try:
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) != self._identity or st.st_size != self._end:
+                what = "replaced" if (st.st_dev, st.st_ino) != self._identity else (
+                    "grew" if st.st_size > self._end else "truncated")
+                os.close(fd)
+                fd = None
+                side = self._displace(what)
+                raise StoreError(self._broken_reason(what, side), file)
+            self._write_to(fd, data)
+        finally:
+            if fd is not None:
+                try:
+                    os.close(fd)  # under Pyodide, this is what stores the file
+                except OSError as err:
+                    self._broken = (f"closing the log after an event failed ({err.strerror}); whether the event "
+                                    f"was stored is uncertain: reopen the campaign")
+                    raise StoreError(self._broken, file) from err
+
+    def _write_to(self, fd: int, data: bytes) -> None:
         size = self._end
         try:
             write_all(fd, data)
@@ -717,7 +940,10 @@ class CampaignStore:
     def _open_log(self) -> None:
         file = self.path / LOG_FILE
         try:
-            fd = os.open(file, os.O_RDWR | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+            if self._per_event:  # only looked at here (under Pyodide a file opened to write is stored again on close)
+                fd = os.open(file, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            else:
+                fd = os.open(file, os.O_RDWR | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
         except OSError as err:
             raise StoreError(f"cannot open the log for writing ({err.strerror}); open read-only to read it",
                              file) from None
@@ -725,17 +951,25 @@ class CampaignStore:
         if not stat.S_ISREG(st.st_mode) or st.st_size != self._end:
             os.close(fd)
             raise StoreError("changed while it was being read (another writer?); open it again", file)
-        self._log_fd = fd
         self._identity = (st.st_dev, st.st_ino)
         start = max(0, self._end - _MARK)
-        self._mark = os.pread(fd, self._end - start, start)
+        try:
+            self._mark = pread(fd, self._end - start, start)
+        except OSError:
+            os.close(fd)
+            raise
+        if self._per_event:
+            os.close(fd)  # opened again for each append (``_write``): a file here persists only on close
+        else:
+            self._log_fd = fd
+        self._writing = True
         held = self.path / HELD_FILE
         try:
             if os.path.lexists(held):
                 os.unlink(held)
             os.link(file, held)
             self._held = held
-        except OSError:
+        except (OSError, AttributeError):  # Pyodide's os has no link at all
             self._held = None  # a file system without hard links: the guard still refuses, from memory
 
 

@@ -12,6 +12,7 @@ Standard library only, and nothing Pyodide lacks (no threads, no subprocess): th
 from __future__ import annotations
 
 import importlib.util
+import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
 
@@ -1122,6 +1123,11 @@ def _charts(camp) -> dict | None:
 
 # ---------------------------------------------------------------- the whole table
 
+def in_browser() -> bool:
+    """True under Pyodide (JupyterLite): the campaign's files live in the browser's storage."""
+    return sys.platform == "emscripten"
+
+
 def table_view(camp, ui: UI | Mapping | None = None) -> dict:
     """The view model of ``camp`` as ``ui`` asks for it (JSON-shaped: text, numbers, lists, dicts)."""
     if ui is None:
@@ -1139,6 +1145,10 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
                               (" · running" if sess["active"] else " · not running" if sess["number"] else "")}
     if ui.mode == "keeper":
         out.update(_undo_redo(camp))
+        if in_browser():  # JupyterLite: play is kept in the browser's storage, so saving it is one click away
+            out["save"] = {"label": "Download zip", "intent": {"do": "download", "where": "header"},
+                           "hint": "play is stored in this browser only: download the campaign folder before you "
+                                   f"leave (Campaign.open(\"{camp.path.name}.zip\") reads it)"}
     charts = ui.mode == "keeper" and charts_available()
     out["panels"] = [{"id": p, "label": p.capitalize(), "on": p == ui.panel,
                       "intent": {"do": "panel", "panel": p, "where": "header"}}

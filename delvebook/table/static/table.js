@@ -222,7 +222,8 @@ function mount(model, el) {
         button(p.label, p.intent, { cls: `db-tab${p.on ? " db-on" : ""}`, data: { panel: p.id } }))) : null,
       v.mode === "keeper" && undo ? h("span", { cls: "db-undo" },
         button(["\u21b6 ", undo.label], undo.enabled ? undo.intent : null, { cls: "db-undo-btn", title: undo.label }),
-        button(["\u21b7 ", redo.label], redo.enabled ? redo.intent : null, { cls: "db-redo-btn", title: redo.label })) : null);
+        button(["\u21b7 ", redo.label], redo.enabled ? redo.intent : null, { cls: "db-redo-btn", title: redo.label })) : null,
+      v.save ? button(["\u2b07 ", v.save.label], v.save.intent, { cls: "db-download db-save", title: v.save.hint }) : null);
   }
 
   // ---- the party strip
