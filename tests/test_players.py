@@ -196,14 +196,7 @@ def test_the_players_widget_follows_the_log_until_it_is_closed(keep):
         await asyncio.wait_for(task, 2)
         assert task not in served._FOLLOWING
 
-    # a loop of its own in a thread of its own: a browser test run before this one may hold the main thread's loop
-    failure: list[BaseException] = []
-    worker = threading.Thread(target=lambda: _run_catching(play, failure))
-    worker.start()
-    worker.join(30)
-    assert not worker.is_alive(), "the follow task did not end within 30 s of the widget closing"
-    if failure:
-        raise failure[0]
+    _in_a_loop_of_its_own(play)
 
 
 def test_a_log_line_the_view_cannot_read_is_said_on_the_screen(keep):
@@ -227,6 +220,8 @@ def test_a_log_line_the_view_cannot_read_is_said_on_the_screen(keep):
 
 
 def _in_a_loop_of_its_own(play) -> None:
+    """Run ``play`` in a loop of its own in a thread of its own: a browser test run before may hold the main
+    thread's running loop (Playwright's), where ``asyncio.run`` refuses to start."""
     failure: list[BaseException] = []
     worker = threading.Thread(target=lambda: _run_catching(play, failure))
     worker.start()
