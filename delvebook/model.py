@@ -14,7 +14,8 @@ from typing import Any, Mapping
 
 from .dice import escape_html
 
-__all__ = ["new_state", "Delver", "Foe", "Armor", "Condition", "format_purse", "STATUS_ALIVE", "STATUS_DYING",
+__all__ = ["new_state", "Delver", "Foe", "Armor", "Condition", "format_purse", "held_resources", "STATUS_ALIVE",
+           "STATUS_DYING",
            "STATUS_DEAD", "PARTY", "FOES", "CREATURE", "is_alive", "is_dying", "is_dead", "status_of", "combatant",
            "party", "party_names", "present", "dying", "foes", "foe_names", "conditions_on", "luck_dice",
            "current_actor", "Creature", "creatures", "npcs", "familiar_of", "owner_of", "used_this_turn"]
@@ -215,10 +216,7 @@ class Delver(_Combatant):
     def _repr_html_(self) -> str:
         esc = escape_html  # every value, numbers included, escaped where it is written
         d = self._d
-        maxes = d.get("resource_max") if isinstance(d.get("resource_max"), Mapping) else {}
-        resources = d.get("resources") if isinstance(d.get("resources"), Mapping) else {}
-        res = ", ".join(f"{esc(str(k).replace('_', ' '))} {esc(v)}/{esc(maxes.get(k, v))}"
-                        for k, v in resources.items())
+        res = ", ".join(f"{esc(str(k).replace('_', ' '))} {esc(v)}/{esc(top)}" for k, v, top in held_resources(d))
         purse = d.get("purse")
         purse = format_purse(purse) if isinstance(purse, int) and not isinstance(purse, bool) else purse
         return (f'<div class="delvebook-delver"><b>{esc(d.get("name"))}</b> '
@@ -443,6 +441,14 @@ def conditions_on(state: Mapping, who: str | None = None, kind: str | None = Non
 def luck_dice(state: Mapping) -> dict[str, int]:
     """Each player's luck dice left this session."""
     return dict(state["luck"])
+
+
+def held_resources(d: Mapping) -> list[tuple[str, Any, Any]]:
+    """(resource, left, most) for each resource a delver's sheet holds that it has: a resource at 0 of 0 (a
+    mage's wand charges before level 2 brings the wand) is not one it has. A hand-edited sheet is read as it is."""
+    maxes = d.get("resource_max") if isinstance(d.get("resource_max"), Mapping) else {}
+    resources = d.get("resources") if isinstance(d.get("resources"), Mapping) else {}
+    return [(k, v, top) for k, v in resources.items() if (top := maxes.get(k, v)) or v]
 
 
 def dying(state: Mapping) -> list[str]:

@@ -56,3 +56,14 @@ def test_a_purse_shows_the_campaigns_own_coins():
              "shilling": {"name": "Shilling", "symbol": "s", "talons": 12}}
     assert model.format_purse(30, units) == "2s 6d"
     assert model.format_purse(234) == "2B 3C 4T" and model.format_purse(0, units) == "0d"
+
+
+def test_a_resource_at_none_of_none_is_not_one_the_delver_has():
+    from delvebook.model import Delver, held_resources
+    d = {"name": "Ilse", "class_id": "mage", "level": 1, "player": "Cleo", "hearts": 11, "max_hearts": 11,
+         "xp": 0, "status": "alive", "purse": 0,
+         "resources": {"spellbook": 1, "wand_charges": 0, "grit": 0},
+         "resource_max": {"spellbook": 1, "wand_charges": 0, "grit": 3}}
+    assert held_resources(d) == [("spellbook", 1, 1), ("grit", 0, 3)]  # spent grit is still grit she has
+    html = Delver(d)._repr_html_()
+    assert "spellbook 1/1" in html and "grit 0/3" in html and "wand" not in html

@@ -20,7 +20,8 @@ from ..dice import DiceError, Roll
 from ..distribution import percent
 from ..engine import Refused, effects, queries
 from ..events import standing
-from ..model import Armor, combatant, creatures, current_actor, is_dead, is_dying, owner_of, present
+from ..model import (Armor, combatant, creatures, current_actor, held_resources, is_dead, is_dying, owner_of,
+                     present)
 from .words import fight_name, money, plural, tell, title
 
 __all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "charts_available",
@@ -230,9 +231,7 @@ def _party(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
             "hearts_text": _wound(d) if hide else f"{d['hearts']}/{d['max_hearts']}",
             "frac": _bar_frac(d, hide),
             "luck": s["luck"].get(d["player"], 0), "luck_max": per,
-            "resources": [{"id": r, "text": f"{r.replace('_', ' ')} {v}/{top}"}
-                          for r, v in d["resources"].items()
-                          if (top := d["resource_max"].get(r, v)) or v],  # none yet (a wand before level 2)
+            "resources": [{"id": r, "text": f"{r.replace('_', ' ')} {v}/{top}"} for r, v, top in held_resources(d)],
             "conditions": _conditions(camp, name),
             "xp": d["xp"], "xp_text": f"XP {d['xp']}" + (f"/{nxt}" if nxt is not None else " (top level)"),
             "selected": name == actor, "acting": name == now, "touched": name in ui.touched,
