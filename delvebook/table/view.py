@@ -154,6 +154,16 @@ def _odds_text(p) -> str | None:
     return None if p is None else percent(p, 0)
 
 
+def _milestones(prepared: list, noun: str, do: str, label: str) -> dict:
+    """The Keeper panel's prepared quests or rooms, each done once for its XP, and a form for one not prepared."""
+    where = f"keeper:{noun}s"
+    return {"rows": [{"name": m["name"], "note": m["note"] or "", "done": m["done"], "label": label,
+                      "intent": None if m["done"] else {"do": do, "name": m["name"], "where": where}}
+                     for m in prepared],
+            "form": {"id": noun, "fields": [field_("name", "text", f"another {noun}", "", required=True)],
+                     "submit": {"label": label, "intent": {"do": do, "where": where}}}}
+
+
 def field_(name: str, kind: str, label: str, value: Any = None, options: list | None = None, *,
            required: bool = False, hint: str = "", min: int | None = None, max: int | None = None) -> dict:
     """A form field the page draws: ``text``, ``number``, ``choice`` (one of options), ``multi`` (any of
@@ -1001,20 +1011,8 @@ def _keeper(camp, ui: UI) -> dict:
                                                             "where": "keeper:session"}},
                         {"label": "+1 hour", "intent": {"do": "advance_time", "hours": 1, "where": "keeper:session"}},
                     ) if b]},
-        "quests": {"rows": [{"name": q["name"], "note": q["note"] or "", "done": q["done"],
-                             "intent": None if q["done"] else {"do": "complete_quest", "name": q["name"],
-                                                              "where": "keeper:quests"},
-                             "label": f"Complete ({per_quest} XP)"} for q in camp.quests],
-                   "form": {"id": "quest", "fields": [field_("name", "text", "another quest", "", required=True)],
-                            "submit": {"label": f"Complete ({per_quest} XP)",
-                                       "intent": {"do": "complete_quest", "where": "keeper:quests"}}}},
-        "rooms": {"rows": [{"name": r["name"], "note": r["note"] or "", "done": r["done"],
-                            "intent": None if r["done"] else {"do": "explore_room", "name": r["name"],
-                                                             "where": "keeper:rooms"},
-                            "label": f"Explored ({per_room} XP)"} for r in camp.rooms],
-                  "form": {"id": "room", "fields": [field_("name", "text", "another room", "", required=True)],
-                           "submit": {"label": f"Explored ({per_room} XP)",
-                                      "intent": {"do": "explore_room", "where": "keeper:rooms"}}}},
+        "quests": _milestones(camp.quests, "quest", "complete_quest", f"Complete ({per_quest} XP)"),
+        "rooms": _milestones(camp.rooms, "room", "explore_room", f"Explored ({per_room} XP)"),
         "coins": {"hint": f"money like {example!r}; each {money(rules, coin)} earned is "
                           f"{rules.core['xp']['per_crown']} XP, {split}",
                   "earn": {"id": "earn", "fields": [
