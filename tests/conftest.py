@@ -47,6 +47,14 @@ def cannot_run(reason: str) -> None:
     pytest.skip(reason)
 
 
+@pytest.fixture
+def keep(tmp_path) -> Path:
+    """A writable copy of the prepared campaign, the-sunken-keep, at tmp_path/keep."""
+    dest = tmp_path / "keep"
+    shutil.copytree(CAMPAIGNS / "the-sunken-keep", dest)
+    return dest
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     """tests/artifacts/ (git-ignored): screenshots and logs a person can look at after a run."""

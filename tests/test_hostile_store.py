@@ -5,7 +5,6 @@ Issue 16, items 2, 3, 4, 9 (a read-only log), 11, 12 and 15: each test names its
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -17,14 +16,6 @@ import delvebook as db
 from delvebook import store as st
 from delvebook.store import HELD_FILE, LOCK_FILE, CampaignStore, StoreError, dump_event_line, read_log
 
-KEEP = Path(__file__).resolve().parent.parent / "campaigns" / "the-sunken-keep"
-
-
-@pytest.fixture
-def keep(tmp_path):
-    dest = tmp_path / "keep"
-    shutil.copytree(KEEP, dest)
-    return dest
 
 
 def played(folder: Path, n: int = 3) -> db.Campaign:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import time
 from pathlib import Path
 
@@ -19,15 +18,7 @@ from delvebook import cli, statecheck
 from delvebook.model import new_state
 from delvebook.store import StoreError
 
-KEEP = Path(__file__).resolve().parent.parent / "campaigns" / "the-sunken-keep"
 WHERE = re.compile(r"(campaign|log)\.yaml:\d+: ")
-
-
-@pytest.fixture
-def keep(tmp_path):
-    dest = tmp_path / "keep"
-    shutil.copytree(KEEP, dest)
-    return dest
 
 
 def validate(folder: Path, capsys) -> tuple[int, str]:

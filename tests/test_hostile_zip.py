@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -22,13 +21,6 @@ from delvebook import campaign as campaign_module
 from delvebook.store import LOG_HEADER, StoreError
 
 KEEP = Path(__file__).resolve().parent.parent / "campaigns" / "the-sunken-keep"
-
-
-@pytest.fixture
-def keep(tmp_path):
-    dest = tmp_path / "keep"
-    shutil.copytree(KEEP, dest)
-    return dest
 
 
 @pytest.fixture

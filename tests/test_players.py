@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import statistics
 import subprocess
@@ -23,22 +22,14 @@ from pathlib import Path
 import pytest
 
 import delvebook as db
-from conftest import CAMPAIGNS, _free_port, cannot_run
+from conftest import _free_port, cannot_run
 
 pytest.importorskip("anywidget")
 from delvebook.table import UI, perform, table_view  # noqa: E402
 
-KEEP = CAMPAIGNS / "the-sunken-keep"
 HIT = {"attack": [18, 1], "resist": [2], "damage": [1, 1]}  # Brakka's sword: 19 vs 2, 2 damage (8 -> 6 hearts)
 WOUNDS = ("unhurt", "wounded", "badly wounded", "dying", "down")
 EVIL = "<img src=x onerror=alert(1)>"
-
-
-@pytest.fixture
-def keep(tmp_path):
-    dest = tmp_path / "keep"
-    shutil.copytree(KEEP, dest)
-    return dest
 
 
 @pytest.fixture
