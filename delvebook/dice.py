@@ -144,7 +144,7 @@ class LuckDie:
 class Expression:
     """Parsed notation: a tuple of terms. Immutable; obtain with ``parse``."""
 
-    __slots__ = ("terms", "text", "dice_count", "_plan")
+    __slots__ = ("terms", "text", "dice_count", "_plan", "_quick")
 
     def __init__(self, terms: tuple[Term, ...]):
         self.terms = terms
@@ -159,6 +159,12 @@ class Expression:
         # (sides, count, keep, keep_n, sign, d66, constant) per term, for the hot path
         self._plan = tuple((6 if t.d66 else t.sides, 2 if t.d66 else t.count, t.keep, t.keep_n,
                             t.sign, t.d66, t.constant) for t in terms)
+        # the plan of a roll without d66 for a plain ``random.Random``: per term (sides, bits a draw takes,
+        # count, sign, keep, keep_n), or None for a constant; the constants summed. None if there is a d66.
+        self._quick = None if any(t.d66 for t in terms) else (
+            tuple(None if t.count == 0 else (t.sides, t.sides.bit_length(), t.count, t.sign, t.keep, t.keep_n)
+                  for t in terms),
+            sum(t.sign * t.constant for t in terms if t.count == 0))
 
     @property
     def min(self) -> int:
@@ -174,6 +180,9 @@ class Expression:
             return self._from_faces(faces, who, why)
         if rng is None:
             rng = _random.Random()
+        quick = self._quick
+        if quick is not None and type(rng) is _random.Random:
+            return self._roll_quick(rng.getrandbits, quick, who, why)
         draw = _drawer(rng)
         faces_by_term = []
         dropped = None
@@ -193,6 +202,44 @@ class Expression:
                 kept_sum, drop = _keep_faces(fs, keep, keep_n)
                 if dropped is None:
                     dropped = [()] * len(self._plan)
+                dropped[i] = drop
+                total += sign * kept_sum
+        return Roll(self, tuple(faces_by_term), total, who, why,
+                    dropped=tuple(dropped) if dropped else None)
+
+    def _roll_quick(self, bits, quick: tuple, who, why) -> "Roll":
+        """``roll`` for a plain ``random.Random`` and no d66: the same draws as ``_drawer`` makes (CPython's
+        rejection sampling over ``getrandbits``, die after die), read from the plan made once per expression."""
+        terms, total = quick
+        faces_by_term = []
+        dropped = None
+        for i, term in enumerate(terms):
+            if term is None:
+                faces_by_term.append(None)
+                continue
+            sides, k, count, sign, keep, keep_n = term
+            if count == 1:
+                r = bits(k)
+                while r >= sides:
+                    r = bits(k)
+                fs = (r + 1,)
+                kept_sum = r + 1
+            else:
+                out = []
+                for _ in range(count):
+                    r = bits(k)
+                    while r >= sides:
+                        r = bits(k)
+                    out.append(r + 1)
+                fs = tuple(out)
+                kept_sum = None
+            faces_by_term.append(fs)
+            if keep is None:
+                total += sign * (sum(fs) if kept_sum is None else kept_sum)
+            else:
+                kept_sum, drop = _keep_faces(fs, keep, keep_n)
+                if dropped is None:
+                    dropped = [()] * len(terms)
                 dropped[i] = drop
                 total += sign * kept_sum
         return Roll(self, tuple(faces_by_term), total, who, why,

@@ -58,13 +58,25 @@ def rules_table(rules: Rules, name: str) -> Mapping:
     """``rules.gear`` / ``classes`` / ``bestiary`` / ``spells``, built once per ``Rules``: each such property
     merges the rules' tables afresh on every read, and a ``Rules`` never changes (its data is frozen), so the
     merged table is a pure function of it (an attack asks for the gear table a dozen times)."""
+    t = _tables(rules).get(name)
+    if t is None:
+        t = _tables(rules)[name] = getattr(rules, name)
+    return t
+
+
+_LAST: list = [lambda: None, None]  # (a weak reference to the Rules asked about last, its tables): one game a fight
+
+
+def _tables(rules: Rules) -> dict:
+    """The tables built for ``rules``; the last ones asked for are found without the weak dictionary's lookup."""
+    last = _LAST
+    if last[0]() is rules:
+        return last[1]
     tables = _TABLES.get(rules)
     if tables is None:
         tables = _TABLES[rules] = {}
-    t = tables.get(name)
-    if t is None:
-        t = tables[name] = getattr(rules, name)
-    return t
+    last[0], last[1] = weakref.ref(rules), tables
+    return tables
 
 
 def class_of(rules: Rules, class_id: str) -> Mapping:
@@ -79,9 +91,7 @@ _NONE: Mapping = MappingProxyType({})
 def class_abilities(rules: Rules, class_id: str) -> Mapping:
     """A class's abilities by id, without provenance keys, read-only: built once per ``Rules`` and class (an
     attack asks for them to offer a smite, a Dodge to pay for one)."""
-    tables = _TABLES.get(rules)
-    if tables is None:
-        tables = _TABLES[rules] = {}
+    tables = _tables(rules)
     key = ("abilities", class_id)
     found = tables.get(key)
     if found is None:
@@ -129,6 +139,16 @@ class Reader:
     def combatant(self, name: str) -> tuple[str, dict]:
         """("delver" | "foe" | "creature", data) for a name in the party, the current encounter, or the named
         creatures (NPCs, familiars)."""
+        if name.__class__ is str:  # the party and the fight first, as ``model.combatant`` looks
+            state = self.state
+            d = state["delvers"].get(name)
+            if d is not None:
+                return "delver", d
+            enc = state["encounter"]
+            if enc is not None:
+                d = enc["foes"].get(name)
+                if d is not None:
+                    return "foe", d
         found = combatant(self.state, name)
         if found is None:
             enc = self.state["encounter"]
@@ -329,7 +349,22 @@ class Play(Ctx):
     def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict,
                  faces: Mapping[str, Any] | None = None, recorded: Mapping[str, dict] | None = None,
                  extra_luck: Mapping[str, list] | None = None):
-        Ctx.__init__(self, state, rules, rng, kind, args, faces, recorded, extra_luck)
+        if faces or recorded or extra_luck:  # a re-run or typed faces: ``Ctx``'s own roll path, which records
+            Ctx.__init__(self, state, rules, rng, kind, args, faces, recorded, extra_luck)
+        else:  # only what a simulated command reads or adds to (no inverse, no roll records, no copies)
+            self.state = state
+            self.rules = rules
+            self.core = rules.core
+            self.rng = rng
+            self.kind = kind
+            self.args = args
+            self.faces = self.recorded = self.extra_luck = self.rolls = _NONE
+            self.changes = []  # (stays empty)
+            self.roll_objects = {}
+            self.fields = {}
+            self.used = set()
+            self.override = None
+            self.waived = []
         self._journal: list = []  # (node, key, what was there) in the order set; key None: an append to a list
 
     def set(self, path: list, value: Any) -> None:

@@ -224,11 +224,17 @@ gets it on every weapon)."""
 def weapon_skill(r: Reader, c: Mapping, w: Mapping) -> str | None:
     """The best skill that applies: the weapon's own skill, or Weapons (anything it can kill with)."""
     best, rank = None, 0
-    ranks = {"proficient": 1, "expert": 2}
+    skills = c.get("skills", _NO_SKILLS)
     for s in (w.get("skill"), ANY_WEAPON_SKILL):
-        if s and ranks.get(c.get("skills", {}).get(s), 0) > rank:
-            best, rank = s, ranks[c["skills"][s]]
+        if s:
+            k = _RANKS.get(skills.get(s), 0)
+            if k > rank:
+                best, rank = s, k
     return best
+
+
+_RANKS = {"proficient": 1, "expert": 2}
+_NO_SKILLS: Mapping = {}
 
 
 def weapons(state: dict, rules: Rules, who: str) -> list[tuple[str, Any]]:
@@ -267,7 +273,7 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
     """An attack as the rules shape it before any die: the weapon, advantage, max damage, the number of attacks,
     whether the target may counter, the attack roll and the target's resist roll. Refuses what the rules do not
     allow (a weapon ``attacker`` lacks, an option it cannot take); pays nothing (``plan.spends`` does)."""
-    asked = dict(asked or {})
+    asked = dict(asked) if asked else {}
     a_side, a = r.combatant(attacker)
     t_side, t = r.combatant(target)
     w = weapon_of(r, attacker, a, weapon)
@@ -275,11 +281,12 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
     plan.ranged = bool(w.get("ranged"))
     if w.get("turn_slot"):  # a companion weapon acts in its own slot of the owner's turn (the Holy Weapon's sword)
         plan.timing = w["turn_slot"]
-    if asked.get("extra_damage"):
-        plan.extra_damage.append(str(asked["extra_damage"]))
-    for name, opt in effects.ATTACK_OPTIONS.items():
-        if asked.get(name) and opt.shape is not None:
-            opt.shape(r, plan)
+    if asked:  # (most attacks are asked for nothing)
+        if asked.get("extra_damage"):
+            plan.extra_damage.append(str(asked["extra_damage"]))
+        for name, opt in effects.ATTACK_OPTIONS.items():
+            if asked.get(name) and opt.shape is not None:
+                opt.shape(r, plan)
     for modify in effects.ATTACK_MODIFIERS:
         modify(r, plan)
     edge_adv, edge_max = _edges(r, attacker, ranged=plan.ranged, spell=False)
