@@ -182,7 +182,46 @@ class Expression:
             rng = _random.Random()
         quick = self._quick
         if quick is not None and type(rng) is _random.Random:
-            return self._roll_quick(rng.getrandbits, quick, who, why)
+            # no d66 and a plain Random: the same draws as ``_drawer`` makes (CPython's rejection sampling over
+            # ``getrandbits``, die after die), read from the plan made once per expression
+            bits = rng.getrandbits
+            terms, total = quick
+            faces_by_term = []
+            dropped = None
+            for i, term in enumerate(terms):
+                if term is None:
+                    faces_by_term.append(None)
+                    continue
+                sides, k, count, sign, keep, keep_n = term
+                if count == 1:
+                    r = bits(k)
+                    while r >= sides:
+                        r = bits(k)
+                    r += 1
+                    faces_by_term.append((r,))
+                    if keep is None:
+                        total += sign * r
+                        continue
+                    fs = (r,)
+                else:
+                    out = []
+                    for _ in range(count):
+                        r = bits(k)
+                        while r >= sides:
+                            r = bits(k)
+                        out.append(r + 1)
+                    fs = tuple(out)
+                    faces_by_term.append(fs)
+                    if keep is None:
+                        total += sign * sum(fs)
+                        continue
+                kept_sum, drop = _keep_faces(fs, keep, keep_n)
+                if dropped is None:
+                    dropped = [()] * len(terms)
+                dropped[i] = drop
+                total += sign * kept_sum
+            return Roll(self, tuple(faces_by_term), total, who, why,
+                        dropped=tuple(dropped) if dropped else None)
         draw = _drawer(rng)
         faces_by_term = []
         dropped = None
@@ -202,44 +241,6 @@ class Expression:
                 kept_sum, drop = _keep_faces(fs, keep, keep_n)
                 if dropped is None:
                     dropped = [()] * len(self._plan)
-                dropped[i] = drop
-                total += sign * kept_sum
-        return Roll(self, tuple(faces_by_term), total, who, why,
-                    dropped=tuple(dropped) if dropped else None)
-
-    def _roll_quick(self, bits, quick: tuple, who, why) -> "Roll":
-        """``roll`` for a plain ``random.Random`` and no d66: the same draws as ``_drawer`` makes (CPython's
-        rejection sampling over ``getrandbits``, die after die), read from the plan made once per expression."""
-        terms, total = quick
-        faces_by_term = []
-        dropped = None
-        for i, term in enumerate(terms):
-            if term is None:
-                faces_by_term.append(None)
-                continue
-            sides, k, count, sign, keep, keep_n = term
-            if count == 1:
-                r = bits(k)
-                while r >= sides:
-                    r = bits(k)
-                fs = (r + 1,)
-                kept_sum = r + 1
-            else:
-                out = []
-                for _ in range(count):
-                    r = bits(k)
-                    while r >= sides:
-                        r = bits(k)
-                    out.append(r + 1)
-                fs = tuple(out)
-                kept_sum = None
-            faces_by_term.append(fs)
-            if keep is None:
-                total += sign * (sum(fs) if kept_sum is None else kept_sum)
-            else:
-                kept_sum, drop = _keep_faces(fs, keep, keep_n)
-                if dropped is None:
-                    dropped = [()] * len(terms)
                 dropped[i] = drop
                 total += sign * kept_sum
         return Roll(self, tuple(faces_by_term), total, who, why,
@@ -497,7 +498,7 @@ class Roll:
     """The result of a roll with every die kept: expression, dice per term, modifier, total,
     who rolled and why, and the luck dice spent on it (with the roll as it was before them)."""
 
-    __slots__ = ("expression", "faces_by_term", "dropped", "base_total", "who", "why", "luck", "_groups")
+    __slots__ = ("expression", "faces_by_term", "dropped", "base_total", "who", "why", "luck", "_groups", "total")
 
     def __init__(self, expression: Expression, faces_by_term: tuple, total: int, who: str | None = None,
                  why: str | None = None, luck: tuple[LuckDie, ...] = (), dropped: tuple | None = None):
@@ -509,6 +510,10 @@ class Roll:
         self.why = why
         self.luck = luck
         self._groups = None
+        if luck:
+            for l in luck:
+                total += l.sign * l.face
+        self.total = total                  # with the luck dice (a Roll never changes: a luck die makes another)
 
     def _derive(self, luck: tuple[LuckDie, ...]) -> "Roll":
         return Roll(self.expression, self.faces_by_term, self.base_total, self.who, self.why, luck,
@@ -532,13 +537,6 @@ class Roll:
     @property
     def expr(self) -> str:
         return self.expression.text
-
-    @property
-    def total(self) -> int:
-        t = self.base_total
-        for l in self.luck:
-            t += l.sign * l.face
-        return t
 
     @property
     def dice(self) -> tuple[Die, ...]:

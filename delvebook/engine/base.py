@@ -22,7 +22,7 @@ from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
 __all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items", "rules_table",
-           "class_of", "class_abilities", "path_in"]
+           "class_of", "class_abilities", "path_in", "rules_tables"]
 
 COMMANDS: dict[str, Callable] = {}
 
@@ -58,17 +58,19 @@ def rules_table(rules: Rules, name: str) -> Mapping:
     """``rules.gear`` / ``classes`` / ``bestiary`` / ``spells``, built once per ``Rules``: each such property
     merges the rules' tables afresh on every read, and a ``Rules`` never changes (its data is frozen), so the
     merged table is a pure function of it (an attack asks for the gear table a dozen times)."""
-    t = _tables(rules).get(name)
+    t = rules_tables(rules).get(name)
     if t is None:
-        t = _tables(rules)[name] = getattr(rules, name)
+        t = rules_tables(rules)[name] = getattr(rules, name)
     return t
 
 
 _LAST: list = [lambda: None, None]  # (a weak reference to the Rules asked about last, its tables): one game a fight
 
 
-def _tables(rules: Rules) -> dict:
-    """The tables built for ``rules``; the last ones asked for are found without the weak dictionary's lookup."""
+def rules_tables(rules: Rules) -> dict:
+    """What is kept for ``rules``: answers that depend on the rules alone (its merged tables, a class's abilities,
+    the death save), by name. A ``Rules`` never changes, so they never go stale; the last rules asked about are
+    found without the weak dictionary's lookup."""
     last = _LAST
     if last[0]() is rules:
         return last[1]
@@ -91,7 +93,7 @@ _NONE: Mapping = MappingProxyType({})
 def class_abilities(rules: Rules, class_id: str) -> Mapping:
     """A class's abilities by id, without provenance keys, read-only: built once per ``Rules`` and class (an
     attack asks for them to offer a smite, a Dodge to pay for one)."""
-    tables = _tables(rules)
+    tables = rules_tables(rules)
     key = ("abilities", class_id)
     found = tables.get(key)
     if found is None:
@@ -309,7 +311,10 @@ class Ctx(Reader):
 
     def end_conditions(self, keep: Callable[[dict], bool], why: str) -> list[dict]:
         """Remove every condition for which ``keep`` is false; record which ended and why."""
-        ended = [c for c in self.state["conditions"] if not keep(c)]
+        conds = self.state["conditions"]
+        if not conds:  # most of a fight
+            return []
+        ended = [c for c in conds if not keep(c)]
         if ended:
             self.set(["conditions"], [c for c in self.state["conditions"] if keep(c)])
             prior = self.fields.get("conditions_ended", [])
@@ -319,12 +324,15 @@ class Ctx(Reader):
 
     def end_on_action(self, who: str, action: str) -> None:
         """End conditions on ``who`` that this action ends early (Invisibility ends on an attack or a cast)."""
+        if not self.state["conditions"]:
+            return
         self.end_conditions(lambda c: not (c["who"] == who and action in c["ends_when"]), f"{who} {action}s")
 
     def advance_clock(self, seconds: int) -> None:
         now = self.state["clock"] + seconds
         self.set(["clock"], now)
-        self.end_conditions(lambda c: c["ends_at"] is None or c["ends_at"] > now, "time ran out")
+        if self.state["conditions"]:
+            self.end_conditions(lambda c: c["ends_at"] is None or c["ends_at"] > now, "time ran out")
 
     # ---- resources
     def spend(self, who: str, resource: str, amount: int, what: str) -> None:

@@ -22,7 +22,7 @@ from ..model import (CREATURE, combatant, current_actor, is_dead, is_dying, owne
                      used_this_turn)
 from ..rules import Rules, RulesError
 from . import effects
-from .base import Reader, Refused, class_abilities, class_of, data_items, rules_table
+from .base import Reader, Refused, class_abilities, class_of, data_items, rules_table, rules_tables
 from .effects import AttackPlan, Input
 
 __all__ = [
@@ -281,7 +281,7 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
     plan.ranged = bool(w.get("ranged"))
     if w.get("turn_slot"):  # a companion weapon acts in its own slot of the owner's turn (the Holy Weapon's sword)
         plan.timing = w["turn_slot"]
-    if asked:  # (most attacks are asked for nothing)
+    if asked and any(asked.values()):  # (most attacks are asked for nothing but the attack's defaults)
         if asked.get("extra_damage"):
             plan.extra_damage.append(str(asked["extra_damage"]))
         for name, opt in effects.ATTACK_OPTIONS.items():
@@ -409,9 +409,15 @@ class DeathSave(NamedTuple):
 
 
 def death_save(state: dict, rules: Rules) -> DeathSave:
-    """What a dying delver rolls, what it needs, and its chance (before luck dice)."""
-    rule = rules.core["death_save"]
-    return DeathSave(str(rule["die"]), rule["target"], odds(str(rule["die"]), target=rule["target"]))
+    """What a dying delver rolls, what it needs, and its chance (before luck dice): the rules' alone, so worked
+    out once per ``Rules`` (a fight makes dozens)."""
+    tables = rules_tables(rules)
+    found = tables.get("death_save")
+    if found is None:
+        rule = rules.core["death_save"]
+        found = tables["death_save"] = DeathSave(str(rule["die"]), rule["target"],
+                                                 odds(str(rule["die"]), target=rule["target"]))
+    return found
 
 
 def luck_die_sides(rules: Rules) -> int:
@@ -527,7 +533,7 @@ def may_act(state: dict, rules: Rules, who: str) -> Acting:
     on_turn = in_fight and actor == holder
     left: list[str] = []
     if on_turn:
-        count = sum(1 for k in used if k == "action" or k.startswith("action#"))
+        count = sum(1 for k in used if k == "action" or k.startswith("action#")) if used else 0
         if count < rules.core["turns"]["actions"]:
             left.append("action")
         left += [s for s in _slots(Reader(state, rules), who) if s not in used]
