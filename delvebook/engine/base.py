@@ -353,6 +353,8 @@ class Play(Ctx):
     luck die is played as ``Engine.decide_luck`` plays it."""
 
     records = False
+    faces = recorded = extra_luck = rolls = _NONE  # (read-only and empty unless a re-run sets its own)
+    override = None
 
     def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict,
                  faces: Mapping[str, Any] | None = None, recorded: Mapping[str, dict] | None = None,
@@ -366,12 +368,10 @@ class Play(Ctx):
             self.rng = rng
             self.kind = kind
             self.args = args
-            self.faces = self.recorded = self.extra_luck = self.rolls = _NONE
-            self.changes = []  # (stays empty)
+            self.changes = []  # (stays empty; ``faces``, ``recorded``, ``extra_luck``, ``rolls``: the class's, empty)
             self.roll_objects = {}
             self.fields = {}
             self.used = set()
-            self.override = None
             self.waived = []
         self._journal: list = []  # (node, key, what was there) in the order set; key None: an append to a list
 

@@ -493,9 +493,11 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
         if added:
             d["added"] = added
         damage.append(d)
-    if any(d.get("vanquished") for d in damage):
-        for vanquished in effects.ON_VANQUISH:
-            vanquished(ctx, plan)
+    for d in damage:
+        if d.get("vanquished"):
+            for vanquished in effects.ON_VANQUISH:
+                vanquished(ctx, plan)
+            break
     for opt in hooks:
         if opt.after is not None:
             opt.after(ctx, plan, results)
@@ -510,7 +512,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                     offers.append({"option": name, **o})
 
     countered = None
-    all_failed = all(x == "miss" for x in results)
+    all_failed = "hit" not in results and "tie" not in results
     tie_single = n == 1 and results[0] == "tie"
     if plan.counter and (all_failed or tie_single):
         if is_dead(t) or is_dying(t):

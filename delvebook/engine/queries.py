@@ -113,6 +113,22 @@ def _text(parts: list[str]) -> str:
     return text
 
 
+_SPLITS: dict[tuple, tuple] = {}
+
+
+def _split(parts: list[str]) -> tuple[str, str | None]:
+    """(the die, the bonus dice or None) of a D20 roll's parts, each in canonical notation: a multi-attack rolls
+    the die once an attack and the bonus once for all (kept by the parts, as ``_text`` keeps them)."""
+    key = tuple(parts)
+    found = _SPLITS.get(key)
+    if found is None:
+        found = (_text(parts[:1]), _text(parts[1:]).lstrip("+") if len(parts) > 1 else None)
+        if len(_SPLITS) > 4096:
+            _SPLITS.clear()
+        _SPLITS[key] = found
+    return found
+
+
 def d20_in(r: Reader, who: str, c: Mapping, skill: str | None, *, die: str | None = None, advantage: bool = False,
            bonus: Any = None, extra: list[str] = (), asked: Mapping[str, Any] | None = None) -> D20:
     """A D20 roll by ``who``: the die (or advantage), the skill's bonus, skill boosts when the roller acts
@@ -265,7 +281,10 @@ def weapons(state: dict, rules: Rules, who: str) -> list[tuple[str, Any]]:
 
 def _against(r: Reader, target: str) -> bool:
     """Whether attacks against ``target`` have advantage (a Guiding Bolt's mark)."""
-    return any(against(r, target) for against in effects.ATTACKS_AGAINST)
+    for against in effects.ATTACKS_AGAINST:
+        if against(r, target):
+            return True
+    return False
 
 
 def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
@@ -302,9 +321,9 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
         plan.attack_bonus.append(str(w["attack_bonus"]))
     roll = d20_in(r, attacker, a, plan.skill, die=r.core["attack"]["die"], advantage=plan.advantage,
                   bonus=asked.get("bonus"), extra=plan.attack_bonus, asked=asked)
-    plan.spends += roll.spends
-    plan.base = _text(roll.parts[:1])
-    plan.bonus = _text(roll.parts[1:]).lstrip("+") if len(roll.parts) > 1 else None
+    if roll.spends:
+        plan.spends += roll.spends
+    plan.base, plan.bonus = _split(roll.parts)
     plan.expr = roll.expr
     plan.resist = d20_in(r, target, t, None, die=r.core["attack"]["resist_die"], bonus=asked.get("target_bonus")).expr
     return plan
@@ -518,7 +537,8 @@ def may_act(state: dict, rules: Rules, who: str) -> Acting:
     side, c = found
     blocked = _blocked(who, c)
     enc = state["encounter"]
-    if enc is None or not rules.core["turns"]["enforced"]:
+    turns = rules.core["turns"]
+    if enc is None or not turns["enforced"]:
         return Acting(who, False, None, blocked is None, ("action",) if blocked is None else (), {}, blocked)
     if blocked is not None:
         return Acting(who, True, current_actor(state), False, (), {}, blocked)
@@ -534,7 +554,7 @@ def may_act(state: dict, rules: Rules, who: str) -> Acting:
     left: list[str] = []
     if on_turn:
         count = sum(1 for k in used if k == "action" or k.startswith("action#")) if used else 0
-        if count < rules.core["turns"]["actions"]:
+        if count < turns["actions"]:
             left.append("action")
         left += [s for s in _slots(Reader(state, rules), who) if s not in used]
     if not in_fight:
@@ -612,7 +632,10 @@ def ammo_of(rules: Rules, w: Mapping) -> str | None:
     """The ammunition a weapon shoots (``arrow``, ``bolt``), from the weapon or its gear entry; None if none."""
     if "ammo" in w:
         return w["ammo"]
-    found = rules_table(rules, "gear").get(w.get("item"))
+    item = w.get("item")
+    if item is None:  # a foe's own attack
+        return None
+    found = rules_table(rules, "gear").get(item)
     return found.get("ammo") if found is not None else None
 
 
@@ -620,7 +643,10 @@ def reloads(rules: Rules, w: Mapping) -> bool:
     """Whether reloading the weapon takes an action (a crossbow)."""
     if "reload_action" in w:
         return bool(w["reload_action"])
-    found = rules_table(rules, "gear").get(w.get("item"))
+    item = w.get("item")
+    if item is None:  # a foe's own attack
+        return False
+    found = rules_table(rules, "gear").get(item)
     return bool(found.get("reload_action")) if found is not None else False
 
 
