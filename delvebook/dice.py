@@ -181,7 +181,7 @@ class Expression:
         if rng is None:
             rng = _random.Random()
         quick = self._quick
-        if quick is not None and type(rng) is _random.Random:
+        if quick is not None and type(rng) is _Random:
             # no d66 and a plain Random: the same draws as ``_drawer`` makes (CPython's rejection sampling over
             # ``getrandbits``, die after die), read from the plan made once per expression
             bits = rng.getrandbits
@@ -294,6 +294,9 @@ class Expression:
 
     def __repr__(self) -> str:
         return f"Expression({self.text!r})"
+
+
+_Random = _random.Random
 
 
 def _drawer(rng):

@@ -408,7 +408,7 @@ class Play(Ctx):
         self.fields.update(fields)  # kept (a command may read what it said), never copied
 
     def roll(self, name: str, expr: str, who: str | None = None, why: str | None = None) -> Roll:
-        if self.faces or self.recorded or self.extra_luck:
+        if self.rolls is not _NONE:  # typed faces, a re-run or luck dice (see __init__): rolled and recorded
             return super().roll(name, expr, who, why)
         try:
             e = parse(expr)
