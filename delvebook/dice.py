@@ -144,7 +144,7 @@ class LuckDie:
 class Expression:
     """Parsed notation: a tuple of terms. Immutable; obtain with ``parse``."""
 
-    __slots__ = ("terms", "text", "dice_count", "_plan")
+    __slots__ = ("terms", "text", "dice_count", "_plan", "_quick")
 
     def __init__(self, terms: tuple[Term, ...]):
         self.terms = terms
@@ -159,6 +159,12 @@ class Expression:
         # (sides, count, keep, keep_n, sign, d66, constant) per term, for the hot path
         self._plan = tuple((6 if t.d66 else t.sides, 2 if t.d66 else t.count, t.keep, t.keep_n,
                             t.sign, t.d66, t.constant) for t in terms)
+        # the plan of a roll without d66 for a plain ``random.Random``: per term (sides, bits a draw takes,
+        # count, sign, keep, keep_n), or None for a constant; the constants summed. None if there is a d66.
+        self._quick = None if any(t.d66 for t in terms) else (
+            tuple(None if t.count == 0 else (t.sides, t.sides.bit_length(), t.count, t.sign, t.keep, t.keep_n)
+                  for t in terms),
+            sum(t.sign * t.constant for t in terms if t.count == 0))
 
     @property
     def min(self) -> int:
@@ -174,6 +180,48 @@ class Expression:
             return self._from_faces(faces, who, why)
         if rng is None:
             rng = _random.Random()
+        quick = self._quick
+        if quick is not None and type(rng) is _Random:
+            # no d66 and a plain Random: the same draws as ``_drawer`` makes (CPython's rejection sampling over
+            # ``getrandbits``, die after die), read from the plan made once per expression
+            bits = rng.getrandbits
+            terms, total = quick
+            faces_by_term = []
+            dropped = None
+            for i, term in enumerate(terms):
+                if term is None:
+                    faces_by_term.append(None)
+                    continue
+                sides, k, count, sign, keep, keep_n = term
+                if count == 1:
+                    r = bits(k)
+                    while r >= sides:
+                        r = bits(k)
+                    r += 1
+                    faces_by_term.append((r,))
+                    if keep is None:
+                        total += sign * r
+                        continue
+                    fs = (r,)
+                else:
+                    out = []
+                    for _ in range(count):
+                        r = bits(k)
+                        while r >= sides:
+                            r = bits(k)
+                        out.append(r + 1)
+                    fs = tuple(out)
+                    faces_by_term.append(fs)
+                    if keep is None:
+                        total += sign * sum(fs)
+                        continue
+                kept_sum, drop = _keep_faces(fs, keep, keep_n)
+                if dropped is None:
+                    dropped = [()] * len(terms)
+                dropped[i] = drop
+                total += sign * kept_sum
+            return Roll(self, tuple(faces_by_term), total, who, why,
+                        dropped=tuple(dropped) if dropped else None)
         draw = _drawer(rng)
         faces_by_term = []
         dropped = None
@@ -246,6 +294,9 @@ class Expression:
 
     def __repr__(self) -> str:
         return f"Expression({self.text!r})"
+
+
+_Random = _random.Random
 
 
 def _drawer(rng):
@@ -450,7 +501,7 @@ class Roll:
     """The result of a roll with every die kept: expression, dice per term, modifier, total,
     who rolled and why, and the luck dice spent on it (with the roll as it was before them)."""
 
-    __slots__ = ("expression", "faces_by_term", "dropped", "base_total", "who", "why", "luck", "_groups")
+    __slots__ = ("expression", "faces_by_term", "dropped", "base_total", "who", "why", "luck", "_groups", "total")
 
     def __init__(self, expression: Expression, faces_by_term: tuple, total: int, who: str | None = None,
                  why: str | None = None, luck: tuple[LuckDie, ...] = (), dropped: tuple | None = None):
@@ -462,6 +513,10 @@ class Roll:
         self.why = why
         self.luck = luck
         self._groups = None
+        if luck:
+            for l in luck:
+                total += l.sign * l.face
+        self.total = total                  # with the luck dice (a Roll never changes: a luck die makes another)
 
     def _derive(self, luck: tuple[LuckDie, ...]) -> "Roll":
         return Roll(self.expression, self.faces_by_term, self.base_total, self.who, self.why, luck,
@@ -485,13 +540,6 @@ class Roll:
     @property
     def expr(self) -> str:
         return self.expression.text
-
-    @property
-    def total(self) -> int:
-        t = self.base_total
-        for l in self.luck:
-            t += l.sign * l.face
-        return t
 
     @property
     def dice(self) -> tuple[Die, ...]:

@@ -340,16 +340,16 @@ def status_of(c: Any) -> str:
 
 def is_alive(c: Any) -> bool:
     """Up and able: neither dying nor dead."""
-    return _status(c) == STATUS_ALIVE
+    return (c["status"] if c.__class__ is dict else _status(c)) == STATUS_ALIVE
 
 
 def is_dying(c: Any) -> bool:
     """Below 1 heart with a death save to make."""
-    return _status(c) == STATUS_DYING
+    return (c["status"] if c.__class__ is dict else _status(c)) == STATUS_DYING
 
 
 def is_dead(c: Any) -> bool:
-    return _status(c) == STATUS_DEAD
+    return (c["status"] if c.__class__ is dict else _status(c)) == STATUS_DEAD
 
 
 def combatant(state: Mapping, name: str) -> tuple[str, Mapping] | None:

@@ -22,7 +22,7 @@ from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
 __all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items", "rules_table",
-           "class_of", "class_abilities", "path_in"]
+           "class_of", "class_abilities", "path_in", "rules_tables"]
 
 COMMANDS: dict[str, Callable] = {}
 
@@ -58,13 +58,27 @@ def rules_table(rules: Rules, name: str) -> Mapping:
     """``rules.gear`` / ``classes`` / ``bestiary`` / ``spells``, built once per ``Rules``: each such property
     merges the rules' tables afresh on every read, and a ``Rules`` never changes (its data is frozen), so the
     merged table is a pure function of it (an attack asks for the gear table a dozen times)."""
+    t = rules_tables(rules).get(name)
+    if t is None:
+        t = rules_tables(rules)[name] = getattr(rules, name)
+    return t
+
+
+_LAST: list = [lambda: None, None]  # (a weak reference to the Rules asked about last, its tables): one game a fight
+
+
+def rules_tables(rules: Rules) -> dict:
+    """What is kept for ``rules``: answers that depend on the rules alone (its merged tables, a class's abilities,
+    the death save), by name. A ``Rules`` never changes, so they never go stale; the last rules asked about are
+    found without the weak dictionary's lookup."""
+    last = _LAST
+    if last[0]() is rules:
+        return last[1]
     tables = _TABLES.get(rules)
     if tables is None:
         tables = _TABLES[rules] = {}
-    t = tables.get(name)
-    if t is None:
-        t = tables[name] = getattr(rules, name)
-    return t
+    last[0], last[1] = weakref.ref(rules), tables
+    return tables
 
 
 def class_of(rules: Rules, class_id: str) -> Mapping:
@@ -79,9 +93,7 @@ _NONE: Mapping = MappingProxyType({})
 def class_abilities(rules: Rules, class_id: str) -> Mapping:
     """A class's abilities by id, without provenance keys, read-only: built once per ``Rules`` and class (an
     attack asks for them to offer a smite, a Dodge to pay for one)."""
-    tables = _TABLES.get(rules)
-    if tables is None:
-        tables = _TABLES[rules] = {}
+    tables = rules_tables(rules)
     key = ("abilities", class_id)
     found = tables.get(key)
     if found is None:
@@ -129,6 +141,16 @@ class Reader:
     def combatant(self, name: str) -> tuple[str, dict]:
         """("delver" | "foe" | "creature", data) for a name in the party, the current encounter, or the named
         creatures (NPCs, familiars)."""
+        if name.__class__ is str:  # the party and the fight first, as ``model.combatant`` looks
+            state = self.state
+            d = state["delvers"].get(name)
+            if d is not None:
+                return "delver", d
+            enc = state["encounter"]
+            if enc is not None:
+                d = enc["foes"].get(name)
+                if d is not None:
+                    return "foe", d
         found = combatant(self.state, name)
         if found is None:
             enc = self.state["encounter"]
@@ -289,7 +311,10 @@ class Ctx(Reader):
 
     def end_conditions(self, keep: Callable[[dict], bool], why: str) -> list[dict]:
         """Remove every condition for which ``keep`` is false; record which ended and why."""
-        ended = [c for c in self.state["conditions"] if not keep(c)]
+        conds = self.state["conditions"]
+        if not conds:  # most of a fight
+            return []
+        ended = [c for c in conds if not keep(c)]
         if ended:
             self.set(["conditions"], [c for c in self.state["conditions"] if keep(c)])
             prior = self.fields.get("conditions_ended", [])
@@ -299,12 +324,15 @@ class Ctx(Reader):
 
     def end_on_action(self, who: str, action: str) -> None:
         """End conditions on ``who`` that this action ends early (Invisibility ends on an attack or a cast)."""
+        if not self.state["conditions"]:
+            return
         self.end_conditions(lambda c: not (c["who"] == who and action in c["ends_when"]), f"{who} {action}s")
 
     def advance_clock(self, seconds: int) -> None:
         now = self.state["clock"] + seconds
         self.set(["clock"], now)
-        self.end_conditions(lambda c: c["ends_at"] is None or c["ends_at"] > now, "time ran out")
+        if self.state["conditions"]:
+            self.end_conditions(lambda c: c["ends_at"] is None or c["ends_at"] > now, "time ran out")
 
     # ---- resources
     def spend(self, who: str, resource: str, amount: int, what: str) -> None:
@@ -325,11 +353,26 @@ class Play(Ctx):
     luck die is played as ``Engine.decide_luck`` plays it."""
 
     records = False
+    faces = recorded = extra_luck = rolls = _NONE  # (read-only and empty unless a re-run sets its own)
+    override = None
 
     def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict,
                  faces: Mapping[str, Any] | None = None, recorded: Mapping[str, dict] | None = None,
                  extra_luck: Mapping[str, list] | None = None):
-        Ctx.__init__(self, state, rules, rng, kind, args, faces, recorded, extra_luck)
+        if faces or recorded or extra_luck:  # a re-run or typed faces: ``Ctx``'s own roll path, which records
+            Ctx.__init__(self, state, rules, rng, kind, args, faces, recorded, extra_luck)
+        else:  # only what a simulated command reads or adds to (no inverse, no roll records, no copies)
+            self.state = state
+            self.rules = rules
+            self.core = rules.core
+            self.rng = rng
+            self.kind = kind
+            self.args = args
+            self.changes = []  # (stays empty; ``faces``, ``recorded``, ``extra_luck``, ``rolls``: the class's, empty)
+            self.roll_objects = {}
+            self.fields = {}
+            self.used = set()
+            self.waived = []
         self._journal: list = []  # (node, key, what was there) in the order set; key None: an append to a list
 
     def set(self, path: list, value: Any) -> None:
@@ -365,7 +408,7 @@ class Play(Ctx):
         self.fields.update(fields)  # kept (a command may read what it said), never copied
 
     def roll(self, name: str, expr: str, who: str | None = None, why: str | None = None) -> Roll:
-        if self.faces or self.recorded or self.extra_luck:
+        if self.rolls is not _NONE:  # typed faces, a re-run or luck dice (see __init__): rolled and recorded
             return super().roll(name, expr, who, why)
         try:
             e = parse(expr)

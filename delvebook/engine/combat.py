@@ -155,7 +155,10 @@ def _takes_a_turn(ctx: Reader, name: str) -> bool:
 
 def _next_in(ctx: Reader, order: list, acted: list) -> str | None:
     """The first in ``order`` who has not had their turn this round and takes one."""
-    return next((n for n in order if n not in acted and _takes_a_turn(ctx, n)), None)
+    for n in order:
+        if n not in acted and _takes_a_turn(ctx, n):
+            return n
+    return None
 
 
 def _start_turn(ctx: Ctx) -> None:
@@ -165,7 +168,8 @@ def _start_turn(ctx: Ctx) -> None:
         ctx.set(["encounter", "used"], {})
     actor = current_actor(ctx.state)
     if actor is not None:
-        ctx.end_conditions(lambda c: c["ends_on"] != f"turn:{actor}", f"{actor}'s turn began")
+        if ctx.state["conditions"]:
+            ctx.end_conditions(lambda c: c["ends_on"] != f"turn:{actor}", f"{actor}'s turn began")
         ctx.out(actor=actor)
 
 
@@ -218,7 +222,7 @@ def next_turn(ctx: Ctx) -> None:
     ctx.set(["encounter", "side"], side)
     ctx.set(["encounter", "turn"], order.index(nxt) if nxt is not None else len(order))
     ctx.set(["encounter", "acted"], acted)
-    for ended in sides_ended:  # what lasted this side's turn (a Commander's order) ends with it
+    for ended in sides_ended if ctx.state["conditions"] else ():  # what lasted this side's turn (an order) ends
         ctx.end_conditions(lambda c, s=ended: c["ends_on"] != f"side:{s}", f"the {ended}' turn ended")
     if new_round:
         ctx.set(["encounter", "round"], rnd)
@@ -265,8 +269,12 @@ def end_encounter(ctx: Ctx, keep: list | None = None) -> None:
 def armor_value(ctx: Reader, name: str, c: Mapping) -> tuple[int, list[int]]:
     """Total AV of intact armor as worn (and what conditions add, like Hold the line), and the intact pieces'
     indexes."""
-    intact = [i for i, a in enumerate(c.get("armor", ())) if a["dv"] > 0]
-    av = sum(c["armor"][i]["av"] + c["armor"][i].get("bonus_av", 0) for i in intact)
+    intact = []
+    av = 0
+    for i, a in enumerate(c.get("armor", ())):
+        if a["dv"] > 0:
+            intact.append(i)
+            av += a["av"] + a.get("bonus_av", 0)
     for bonus in effects.ARMOR_BONUSES:
         av += bonus(ctx, name)
     return av, intact
@@ -287,7 +295,7 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
             red = reduce(ctx, target, raw, asked or {})
             if red is not None:
                 reductions.append(red)
-    reduced = sum(red.amount for red in reductions)
+    reduced = sum(red.amount for red in reductions) if reductions else 0
     incoming = raw - min(raw, reduced)
     av, intact = armor_value(ctx, target, c) if armor else (0, [])
     if incoming == 0 and any(not red.spares_armor for red in reductions):
@@ -366,6 +374,8 @@ _ATTACK_WORD_SET = frozenset(_ATTACK_WORDS)
 
 
 def _check_options(ctx: Ctx, options: Mapping) -> None:
+    if _ATTACK_WORD_SET.issuperset(options):  # the attack's own words (every attack has them)
+        return
     unknown = [k for k in options if k not in _ATTACK_WORD_SET and k not in effects.ATTACK_OPTIONS
                and k not in effects.SKILL_BOOSTS and k not in effects.DAMAGE_REDUCERS]
     if unknown:
@@ -456,7 +466,8 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
     results = ["hit" if x > res.total else "tie" if x == res.total else "miss" for x in totals]
 
     damage = []
-    hooks = [opt for name, opt in effects.ATTACK_OPTIONS.items() if plan.asked.get(name)]
+    asked = plan.asked
+    hooks = [opt for name, opt in effects.ATTACK_OPTIONS.items() if asked.get(name)] if asked else ()
     for k, outcome in enumerate(results):
         if outcome == "miss":
             continue
@@ -482,9 +493,11 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
         if added:
             d["added"] = added
         damage.append(d)
-    if any(d.get("vanquished") for d in damage):
-        for vanquished in effects.ON_VANQUISH:
-            vanquished(ctx, plan)
+    for d in damage:
+        if d.get("vanquished"):
+            for vanquished in effects.ON_VANQUISH:
+                vanquished(ctx, plan)
+            break
     for opt in hooks:
         if opt.after is not None:
             opt.after(ctx, plan, results)
@@ -499,7 +512,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                     offers.append({"option": name, **o})
 
     countered = None
-    all_failed = all(x == "miss" for x in results)
+    all_failed = "hit" not in results and "tie" not in results
     tie_single = n == 1 and results[0] == "tie"
     if plan.counter and (all_failed or tie_single):
         if is_dead(t) or is_dying(t):

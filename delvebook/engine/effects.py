@@ -52,7 +52,7 @@ class Boost(NamedTuple):
     spend: Callable | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class AttackPlan:
     """One attack as the rules shape it before any die is rolled (a query stops here; a command rolls it)."""
 

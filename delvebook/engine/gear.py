@@ -116,9 +116,11 @@ def add_to_sheet(delver: dict, weapons: list, armor: list, other: list) -> None:
 
 def spend_ammo(ctx: Ctx, who: str, w: Mapping, shots: int) -> dict | None:
     """Spend the arrows or bolts ``shots`` of ``w`` need (what the rules' per_attack says); what to record."""
-    ammo = ammo_of(ctx.rules, w)
     d = ctx.state["delvers"].get(who)
-    if ammo is None or d is None or w.get("conjured"):
+    if d is None:  # a foe shoots nothing it carries
+        return None
+    ammo = ammo_of(ctx.rules, w)
+    if ammo is None or w.get("conjured"):
         return None
     need = shots * int(ctx.core["ammunition"]["per_attack"])
     left = need

@@ -22,7 +22,7 @@ from ..model import (CREATURE, combatant, current_actor, is_dead, is_dying, owne
                      used_this_turn)
 from ..rules import Rules, RulesError
 from . import effects
-from .base import Reader, Refused, class_abilities, class_of, data_items, rules_table
+from .base import Reader, Refused, class_abilities, class_of, data_items, rules_table, rules_tables
 from .effects import AttackPlan, Input
 
 __all__ = [
@@ -113,41 +113,71 @@ def _text(parts: list[str]) -> str:
     return text
 
 
+_SPLITS: dict[tuple, tuple] = {}
+
+
+def _split(parts: list[str]) -> tuple[str, str | None]:
+    """(the die, the bonus dice or None) of a D20 roll's parts, each in canonical notation: a multi-attack rolls
+    the die once an attack and the bonus once for all (kept by the parts, as ``_text`` keeps them)."""
+    key = tuple(parts)
+    found = _SPLITS.get(key)
+    if found is None:
+        found = (_text(parts[:1]), _text(parts[1:]).lstrip("+") if len(parts) > 1 else None)
+        if len(_SPLITS) > 4096:
+            _SPLITS.clear()
+        _SPLITS[key] = found
+    return found
+
+
 def d20_in(r: Reader, who: str, c: Mapping, skill: str | None, *, die: str | None = None, advantage: bool = False,
            bonus: Any = None, extra: list[str] = (), asked: Mapping[str, Any] | None = None) -> D20:
     """A D20 roll by ``who``: the die (or advantage), the skill's bonus, skill boosts when the roller acts
     (``asked`` is given: Focus, asked for or readied), every roll bonus on ``who`` (a blessing die), ``extra``
     dice and the keeper's ``bonus``."""
+    said: list = []
+    parts, spends = _d20_parts(r, who, c, skill, die, advantage, bonus, extra, asked, said)
+    return D20(_text(parts), said, spends, parts)
+
+
+def _d20_parts(r: Reader, who: str, c: Mapping, skill: str | None, die: str | None, advantage: bool, bonus: Any,
+               extra: list[str], asked: Mapping[str, Any] | None, said: list | None) -> tuple[list, list]:
+    """``d20_in``'s (parts, spends), and its words in ``said`` (None: not wanted, as an attack's plan needs none)."""
     core = r.core
     parts = [str(core["advantage"]["dice"]) if advantage else str(die or core["check"]["die"])]
-    said = ["advantage" if advantage else "D20"]
+    if said is not None:
+        said.append("advantage" if advantage else "D20")
     spends: list = []
     sb = skill_bonus(r, c, skill)
     if sb:
         parts.append(sb)
-        said.append(f"{skill} {sb}")
+        if said is not None:
+            said.append(f"{skill} {sb}")
     if asked is not None and "class_id" in c:  # the actor's own boosts: a foe has no grit to focus with
         for option, boost in effects.SKILL_BOOSTS.items():
             b = boost(r, who, c, skill, bool(asked.get(option)))
             if b is not None:
                 parts.append(b.dice)
-                said.append(b.said)
+                if said is not None:
+                    said.append(b.said)
                 if b.spend is not None:
                     spends.append(b.spend)
     for bonus_of in effects.ROLL_BONUSES:
         b = bonus_of(r, who)
         if b is not None:
             parts.append(b.dice)
-            said.append(b.said)
+            if said is not None:
+                said.append(b.said)
     for e in extra:
         parts.append(e)
-        said.append(e)
+        if said is not None:
+            said.append(e)
     if bonus not in (None, 0, ""):
         b = str(bonus)
         parse(b)  # a bad bonus is the keeper's typo: a DiceError says where
         parts.append(b if b[0] in "+-" else "+" + b)
-        said.append(f"bonus {b}")
-    return D20(_text(parts), said, spends, parts)
+        if said is not None:
+            said.append(f"bonus {b}")
+    return parts, spends
 
 
 def check_expr(state: dict, rules: Rules, who: str, skill: str | None = None) -> str | None:
@@ -224,11 +254,17 @@ gets it on every weapon)."""
 def weapon_skill(r: Reader, c: Mapping, w: Mapping) -> str | None:
     """The best skill that applies: the weapon's own skill, or Weapons (anything it can kill with)."""
     best, rank = None, 0
-    ranks = {"proficient": 1, "expert": 2}
+    skills = c.get("skills", _NO_SKILLS)
     for s in (w.get("skill"), ANY_WEAPON_SKILL):
-        if s and ranks.get(c.get("skills", {}).get(s), 0) > rank:
-            best, rank = s, ranks[c["skills"][s]]
+        if s:
+            k = _RANKS.get(skills.get(s), 0)
+            if k > rank:
+                best, rank = s, k
     return best
+
+
+_RANKS = {"proficient": 1, "expert": 2}
+_NO_SKILLS: Mapping = {}
 
 
 def weapons(state: dict, rules: Rules, who: str) -> list[tuple[str, Any]]:
@@ -259,7 +295,10 @@ def weapons(state: dict, rules: Rules, who: str) -> list[tuple[str, Any]]:
 
 def _against(r: Reader, target: str) -> bool:
     """Whether attacks against ``target`` have advantage (a Guiding Bolt's mark)."""
-    return any(against(r, target) for against in effects.ATTACKS_AGAINST)
+    for against in effects.ATTACKS_AGAINST:
+        if against(r, target):
+            return True
+    return False
 
 
 def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
@@ -267,7 +306,7 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
     """An attack as the rules shape it before any die: the weapon, advantage, max damage, the number of attacks,
     whether the target may counter, the attack roll and the target's resist roll. Refuses what the rules do not
     allow (a weapon ``attacker`` lacks, an option it cannot take); pays nothing (``plan.spends`` does)."""
-    asked = dict(asked or {})
+    asked = dict(asked) if asked else {}
     a_side, a = r.combatant(attacker)
     t_side, t = r.combatant(target)
     w = weapon_of(r, attacker, a, weapon)
@@ -275,11 +314,12 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
     plan.ranged = bool(w.get("ranged"))
     if w.get("turn_slot"):  # a companion weapon acts in its own slot of the owner's turn (the Holy Weapon's sword)
         plan.timing = w["turn_slot"]
-    if asked.get("extra_damage"):
-        plan.extra_damage.append(str(asked["extra_damage"]))
-    for name, opt in effects.ATTACK_OPTIONS.items():
-        if asked.get(name) and opt.shape is not None:
-            opt.shape(r, plan)
+    if asked and any(asked.values()):  # (most attacks are asked for nothing but the attack's defaults)
+        if asked.get("extra_damage"):
+            plan.extra_damage.append(str(asked["extra_damage"]))
+        for name, opt in effects.ATTACK_OPTIONS.items():
+            if asked.get(name) and opt.shape is not None:
+                opt.shape(r, plan)
     for modify in effects.ATTACK_MODIFIERS:
         modify(r, plan)
     edge_adv, edge_max = _edges(r, attacker, ranged=plan.ranged, spell=False)
@@ -293,13 +333,15 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
     plan.skill = weapon_skill(r, a, w)
     if w.get("attack_bonus") not in (None, "0", 0):
         plan.attack_bonus.append(str(w["attack_bonus"]))
-    roll = d20_in(r, attacker, a, plan.skill, die=r.core["attack"]["die"], advantage=plan.advantage,
-                  bonus=asked.get("bonus"), extra=plan.attack_bonus, asked=asked)
-    plan.spends += roll.spends
-    plan.base = _text(roll.parts[:1])
-    plan.bonus = _text(roll.parts[1:]).lstrip("+") if len(roll.parts) > 1 else None
-    plan.expr = roll.expr
-    plan.resist = d20_in(r, target, t, None, die=r.core["attack"]["resist_die"], bonus=asked.get("target_bonus")).expr
+    attack_rule = r.core["attack"]
+    parts, spends = _d20_parts(r, attacker, a, plan.skill, attack_rule["die"], plan.advantage, asked.get("bonus"),
+                               plan.attack_bonus, asked, None)  # (``d20_in`` without its words)
+    if spends:
+        plan.spends += spends
+    plan.base, plan.bonus = _split(parts)
+    plan.expr = _text(parts)
+    plan.resist = _text(_d20_parts(r, target, t, None, attack_rule["resist_die"], False, asked.get("target_bonus"),
+                                   (), None, None)[0])
     return plan
 
 
@@ -402,9 +444,15 @@ class DeathSave(NamedTuple):
 
 
 def death_save(state: dict, rules: Rules) -> DeathSave:
-    """What a dying delver rolls, what it needs, and its chance (before luck dice)."""
-    rule = rules.core["death_save"]
-    return DeathSave(str(rule["die"]), rule["target"], odds(str(rule["die"]), target=rule["target"]))
+    """What a dying delver rolls, what it needs, and its chance (before luck dice): the rules' alone, so worked
+    out once per ``Rules`` (a fight makes dozens)."""
+    tables = rules_tables(rules)
+    found = tables.get("death_save")
+    if found is None:
+        rule = rules.core["death_save"]
+        found = tables["death_save"] = DeathSave(str(rule["die"]), rule["target"],
+                                                 odds(str(rule["die"]), target=rule["target"]))
+    return found
 
 
 def luck_die_sides(rules: Rules) -> int:
@@ -505,7 +553,8 @@ def may_act(state: dict, rules: Rules, who: str) -> Acting:
     side, c = found
     blocked = _blocked(who, c)
     enc = state["encounter"]
-    if enc is None or not rules.core["turns"]["enforced"]:
+    turns = rules.core["turns"]
+    if enc is None or not turns["enforced"]:
         return Acting(who, False, None, blocked is None, ("action",) if blocked is None else (), {}, blocked)
     if blocked is not None:
         return Acting(who, True, current_actor(state), False, (), {}, blocked)
@@ -520,8 +569,8 @@ def may_act(state: dict, rules: Rules, who: str) -> Acting:
     on_turn = in_fight and actor == holder
     left: list[str] = []
     if on_turn:
-        count = sum(1 for k in used if k == "action" or k.startswith("action#"))
-        if count < rules.core["turns"]["actions"]:
+        count = sum(1 for k in used if k == "action" or k.startswith("action#")) if used else 0
+        if count < turns["actions"]:
             left.append("action")
         left += [s for s in _slots(Reader(state, rules), who) if s not in used]
     if not in_fight:
@@ -599,7 +648,10 @@ def ammo_of(rules: Rules, w: Mapping) -> str | None:
     """The ammunition a weapon shoots (``arrow``, ``bolt``), from the weapon or its gear entry; None if none."""
     if "ammo" in w:
         return w["ammo"]
-    found = rules_table(rules, "gear").get(w.get("item"))
+    item = w.get("item")
+    if item is None:  # a foe's own attack
+        return None
+    found = rules_table(rules, "gear").get(item)
     return found.get("ammo") if found is not None else None
 
 
@@ -607,7 +659,10 @@ def reloads(rules: Rules, w: Mapping) -> bool:
     """Whether reloading the weapon takes an action (a crossbow)."""
     if "reload_action" in w:
         return bool(w["reload_action"])
-    found = rules_table(rules, "gear").get(w.get("item"))
+    item = w.get("item")
+    if item is None:  # a foe's own attack
+        return False
+    found = rules_table(rules, "gear").get(item)
     return bool(found.get("reload_action")) if found is not None else False
 
 

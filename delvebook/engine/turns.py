@@ -32,7 +32,7 @@ def take(ctx: Ctx, who: str, timing: str, what: str) -> None:
         return
     if not acting.tracked:
         return
-    used = dict(acting.used)
+    used = acting.used  # (``may_act``'s own copy, made for this question: marked here, then set)
     key, n = timing, 2
     while key in used:
         key = f"{timing}#{n}"

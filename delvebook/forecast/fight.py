@@ -122,10 +122,10 @@ def play_fight(table, policy: Policy, cache: dict | None = None, max_rounds: int
     while True:
         enc = state["encounter"]
         foes = enc["foes"]
-        if all(f["status"] == STATUS_DEAD for f in foes.values()):
+        if _all_dead(foes.values()):
             outcome = WON
             break
-        if all(delvers[n]["status"] == STATUS_DEAD for n in party):
+        if _all_dead([delvers[n] for n in party]):
             outcome = WIPED
             break
         if enc["round"] > max_rounds:
@@ -168,6 +168,14 @@ def play_fight(table, policy: Policy, cache: dict | None = None, max_rounds: int
         xp = (0,) * len(party)
     hearts = tuple(delvers[n]["hearts"] if delvers[n]["status"] != STATUS_DEAD else 0 for n in party)
     return FightResult(outcome, rounds, tuple(dropped), died, hearts, xp, luck_spent, refused)
+
+
+def _all_dead(combatants) -> bool:
+    """Every one of them dead (asked twice a turn: a loop, without a generator's frame)."""
+    for c in combatants:
+        if c["status"] != STATUS_DEAD:
+            return False
+    return True
 
 
 def _death_save(table, policy: Policy, view: FightView, who: str, needed: int) -> int:

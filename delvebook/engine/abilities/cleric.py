@@ -323,4 +323,7 @@ def _guiding_bolt(ctx, who, d, spell, s, target, opts):
 @effects.attacks_against
 def _marked(r: Reader, target: str) -> bool:
     """A marked target: attacks against it have advantage (until the mark ends)."""
-    return any(cond["data"].get("advantage_against") for cond in r.conditions(target, "marked"))
+    for cond in r.conditions(target, "marked"):
+        if cond["data"].get("advantage_against"):
+            return True
+    return False

@@ -266,6 +266,9 @@ def _use_order(ctx, who, d, aid, a, target, opts):
 def _orders(r: Reader, attacker: str, *, ranged: bool, spell: bool) -> Edge | None:
     """Charge!: advantage on attack rolls. Fire: max damage on ranged attacks. A spell attack roll is an attack
     roll too (unless a campaign's order says ``spell_attacks: false``)."""
+    if not r.conditions(attacker):  # (no order on anyone most of a fight)
+        return None
+
     def holds(kind: str) -> bool:
         return any(not spell or c["data"].get("spell_attacks", True) for c in r.conditions(attacker, kind))
     adv = holds("command_charge")

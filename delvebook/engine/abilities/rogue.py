@@ -133,7 +133,7 @@ def _focus(r: Reader, who: str, c, skill, asked: bool) -> Boost | None:
         return Boost(str(ability["mechanics"]["roll_bonus"]), "focus",
                      lambda ctx: pay(ctx, who, ability["cost"], "Focus"))
     readied = r.conditions(who, "focus")
-    if skill and skill_bonus(r, c, skill) and readied:
+    if readied and skill and skill_bonus(r, c, skill):
         return Boost(str(readied[0]["data"]["die"]), "focus",
                      lambda ctx: ctx.end_conditions(lambda x: not (x["who"] == who and x["kind"] == "focus"),
                                                     f"{who} focused a roll"))
