@@ -144,7 +144,7 @@ class LuckDie:
 class Expression:
     """Parsed notation: a tuple of terms. Immutable; obtain with ``parse``."""
 
-    __slots__ = ("terms", "text", "dice_count", "_plan", "_quick")
+    __slots__ = ("terms", "text", "dice_count", "_plan", "_constant", "_dice_terms")
 
     def __init__(self, terms: tuple[Term, ...]):
         self.terms = terms
@@ -156,15 +156,13 @@ class Expression:
                 parts.append(("-" if t.sign < 0 else "+") + t.text())
         self.text = "".join(parts)
         self.dice_count = sum(2 if t.d66 else t.count for t in terms)
-        # (sides, count, keep, keep_n, sign, d66, constant) per term, for the hot path
-        self._plan = tuple((6 if t.d66 else t.sides, 2 if t.d66 else t.count, t.keep, t.keep_n,
-                            t.sign, t.d66, t.constant) for t in terms)
-        # the plan of a roll without d66 for a plain ``random.Random``: per term (sides, bits a draw takes,
-        # count, sign, keep, keep_n), or None for a constant; the constants summed. None if there is a d66.
-        self._quick = None if any(t.d66 for t in terms) else (
-            tuple(None if t.count == 0 else (t.sides, t.sides.bit_length(), t.count, t.sign, t.keep, t.keep_n)
-                  for t in terms),
-            sum(t.sign * t.constant for t in terms if t.count == 0))
+        # the hot path's plan: per die term (sides, bits a draw takes, count, keep, keep_n, sign, d66), a d66 as
+        # two d6; the constants summed once
+        self._plan = tuple((6 if t.d66 else t.sides, (6 if t.d66 else t.sides).bit_length(),
+                            2 if t.d66 else t.count, t.keep, t.keep_n, t.sign, t.d66)
+                           for t in terms if not t.is_constant)
+        self._constant = sum(t.sign * t.constant for t in terms if t.is_constant)
+        self._dice_terms = tuple(i for i, t in enumerate(terms) if not t.is_constant)
 
     @property
     def min(self) -> int:
@@ -180,67 +178,39 @@ class Expression:
             return self._from_faces(faces, who, why)
         if rng is None:
             rng = _random.Random()
-        quick = self._quick
-        if quick is not None and type(rng) is _Random:
-            # no d66 and a plain Random: the same draws as ``_drawer`` makes (CPython's rejection sampling over
-            # ``getrandbits``, die after die), read from the plan made once per expression
-            bits = rng.getrandbits
-            terms, total = quick
-            faces_by_term = []
-            dropped = None
-            for i, term in enumerate(terms):
-                if term is None:
-                    faces_by_term.append(None)
-                    continue
-                sides, k, count, sign, keep, keep_n = term
-                if count == 1:
+        # A plain Random draws by CPython's own rejection sampling over ``getrandbits``: the faces ``randrange``
+        # gives, from the same stream, one call fewer a die. Any other generator draws by its ``randrange``.
+        bits = rng.getrandbits if type(rng) is _Random else None
+        randrange = rng.randrange
+        terms = self.terms
+        faces_by_term: list = [None] * len(terms)
+        dropped = None
+        total = self._constant
+        for i, (sides, k, count, keep, keep_n, sign, d66) in zip(self._dice_terms, self._plan):
+            if bits is None:
+                fs = tuple([randrange(sides) + 1 for _ in range(count)])
+            elif count == 1:
+                r = bits(k)
+                while r >= sides:
+                    r = bits(k)
+                fs = (r + 1,)
+            else:
+                out = []
+                for _ in range(count):
                     r = bits(k)
                     while r >= sides:
                         r = bits(k)
-                    r += 1
-                    faces_by_term.append((r,))
-                    if keep is None:
-                        total += sign * r
-                        continue
-                    fs = (r,)
-                else:
-                    out = []
-                    for _ in range(count):
-                        r = bits(k)
-                        while r >= sides:
-                            r = bits(k)
-                        out.append(r + 1)
-                    fs = tuple(out)
-                    faces_by_term.append(fs)
-                    if keep is None:
-                        total += sign * sum(fs)
-                        continue
-                kept_sum, drop = _keep_faces(fs, keep, keep_n)
-                if dropped is None:
-                    dropped = [()] * len(terms)
-                dropped[i] = drop
-                total += sign * kept_sum
-            return Roll(self, tuple(faces_by_term), total, who, why,
-                        dropped=tuple(dropped) if dropped else None)
-        draw = _drawer(rng)
-        faces_by_term = []
-        dropped = None
-        total = 0
-        for i, (sides, count, keep, keep_n, sign, d66, constant) in enumerate(self._plan):
-            if count == 0:
-                faces_by_term.append(None)
-                total += sign * constant
-                continue
-            fs = draw(sides, count)
-            faces_by_term.append(fs)
+                    out.append(r + 1)
+                fs = tuple(out)
+            faces_by_term[i] = fs
             if d66:
                 total += sign * (fs[0] * 10 + fs[1])
             elif keep is None:
-                total += sign * sum(fs)
+                total += sign * (fs[0] if count == 1 else sum(fs))
             else:
                 kept_sum, drop = _keep_faces(fs, keep, keep_n)
                 if dropped is None:
-                    dropped = [()] * len(self._plan)
+                    dropped = [()] * len(terms)
                 dropped[i] = drop
                 total += sign * kept_sum
         return Roll(self, tuple(faces_by_term), total, who, why,
@@ -297,36 +267,6 @@ class Expression:
 
 
 _Random = _random.Random
-
-
-def _drawer(rng):
-    """A function (sides, count) -> tuple of faces, drawing from ``rng``.
-
-    For a plain ``random.Random`` this inlines CPython's own rejection sampling over
-    ``getrandbits`` (the same faces ``rng.randrange`` would give, one call fewer per die)."""
-    if type(rng) is _random.Random:
-        bits = rng.getrandbits
-
-        def draw(sides: int, count: int) -> tuple[int, ...]:
-            k = sides.bit_length()
-            if count == 1:
-                r = bits(k)
-                while r >= sides:
-                    r = bits(k)
-                return (r + 1,)
-            out = []
-            for _ in range(count):
-                r = bits(k)
-                while r >= sides:
-                    r = bits(k)
-                out.append(r + 1)
-            return tuple(out)
-        return draw
-    randrange = rng.randrange
-
-    def draw(sides: int, count: int) -> tuple[int, ...]:
-        return tuple([randrange(sides) + 1 for _ in range(count)])
-    return draw
 
 
 def _is_int(x) -> bool:

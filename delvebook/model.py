@@ -355,14 +355,16 @@ def is_dead(c: Any) -> bool:
 def combatant(state: Mapping, name: str) -> tuple[str, Mapping] | None:
     """(``"delver"`` | ``"foe"`` | ``"creature"``, its data) for a name in the party, the current fight, or the
     named creatures (NPCs, familiars); None if no one."""
-    if not isinstance(name, str):
+    if name.__class__ is not str and not isinstance(name, str):
         return None
     d = state["delvers"].get(name)
     if d is not None:
         return "delver", d
     enc = state["encounter"]
-    if enc is not None and name in enc["foes"]:
-        return "foe", enc["foes"][name]
+    if enc is not None:
+        d = enc["foes"].get(name)
+        if d is not None:
+            return "foe", d
     c = state.get("creatures", {}).get(name)
     if c is not None:
         return CREATURE, c

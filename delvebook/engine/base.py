@@ -141,16 +141,6 @@ class Reader:
     def combatant(self, name: str) -> tuple[str, dict]:
         """("delver" | "foe" | "creature", data) for a name in the party, the current encounter, or the named
         creatures (NPCs, familiars)."""
-        if name.__class__ is str:  # the party and the fight first, as ``model.combatant`` looks
-            state = self.state
-            d = state["delvers"].get(name)
-            if d is not None:
-                return "delver", d
-            enc = state["encounter"]
-            if enc is not None:
-                d = enc["foes"].get(name)
-                if d is not None:
-                    return "foe", d
         found = combatant(self.state, name)
         if found is None:
             enc = self.state["encounter"]
