@@ -65,8 +65,9 @@ def _next_attack(state: dict, k: int) -> dict | None:
 def attack_costs(store_data: dict, events: list, foes: list, trials: int, per_trial: int = 24, best_of: int = 3
                  ) -> tuple[float, float, int]:
     """(seconds a simulated attack, seconds a recorded attack, attacks timed): the same attacks from the same dice.
-    Each trial is a fresh fight (set up untimed) whose attacks are timed whole on each side, the best of
-    ``best_of`` repetitions (the collector paused), so other processes on the machine count as little as can be."""
+    Each trial is a fresh fight (set up untimed) whose attacks are chosen once, untimed, then played on each side
+    from that script and timed whole, the best of ``best_of`` repetitions (the collector paused), so other
+    processes on the machine count as little as can be."""
     sim = rec = 0.0
     n = 0
     proto = Campaign.open(MemoryStore(clone(store_data), [clone(e) for e in events]))
@@ -74,17 +75,21 @@ def attack_costs(store_data: dict, events: list, foes: list, trials: int, per_tr
     start, rules = clone(proto.state), proto.rules
     for trial in range(trials):
         sim_best = rec_best = float("inf")
+        # the fight's attacks, chosen once (untimed): both sides are then timed playing this same script
+        state, rng, script = clone(start), random.Random(trial), []
+        for k in range(per_trial):
+            args = _next_attack(state, k)
+            if args is None:
+                break
+            play(state, rules, "attack", args, rng)
+            script.append(args)
         for _ in range(best_of):
-            state, rng, script = clone(start), random.Random(trial), []
+            state, rng = clone(start), random.Random(trial)
             gc.collect()
             gc.disable()
             t0 = time.perf_counter()
-            for k in range(per_trial):
-                args = _next_attack(state, k)
-                if args is None:
-                    break
+            for args in script:
                 play(state, rules, "attack", args, rng)
-                script.append(args)
             sim_best = min(sim_best, time.perf_counter() - t0)
             gc.enable()
         for _ in range(best_of):
