@@ -256,6 +256,13 @@ class _Kind:
         """The kind one step inside, or a reason why ``part`` is no place here."""
         return f"{self.words} has no places inside it"
 
+    def compile(self, shape: "Shape", compiled: dict) -> Any:
+        """A predicate ``fits(value) -> bool`` that is true exactly when ``problem(value, shape)`` is None: the
+        quick check of a change, with no path built and one call per value (``problem`` says why when it is
+        false). ``compiled`` holds the shape's predicates by kind, so a record compiles once."""
+        test = self.problem
+        return lambda v: test(v, shape) is None
+
 
 class _Leaf(_Kind):
     __slots__ = ("name", "test")
@@ -266,6 +273,9 @@ class _Leaf(_Kind):
     def problem(self, value, shape):
         why = self.test(value, shape)
         return None if why is None else ((), why)
+
+    def compile(self, shape, compiled):
+        return _leaf_fits(self.name, shape) or (lambda v, test=self.test: test(v, shape) is None)
 
 
 def _is_int(v: Any) -> bool:
@@ -372,6 +382,10 @@ class _Nullable(_Kind):
     def problem(self, value, shape):
         return None if value is None else self.inner.problem(value, shape)
 
+    def compile(self, shape, compiled):
+        inner = _fits(self.inner, shape, compiled)
+        return lambda v: v is None or inner(v)
+
     def child(self, part):
         return self.inner.child(part)
 
@@ -400,6 +414,24 @@ class _Record(_Kind):
             if found is not None:
                 return (key,) + found[0], found[1]
         return None
+
+    def compile(self, shape, compiled):
+        fits: dict = {}  # filled below, after this record's predicate is in ``compiled`` (records refer to records)
+        required = frozenset(self.required)
+
+        def record(v):
+            if v.__class__ is not dict or not v.keys() >= required:
+                return False
+            get = fits.get
+            for key, x in v.items():
+                f = get(key)
+                if f is None or not f(x):
+                    return False
+            return True
+
+        compiled[self] = record
+        fits.update((key, _fits(kind, shape, compiled)) for key, kind in self.fields.items())
+        return record
 
     def _unknown(self, key: Any) -> str:
         return (f"not a field of {self.words} (it has {', '.join(self.fields)}); a new field of the state is "
@@ -436,6 +468,20 @@ class _Map(_Kind):
         why = _text_problem(part, MAX_NAME, False)
         return self.value if why is None else f"expected a name here, got {_show(part)}"
 
+    def compile(self, shape, compiled):
+        inner, limit = _fits(self.value, shape, compiled), self.limit
+        search = _SURROGATE.search
+
+        def mapping(v):
+            if v.__class__ is not dict or len(v) > limit:
+                return False
+            for key, x in v.items():
+                if key.__class__ is not str or len(key) > MAX_NAME or not key.strip() \
+                        or not key.isascii() and search(key) or not inner(x):
+                    return False
+            return True
+        return mapping
+
 
 class _List(_Kind):
     __slots__ = ("item",)
@@ -456,10 +502,64 @@ class _List(_Kind):
                 return (i,) + found[0], found[1]
         return None
 
+    def compile(self, shape, compiled):
+        inner = _fits(self.item, shape, compiled)
+
+        def items(v):
+            if v.__class__ is not list or len(v) > MAX_ITEMS:
+                return False
+            for x in v:
+                if not inner(x):
+                    return False
+            return True
+        return items
+
     def child(self, part):
         if _is_int(part) and 0 <= part < MAX_ITEMS:
             return self.item
         return f"expected a list index (a whole number of 0 or more), got {_show(part)}"
+
+
+def _fits(kind: _Kind, shape: "Shape", compiled: dict) -> Any:
+    """``kind``'s predicate for ``shape`` (see ``_Kind.compile``), compiled once per shape."""
+    f = compiled.get(kind)
+    if f is None:
+        f = compiled[kind] = kind.compile(shape, compiled)
+    return f
+
+
+def _leaf_fits(name: str, shape: "Shape") -> Any:
+    """The predicate of a leaf kind, written out (None for a kind checked through its test: dice, any)."""
+    search = _SURROGATE.search
+    if name == "text":
+        return lambda v: v.__class__ is str and len(v) <= MAX_TEXT and (v.isascii() or not search(v))
+    if name == "name":
+        return lambda v: v.__class__ is str and len(v) <= MAX_NAME and bool(v.strip()) \
+            and (v.isascii() or not search(v))
+    bounds = {"int": (-MAX_INT, MAX_INT), "count": (0, MAX_INT), "posint": (1, MAX_INT),
+              "hearts": (shape.hearts_floor, MAX_INT), "level": (1, shape.level_cap)}.get(name)
+    if bounds is not None:
+        lo, hi = bounds
+        return lambda v: v.__class__ is int and lo <= v <= hi
+    if name == "bool":
+        return lambda v: v is True or v is False
+    if name in ("status", "side"):
+        allowed = _STATUSES if name == "status" else _SIDES
+        return lambda v: v.__class__ is str and v in allowed
+    if name == "dice":
+        # notation is read once: _plan keeps what it found for each text (a DiceError's message is text)
+        return lambda v: -MAX_INT <= v <= MAX_INT if v.__class__ is int else \
+            v.__class__ is str and len(v) <= MAX_NAME and _plan(v).__class__ is not str
+    if name == "any":
+        def anything(v):
+            cls = v.__class__
+            if cls is int:
+                return -MAX_INT <= v <= MAX_INT
+            if cls is str:
+                return v.isascii() or not search(v)
+            return v is None or cls is bool or value_problem(v, max_depth=16) is None
+        return anything
+    return None
 
 
 def _compile(table: Mapping[str, dict]) -> dict[str, _Record]:
@@ -656,6 +756,7 @@ class Shape:
         self.level_cap = level_cap
         self.state = _RECORDS["state"]
         self._places: dict[tuple, Any] = {}
+        self._compiled: dict[_Kind, Any] = {}  # each kind's predicate with this shape's bounds
 
     def __repr__(self) -> str:
         return f"<Shape: hearts from {self.hearts_floor}, levels 1..{self.level_cap}>"
@@ -685,7 +786,8 @@ class Shape:
         return kind
 
     def _place(self, path: Any) -> tuple:
-        """(kind or reason, low, high): the bounds when the place holds a whole number, for the quick check."""
+        """(kind or reason, low, high, fits): the bounds when the place holds a whole number, and the predicate of
+        what it holds (``_Kind.compile``; None for a path that is no place), for the quick check."""
         try:
             key = tuple(path) if path.__class__ is list else None
             hit = self._places.get(key) if key is not None else None
@@ -694,11 +796,13 @@ class Shape:
         if hit is not None:
             return hit
         kind = self._resolve(path)
-        lo = hi = None
+        lo = hi = fits = None
         if isinstance(kind, _Leaf) and not isinstance(kind, _Any):
             lo, hi = {"int": (-MAX_INT, MAX_INT), "count": (0, MAX_INT), "posint": (1, MAX_INT),
                       "hearts": (self.hearts_floor, MAX_INT), "level": (1, self.level_cap)}.get(kind.name, (None, None))
-        hit = (kind, lo, hi)
+        if isinstance(kind, _Kind):
+            fits = _fits(kind, self, self._compiled)
+        hit = (kind, lo, hi, fits)
         if key is not None:
             if len(self._places) > 8192:
                 self._places.clear()
@@ -712,11 +816,13 @@ class Shape:
     def change_problem(self, path: Any, value: Any) -> str | None:
         """Why ``[path, value]`` cannot be a change of the state (the path is no place in the table, or the
         value does not fit it), or None."""
-        kind, lo, hi = self._place(path)
+        kind, lo, hi, fits = self._place(path)
         if lo is not None and value.__class__ is int and lo <= value <= hi:
             return None  # the common case: a whole number where one belongs
-        if isinstance(kind, str):
+        if fits is None:
             return kind
+        if fits(value):
+            return None
         found = kind.problem(value, self)
         if found is None:
             return None
@@ -729,7 +835,24 @@ class Shape:
             return None, f"expected a list of [path, value] changes, got {_show(changes)}"
         if len(changes) > MAX_ITEMS:
             return None, f"{len(changes):,} changes; at most {MAX_ITEMS:,}"
-        for i, change in enumerate(changes):
+        places = self._places
+        for change in changes:  # change_problem written out for the common change: a known place, a fitting value
+            if change.__class__ is list and len(change) == 2:
+                path, value = change
+                if path.__class__ is list:
+                    try:
+                        hit = places.get(tuple(path))
+                    except TypeError:
+                        break
+                    if hit is not None:
+                        kind, lo, hi, fits = hit
+                        if lo is not None and value.__class__ is int and lo <= value <= hi \
+                                or fits is not None and fits(value):
+                            continue
+            break
+        else:
+            return None
+        for i, change in enumerate(changes):  # the slow path: every change again, the first bad one named
             if change.__class__ is not list or len(change) != 2:
                 return i, f"expected a change as [path, value], got {_show(change)}"
             why = self.change_problem(change[0], change[1])
