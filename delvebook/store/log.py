@@ -100,10 +100,14 @@ def _no_duplicates(pairs: list) -> dict:
     return out
 
 
-# The reader's decoders: json with the numbers delvebook writes only; ``validate``'s also refuses duplicate keys.
-_decode = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float).decode
-_decode_strict = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float,
-                                  object_pairs_hook=_no_duplicates).decode
+# The reader's decoders: json with the numbers delvebook writes only; ``validate``'s also refuses duplicate keys. The
+# reader calls their scanners itself (``_fast``): a line's value starts at its third character, so the line is read
+# in place, with no copy of it and none of ``decode``'s whitespace matching unless something follows the value.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+_DECODER_STRICT = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float,
+                                   object_pairs_hook=_no_duplicates)
+_decode, _decode_strict = _DECODER.scan_once, _DECODER_STRICT.scan_once
+_TRAILING = re.compile(r"[ \t\n\r]*")  # what json.loads allows after the value (json.decoder.WHITESPACE)
 
 
 def _too_deep(value: Any) -> bool:
@@ -255,15 +259,17 @@ def encode_event(event: Any, seq: int, shape: statecheck.Shape | None = stateche
 
 def _fast(line: str, decode=_decode) -> dict | None:
     """A ``- {json}`` line through json, or None to let the YAML loader try. Raises _BadLine for JSON that no
-    delvebook writes (NaN, infinity, nesting too deep)."""
+    delvebook writes (NaN, infinity, nesting too deep). ``decode`` is a decoder's scanner (``_decode``)."""
     try:
-        event = decode(line[2:])
+        event, end = decode(line, 2)
     except _Refuse as err:
         raise _BadLine(str(err), parsed=True) from None
     except RecursionError:
         raise _BadLine(f"nested more than {MAX_DEPTH} levels deep", parsed=True) from None
-    except ValueError:
+    except (StopIteration, ValueError):  # not JSON where the value starts (StopIteration), or further on
         return None
+    if end != len(line) and _TRAILING.match(line, end).end() != len(line):
+        return None  # more after the value than json.loads allows (whitespace): the YAML loader decides
     if event.__class__ is not dict:
         return None
     if (line.count("[") + line.count("{") > MAX_DEPTH) and _too_deep(event):
