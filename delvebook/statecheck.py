@@ -275,7 +275,8 @@ class _Leaf(_Kind):
         return None if why is None else ((), why)
 
     def compile(self, shape, compiled):
-        return _leaf_fits(self.name, shape) or (lambda v, test=self.test: test(v, shape) is None)
+        env: dict = {}
+        return _build(f"lambda v: {_leaf_expr(self.name, 'v', shape, env)}", env)
 
 
 def _is_int(v: Any) -> bool:
@@ -383,8 +384,8 @@ class _Nullable(_Kind):
         return None if value is None else self.inner.problem(value, shape)
 
     def compile(self, shape, compiled):
-        inner = _fits(self.inner, shape, compiled)
-        return lambda v: v is None or inner(v)
+        env: dict = {}
+        return _build(f"lambda v: {_expr(self, 'v', shape, env, compiled)}", env)
 
     def child(self, part):
         return self.inner.child(part)
@@ -416,22 +417,25 @@ class _Record(_Kind):
         return None
 
     def compile(self, shape, compiled):
-        fits: dict = {}  # filled below, after this record's predicate is in ``compiled`` (records refer to records)
-        required = frozenset(self.required)
-
-        def record(v):
-            if v.__class__ is not dict or not v.keys() >= required:
-                return False
-            get = fits.get
-            for key, x in v.items():
-                f = get(key)
-                if f is None or not f(x):
-                    return False
-            return True
-
-        compiled[self] = record
-        fits.update((key, _fits(kind, shape, compiled)) for key, kind in self.fields.items())
-        return record
+        # written out as one function: each field read by name and checked in line (a leaf) or by its kind's
+        # predicate (a record, a list, a mapping); no other key may be there
+        env = {"_required": frozenset(self.required), "_known": frozenset(self.fields), "_MISSING": _ABSENT}
+        slot: list = []
+        compiled[self] = lambda v: slot[0](v)  # a record that holds itself, further in, calls the finished one
+        lines = ["def fits(v):",
+                 "    if v.__class__ is not dict: return False",
+                 "    keys = v.keys()",
+                 "    if not (keys >= _required and keys <= _known): return False"]
+        for key, kind in self.fields.items():
+            test = _expr(kind, "x", shape, env, compiled)
+            if key in self.required:
+                lines += [f"    x = v[{key!r}]", f"    if not {test}: return False"]
+            else:
+                lines += [f"    x = v.get({key!r}, _MISSING)", f"    if x is not _MISSING and not {test}: return False"]
+        lines.append("    return True")
+        fits = _build("\n".join(lines), env, "fits")
+        slot.append(fits)
+        return fits
 
     def _unknown(self, key: Any) -> str:
         return (f"not a field of {self.words} (it has {', '.join(self.fields)}); a new field of the state is "
@@ -469,18 +473,14 @@ class _Map(_Kind):
         return self.value if why is None else f"expected a name here, got {_show(part)}"
 
     def compile(self, shape, compiled):
-        inner, limit = _fits(self.value, shape, compiled), self.limit
-        search = _SURROGATE.search
-
-        def mapping(v):
-            if v.__class__ is not dict or len(v) > limit:
-                return False
-            for key, x in v.items():
-                if key.__class__ is not str or len(key) > MAX_NAME or not key.strip() \
-                        or not key.isascii() and search(key) or not inner(x):
-                    return False
-            return True
-        return mapping
+        env = {"_limit": self.limit}
+        return _build("\n".join([
+            "def fits(v):",
+            "    if v.__class__ is not dict or len(v) > _limit: return False",
+            "    for k, x in v.items():",
+            f"        if not {_leaf_expr('name', 'k', shape, env)} or not {_expr(self.value, 'x', shape, env, compiled)}:",
+            "            return False",
+            "    return True"]), env, "fits")
 
 
 class _List(_Kind):
@@ -503,16 +503,13 @@ class _List(_Kind):
         return None
 
     def compile(self, shape, compiled):
-        inner = _fits(self.item, shape, compiled)
-
-        def items(v):
-            if v.__class__ is not list or len(v) > MAX_ITEMS:
-                return False
-            for x in v:
-                if not inner(x):
-                    return False
-            return True
-        return items
+        env: dict = {}
+        return _build("\n".join([
+            "def fits(v):",
+            f"    if v.__class__ is not list or len(v) > {MAX_ITEMS}: return False",
+            "    for x in v:",
+            f"        if not {_expr(self.item, 'x', shape, env, compiled)}: return False",
+            "    return True"]), env, "fits")
 
     def child(self, part):
         if _is_int(part) and 0 <= part < MAX_ITEMS:
@@ -528,38 +525,73 @@ def _fits(kind: _Kind, shape: "Shape", compiled: dict) -> Any:
     return f
 
 
-def _leaf_fits(name: str, shape: "Shape") -> Any:
-    """The predicate of a leaf kind, written out (None for a kind checked through its test: dice, any)."""
-    search = _SURROGATE.search
+_ABSENT = object()
+
+
+def _build(source: str, env: dict, name: str | None = None) -> Any:
+    """The function that ``source`` (a lambda, or a ``def`` of ``name``) defines, with ``env``'s names: the
+    predicates are written out from the table, so a value is checked with no call per field."""
+    scope = {"__builtins__": {"len": len, "int": int, "str": str, "dict": dict, "list": list, "bool": bool},
+             **env}
+    if name is None:
+        return eval(source, scope)
+    exec(source, scope)
+    return scope[name]
+
+
+def _expr(kind: _Kind, x: str, shape: "Shape", env: dict, compiled: dict) -> str:
+    """A Python expression of the variable ``x``, true exactly when ``kind`` fits it: written out for a leaf (and
+    null or a leaf), else a call of the kind's predicate (named in ``env``)."""
+    if isinstance(kind, _Nullable):
+        return f"({x} is None or {_expr(kind.inner, x, shape, env, compiled)})"
+    if isinstance(kind, _Leaf):
+        return _leaf_expr(kind.name, x, shape, env)
+    name = f"_fits{len(env)}"
+    env[name] = _fits(kind, shape, compiled)
+    return f"{name}({x})"
+
+
+def _leaf_expr(name: str, x: str, shape: "Shape", env: dict) -> str:
+    """The expression of ``x`` for a leaf kind (see ``_leaf_tests``: true exactly when its test finds nothing)."""
+    env.setdefault("_search", _SURROGATE.search)
     if name == "text":
-        return lambda v: v.__class__ is str and len(v) <= MAX_TEXT and (v.isascii() or not search(v))
+        return f"({x}.__class__ is str and len({x}) <= {MAX_TEXT} and ({x}.isascii() or not _search({x})))"
     if name == "name":
-        return lambda v: v.__class__ is str and len(v) <= MAX_NAME and bool(v.strip()) \
-            and (v.isascii() or not search(v))
+        return (f"({x}.__class__ is str and len({x}) <= {MAX_NAME} and {x}.strip() != '' "
+                f"and ({x}.isascii() or not _search({x})))")
     bounds = {"int": (-MAX_INT, MAX_INT), "count": (0, MAX_INT), "posint": (1, MAX_INT),
               "hearts": (shape.hearts_floor, MAX_INT), "level": (1, shape.level_cap)}.get(name)
     if bounds is not None:
-        lo, hi = bounds
-        return lambda v: v.__class__ is int and lo <= v <= hi
+        lo, hi = f"_lo_{name}", f"_hi_{name}"
+        env[lo], env[hi] = bounds
+        return f"({x}.__class__ is int and {lo} <= {x} <= {hi})"
     if name == "bool":
-        return lambda v: v is True or v is False
+        return f"({x} is True or {x} is False)"
     if name in ("status", "side"):
-        allowed = _STATUSES if name == "status" else _SIDES
-        return lambda v: v.__class__ is str and v in allowed
-    if name == "dice":
-        # notation is read once: _plan keeps what it found for each text (a DiceError's message is text)
-        return lambda v: -MAX_INT <= v <= MAX_INT if v.__class__ is int else \
-            v.__class__ is str and len(v) <= MAX_NAME and _plan(v).__class__ is not str
+        env[f"_{name}es"] = _STATUSES if name == "status" else _SIDES
+        return f"({x}.__class__ is str and {x} in _{name}es)"
+    if name == "dice":  # notation is read once: _plan keeps what it found for each text (bad notation: a message)
+        env["_dice_ok"] = _dice_ok
+        return f"_dice_ok({x})"
     if name == "any":
-        def anything(v):
-            cls = v.__class__
-            if cls is int:
-                return -MAX_INT <= v <= MAX_INT
-            if cls is str:
-                return v.isascii() or not search(v)
-            return v is None or cls is bool or value_problem(v, max_depth=16) is None
-        return anything
-    return None
+        env["_any_ok"] = _any_ok
+        return f"_any_ok({x})"
+    raise ValueError(f"no predicate for the leaf kind {name!r}")
+
+
+def _dice_ok(v: Any) -> bool:
+    if v.__class__ is int:
+        return -MAX_INT <= v <= MAX_INT
+    return v.__class__ is str and len(v) <= MAX_NAME and _plan(v).__class__ is not str
+
+
+def _any_ok(v: Any) -> bool:
+    cls = v.__class__
+    if cls is int:
+        return -MAX_INT <= v <= MAX_INT
+    if cls is str:
+        return v.isascii() or not _SURROGATE.search(v)
+    return v is None or cls is bool or value_problem(v, max_depth=16) is None
 
 
 def _compile(table: Mapping[str, dict]) -> dict[str, _Record]:

@@ -1,0 +1,117 @@
+"""The quick check of a change (each kind's compiled predicate) refuses exactly what the kind's ``problem`` refuses:
+the reader runs the predicate on every change and asks ``problem`` only to say why, so a predicate that let one
+more value through would be a check dropped."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from delvebook import statecheck
+
+LONG = Path(__file__).resolve().parent.parent / "campaigns" / "the-long-delve" / "log.yaml"
+
+# what a hostile or careless hand puts in place of a value: each is wrong somewhere in the table
+ODD = [None, True, False, 0, -1, 1, 7, 2 ** 53, -(2 ** 53), 1.5, "", " ", "\t", "x", "x" * 201, "x" * 20_001,
+       "\ud800", "caf\u00e9", "alive", "dead", "party", "d6+1", "d6+", "2d", [], [1], ["x"], {}, {"x": 1},
+       {"": 1}, {" ": "x"}, {"\ud800": 1}, [[]], {"a": {"b": [None]}}]
+
+
+def _shapes() -> list[statecheck.Shape]:
+    return [statecheck.DEFAULT, statecheck.Shape(hearts_floor=-3, level_cap=10)]
+
+
+def _changes() -> list[tuple[list, object]]:
+    out = []
+    with open(LONG, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("- {"):
+                for path, value in json.loads(line[2:]).get("changes") or []:
+                    out.append((path, value))
+    return out
+
+
+def _agrees(shape: statecheck.Shape, path: list, value: object) -> None:
+    kind = shape.place(path)
+    assert not isinstance(kind, str), kind
+    fits = shape._place(path)[3]
+    assert fits(value) == (kind.problem(value, shape) is None), (path, value)
+    assert (shape.change_problem(path, value) is None) == (kind.problem(value, shape) is None)
+    assert (shape.changes_problem([[path, value]]) is None) == (kind.problem(value, shape) is None)
+
+
+def _places_inside(value, at=()):
+    """Every place inside a value: (path, the container, its key or index)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield at + (k,), value, k
+            yield from _places_inside(v, at + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield at + (i,), value, i
+            yield from _places_inside(v, at + (i,))
+
+
+def _mutations(value, rng: random.Random, n: int):
+    """``value`` with one place inside it replaced by an odd value, a key taken out, or a key put in."""
+    spots = list(_places_inside(value))
+    for _ in range(n):
+        copy = json.loads(json.dumps(value))
+        if not spots:
+            yield rng.choice(ODD)
+            continue
+        path, _, _ = rng.choice(spots)
+        node = copy
+        for key in path[:-1]:
+            node = node[key]
+        what = rng.random()
+        if what < 0.15 and isinstance(node, dict):
+            del node[path[-1]]
+        elif what < 0.3 and isinstance(node, dict):
+            node[rng.choice(["zzz", "", "\ud800", "name", "x" * 201])] = rng.choice(ODD)
+        else:
+            node[path[-1]] = rng.choice(ODD)
+        yield copy
+
+
+def test_the_quick_check_refuses_what_problem_refuses_for_every_change_of_the_long_campaign():
+    changes = _changes()
+    assert len(changes) > 30_000
+    for shape in _shapes():
+        for path, value in changes:
+            _agrees(shape, path, value)
+
+
+def test_the_quick_check_refuses_what_problem_refuses_for_values_changed_by_hand():
+    rng = random.Random(12)
+    seen = {}
+    for path, value in _changes():  # one change of each place (indexes and names folded) with each shape of value
+        key = (tuple(p if isinstance(p, str) and p in ("delvers", "encounter", "foes", "luck", "used", "conditions",
+                                                              "creatures", "order", "session") or len(path) < 3
+                     else type(p).__name__ for p in path), type(value).__name__)
+        seen.setdefault(key, (path, value))
+    assert len(seen) > 40
+    for shape in _shapes():
+        for path, value in seen.values():
+            for odd in _mutations(value, rng, 60):
+                _agrees(shape, path, odd)
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-(2 ** 60), 2 ** 60) | st.sampled_from(ODD[:20])
+                    | st.text(max_size=5),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
+                                                                                max_size=3), max_leaves=8)
+PLACES = [["name"], ["seed"], ["clock"], ["session"], ["seats"], ["luck"], ["encounter"], ["conditions"],
+          ["conditions", 0], ["creatures"], ["delvers", "Wren"], ["delvers", "Wren", "level"],
+          ["delvers", "Wren", "hearts"], ["delvers", "Wren", "weapons", 0], ["delvers", "Wren", "familiar"],
+          ["encounter", "foes", "Goblin 1"], ["encounter", "foes", "Goblin 1", "attack_bonus"],
+          ["encounter", "side"], ["encounter", "used"], ["encounter", "order"], ["delvers", "Wren", "status"]]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(PLACES), JSON)
+def test_the_quick_check_refuses_what_problem_refuses_for_any_json_anywhere(path, value):
+    for shape in _shapes():
+        _agrees(shape, path, value)
