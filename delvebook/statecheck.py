@@ -727,6 +727,31 @@ def _plan(expr: str) -> Any:
     return plan
 
 
+def _lucky_roll_fits(record: dict, faces: list, plan: tuple) -> bool:
+    """Whether a record of plain notation with luck dice spent (or a ``base_total``) is one ``Roll.from_dict``
+    accepts: faces its dice show, each luck die ``{"sign": 1 or -1, "face": 1..sides}`` (sides 6 unless given), and
+    the total that the faces and the luck dice come to. False is no verdict: ``roll_problem`` asks ``from_dict``."""
+    sides, signs, total = plan
+    if len(faces) != len(sides) or "total" not in record:
+        return False
+    for face, n, sign in zip(faces, sides, signs):
+        if face.__class__ is not int or not 1 <= face <= n:
+            return False
+        total += sign * face
+    luck = record.get("luck", ())
+    if luck.__class__ is not list and luck != ():
+        return False
+    for die in luck:
+        if die.__class__ is not dict:
+            return False
+        sign, face, n = die.get("sign"), die.get("face"), die.get("sides", 6)
+        if sign.__class__ is not int or not (sign == 1 or sign == -1) or face.__class__ is not int \
+                or n.__class__ is not int or not 1 <= face <= n:
+            return False
+        total += sign * face
+    return record["total"] == total
+
+
 def roll_problem(record: Any) -> str | None:
     """Why a roll record (``{"expr", "faces", "total", ...}``) is not a roll of its dice: faces that its dice
     cannot show, too many or too few, a total that is not theirs, a bad luck die; or None. The quick path checks
@@ -752,6 +777,8 @@ def roll_problem(record: Any) -> str | None:
         if record.get("total") != total:
             return f"total: the faces of {expr} come to {total}, the record says {_show(record.get('total'))}"
         return None
+    if plan and _lucky_roll_fits(record, faces, plan):
+        return None  # what Roll.from_dict accepts, checked without building the roll; any doubt goes on to it
     try:
         r = Roll.from_dict(record)
     except DiceError as err:

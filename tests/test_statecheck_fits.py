@@ -115,3 +115,68 @@ PLACES = [["name"], ["seed"], ["clock"], ["session"], ["seats"], ["luck"], ["enc
 def test_the_quick_check_refuses_what_problem_refuses_for_any_json_anywhere(path, value):
     for shape in _shapes():
         _agrees(shape, path, value)
+
+
+def _from_dict_problem(record) -> str | None:
+    """What roll_problem says of a record by the slow path alone: Roll.from_dict, what every view reads it with."""
+    from delvebook.dice import DiceError, Roll
+    try:
+        r = Roll.from_dict(record)
+    except DiceError as err:
+        return str(err)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        return f"not a roll record ({type(err).__name__}: {err})"
+    return None if "total" in record else f"total: missing (the faces come to {r.total})"
+
+
+ODD_NUMBER = st.sampled_from([0, 1, 2, 6, 7, 20, 21, -1, True, None, "1", 1.0, [1]])
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["d20", "d6", "d20+d6", "2d6", "d20+2d6", "d6+15", "d20-d6"]),
+       st.lists(ODD_NUMBER | st.integers(1, 6), max_size=3),
+       st.lists(st.fixed_dictionaries({"sign": ODD_NUMBER | st.sampled_from([1, -1]), "face": ODD_NUMBER},
+                                      optional={"sides": ODD_NUMBER, "who": st.sampled_from(["Ana", None, 3])})
+                | st.sampled_from(["x", None, 1]), max_size=3) | st.sampled_from([{}, "x", None]),
+       st.integers(-10, 60) | ODD_NUMBER | st.just("the faces' and the luck dice's"), st.booleans(), st.booleans())
+def test_a_roll_with_luck_dice_is_refused_exactly_when_its_record_does_not_make_a_roll(expr, faces, luck, total,
+                                                                                       with_total, with_base):
+    record = {"expr": expr, "faces": faces, "luck": luck, "who": "Wren"}
+    if isinstance(total, str):  # what the numbers come to, however odd they are: the record is near a right one
+        sides, signs, total = statecheck._plan(expr)
+        try:
+            total += sum(sign * face for sign, face in zip(signs, faces))
+            total += sum(die["sign"] * die["face"] for die in luck)
+        except (TypeError, KeyError):
+            pass
+    if with_total:
+        record["total"] = total
+    if with_base:
+        record["base_total"] = total
+    assert (statecheck.roll_problem(record) is None) == (_from_dict_problem(record) is None)
+
+
+def test_the_luck_dice_of_the_long_campaign_make_their_totals():
+    rolls = 0
+    with open(LONG, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("- {") and '"luck": [' in line:
+                for record in (json.loads(line[2:]).get("rolls") or {}).values():
+                    if not record.get("luck"):
+                        continue
+                    assert statecheck.roll_problem(record) is None
+                    assert _from_dict_problem(record) is None
+                    bad = dict(record, total=record["total"] + 1)
+                    assert statecheck.roll_problem(bad) is not None
+                    for change in ({"sign": 2}, {"sign": 0}, {"sign": True}, {"face": 0}, {"face": 7},
+                                   {"face": 4, "sides": 3}, {"sides": "6"}, {"face": 2.0}):
+                        die = dict(record["luck"][0], **change)
+                        try:  # the total the odd die comes to, so only the die itself is wrong
+                            moved = record["total"] + die["sign"] * die["face"] - \
+                                record["luck"][0]["sign"] * record["luck"][0]["face"]
+                        except TypeError:
+                            moved = record["total"]
+                        odd = dict(record, luck=[die] + record["luck"][1:], total=moved)
+                        assert (statecheck.roll_problem(odd) is None) == (_from_dict_problem(odd) is None), odd
+                    rolls += 1
+    assert rolls > 500
