@@ -585,13 +585,35 @@ def _dice_ok(v: Any) -> bool:
     return v.__class__ is str and len(v) <= MAX_NAME and _plan(v).__class__ is not str
 
 
-def _any_ok(v: Any) -> bool:
+def _any_ok(v: Any, depth: int = 0) -> bool:
+    """``value_problem(v, max_depth=16) is None``, without the paths it builds to say where (recursive, at most 16
+    deep: a container that deep is refused before its items are read)."""
     cls = v.__class__
     if cls is int:
         return -MAX_INT <= v <= MAX_INT
     if cls is str:
         return v.isascii() or not _SURROGATE.search(v)
-    return v is None or cls is bool or value_problem(v, max_depth=16) is None
+    if v is None or cls is bool:
+        return True
+    if cls is float:
+        return math.isfinite(v)
+    if cls is dict:
+        if depth >= 16 or len(v) > MAX_ITEMS:
+            return False
+        depth += 1
+        for k, x in v.items():
+            if k.__class__ is not str or not k.isascii() and _SURROGATE.search(k) or not _any_ok(x, depth):
+                return False
+        return True
+    if cls is list:
+        if depth >= 16 or len(v) > MAX_ITEMS:
+            return False
+        depth += 1
+        for x in v:
+            if not _any_ok(x, depth):
+                return False
+        return True
+    return False
 
 
 def _compile(table: Mapping[str, dict]) -> dict[str, _Record]:
@@ -816,6 +838,7 @@ class Shape:
         self.state = _RECORDS["state"]
         self._places: dict[tuple, Any] = {}
         self._compiled: dict[_Kind, Any] = {}  # each kind's predicate with this shape's bounds
+        self._fits_at: dict[tuple, Any] = {}  # a place's path -> the predicate of what it holds (the quick check)
 
     def __repr__(self) -> str:
         return f"<Shape: hearts from {self.hearts_floor}, levels 1..{self.level_cap}>"
@@ -865,7 +888,10 @@ class Shape:
         if key is not None:
             if len(self._places) > 8192:
                 self._places.clear()
+                self._fits_at.clear()
             self._places[key] = hit
+            if fits is not None:
+                self._fits_at[key] = fits
         return hit
 
     def place(self, path: Any) -> _Kind | str:
@@ -894,20 +920,19 @@ class Shape:
             return None, f"expected a list of [path, value] changes, got {_show(changes)}"
         if len(changes) > MAX_ITEMS:
             return None, f"{len(changes):,} changes; at most {MAX_ITEMS:,}"
-        places = self._places
+        fits_at = self._fits_at
         for change in changes:  # change_problem written out for the common change: a known place, a fitting value
             if change.__class__ is list and len(change) == 2:
                 path, value = change
                 if path.__class__ is list:
                     try:
-                        hit = places.get(tuple(path))
-                    except TypeError:
+                        fits = fits_at.get(tuple(path))
+                    except TypeError:  # an unhashable part: no place
                         break
-                    if hit is not None:
-                        kind, lo, hi, fits = hit
-                        if lo is not None and value.__class__ is int and lo <= value <= hi \
-                                or fits is not None and fits(value):
-                            continue
+                    if fits is None:
+                        fits = self._place(path)[3]  # a place met for the first time (a new room, a new foe)
+                    if fits is not None and fits(value):
+                        continue
             break
         else:
             return None

@@ -16,7 +16,8 @@ LONG = Path(__file__).resolve().parent.parent / "campaigns" / "the-long-delve" /
 # what a hostile or careless hand puts in place of a value: each is wrong somewhere in the table
 ODD = [None, True, False, 0, -1, 1, 7, 2 ** 53, -(2 ** 53), 1.5, "", " ", "\t", "x", "x" * 201, "x" * 20_001,
        "\ud800", "caf\u00e9", "alive", "dead", "party", "d6+1", "d6+", "2d", [], [1], ["x"], {}, {"x": 1},
-       {"": 1}, {" ": "x"}, {"\ud800": 1}, [[]], {"a": {"b": [None]}}]
+       {"": 1}, {" ": "x"}, {"\ud800": 1}, [[]], {"a": {"b": [None]}}, float("nan"), float("inf"), -0.5,
+       [[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]], [[[[[[[[[[[[[[[1]]]]]]]]]]]]]]], {"k": [{"k": [{"k": [{"k": [{"k": [{}]}]}]}]}]}]
 
 
 def _shapes() -> list[statecheck.Shape]:
