@@ -789,6 +789,8 @@ def roll_problem(record: Any) -> str | None:
     if faces.__class__ is not list:
         return f"faces: expected the list of faces shown, got {_show(faces)}"
     if plan and "luck" not in record and "base_total" not in record:
+        if expr not in _QUICK:
+            _quick_roll(expr, plan)
         sides, signs, total = plan
         if len(faces) != len(sides):
             return f"faces: {expr} rolls {len(sides)} dice, the record shows {len(faces)} faces"
@@ -816,11 +818,46 @@ def rolls_problem(rolls: Any) -> tuple[str | None, str] | None:
     """The first bad record of an event's ``rolls`` (name -> record) as (its name, reason), or None."""
     if rolls.__class__ is not dict:
         return None, f"expected a mapping of roll names to records, got {_show(rolls)}"
+    quick = _QUICK
     for name, record in rolls.items():
+        if record.__class__ is dict:
+            expr = record.get("expr")
+            fits = quick.get(expr) if expr.__class__ is str else None
+            if fits is not None and fits(record):
+                continue
         why = roll_problem(record)
         if why is not None:
             return name, why
     return None
+
+
+_QUICK: dict[str, Any] = {}
+"""Plain notation -> the quick check of a record of it, for ``rolls_problem``: written out by ``_quick_roll`` from
+the notation's plan the first time ``roll_problem`` reads it (the same bound as ``_PLANS``)."""
+
+
+def _quick_roll(expr: str, plan: tuple) -> Any:
+    """``record -> bool``: true exactly when ``roll_problem``'s quick path accepts a record of ``expr`` (no luck,
+    no base_total, a face each die shows, their total), with each face a name and each die's sides a number in the
+    code: no loop, no call. None for notation of many dice (the quick path reads those)."""
+    sides, signs, constant = plan
+    if len(_QUICK) > 4096:
+        _QUICK.clear()
+    if len(sides) > 8:
+        _QUICK[expr] = None
+        return None
+    faces = [f"f{i}" for i in range(len(sides))]
+    total = str(int(constant)) + "".join(f" {'+' if sign > 0 else '-'} {f}" for f, sign in zip(faces, signs))
+    lines = ["def fits(r):",
+             "    faces = r.get('faces')",
+             f"    if faces.__class__ is not list or len(faces) != {len(sides)} or 'luck' in r or 'base_total' in r:",
+             "        return False"]
+    if faces:
+        lines.append(f"    {', '.join(faces)}, = faces")
+    lines += [f"    if {f}.__class__ is not int or not 1 <= {f} <= {int(n)}: return False" for f, n in zip(faces, sides)]
+    lines.append(f"    return r.get('total') == {total}")
+    fits = _QUICK[expr] = _build("\n".join(lines), {}, "fits")
+    return fits
 
 
 # ---------------------------------------------------------------- the shape with the rules' bounds

@@ -181,3 +181,25 @@ def test_the_luck_dice_of_the_long_campaign_make_their_totals():
                         assert (statecheck.roll_problem(odd) is None) == (_from_dict_problem(odd) is None), odd
                     rolls += 1
     assert rolls > 500
+
+
+PLAIN = ["d20", "d6", "d20+d6", "2d6", "d20+2d6", "d6+15", "d20-d6", "5", "-d6+2", "3d6-1", "9d6", "d100"]
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(PLAIN), st.lists(ODD_NUMBER | st.integers(1, 6) | st.integers(1, 20), max_size=10),
+       st.integers(-10, 80) | ODD_NUMBER | st.just("what the faces come to"))
+def test_the_written_out_check_of_plain_notation_accepts_what_roll_problem_accepts(expr, faces, total):
+    record = {"expr": expr, "faces": faces, "who": "Wren"}
+    if isinstance(total, str):
+        sides, signs, total = statecheck._plan(expr)
+        try:
+            total += sum(sign * face for sign, face in zip(signs, faces))
+        except TypeError:
+            pass
+    record["total"] = total
+    verdict = statecheck.roll_problem(record) is None  # writes the quick check out the first time
+    quick = statecheck._QUICK.get(expr)
+    if quick is not None:
+        assert quick(record) == verdict
+    assert (statecheck.rolls_problem({"r": record}) is None) == verdict
