@@ -11,9 +11,12 @@ scripts/make_finished_campaign.py into a temporary folder, or into --big once an
 - as the keeper sees it: the same open with the collector running around the call (Campaign.open pauses it inside,
   and the young objects it made are scanned once when it resumes), then the full collection that comes later with
   the campaign alive: the work the pause defers, reported apart so the target hides nothing;
-- PyYAML's C loader on the same file, and one recorded action (with fsync) against a bare fsync'ed append.
+- PyYAML's C loader on the same file, and one recorded action (with fsync) against a bare fsync'ed append;
+- with --breakdown, where the open's time goes, each part timed as the open is and against the same floor: the log read
+  without the shape checks (``scan(shape=None)``), read with them (``scan``), and the replay (``events.replay``).
 
 Prints ratios; asserts nothing. Run: .venv/bin/python bench/campaign.py [--events 100000] [--runs 3] [--big DIR]
+[--breakdown]
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from delvebook import Campaign  # noqa: E402
+from delvebook import Campaign, events  # noqa: E402
+from delvebook.store import log  # noqa: E402
 from delvebook.store import dump_event_line  # noqa: E402
 
 TARGET = 1.6
@@ -82,7 +86,18 @@ def as_the_keeper_sees_it(path: Path, repeat: int) -> tuple[float, float]:
     return min(opens), min(fulls)
 
 
-def measure_open(path: Path, repeat: int, with_yaml: bool) -> float:
+def breakdown(path: Path, repeat: int, t_floor: float) -> None:
+    """The parts of the open, each best of ``repeat`` with the collector paused, as times and as ratios to the floor."""
+    camp = open_campaign(path)
+    setup, evs = camp.engine.setup, camp.events
+    parts = [("read, no shape checks", lambda: log.scan(path / "log.yaml", shape=None)),
+             ("read and checked", lambda: log.scan(path / "log.yaml")),
+             ("replay", lambda: events.replay(setup, evs))]
+    print("    " + "  ".join(f"{name} {t:6.3f} s ({t / t_floor:4.2f}x)"
+                             for name, t in ((name, paused(fn, repeat)) for name, fn in parts)), flush=True)
+
+
+def measure_open(path: Path, repeat: int, with_yaml: bool, parts: bool = False) -> float:
     n = len(floor(path))
     open_campaign(path)  # the shipped rules are read once per process: not part of opening a campaign
     t_floor = paused(lambda: floor(path), repeat)
@@ -97,6 +112,8 @@ def measure_open(path: Path, repeat: int, with_yaml: bool) -> float:
         t_yaml = paused(lambda: yaml.load((path / "log.yaml").read_text(encoding="utf-8"), Loader=loader), 1)
         line += f"  |  PyYAML {loader.__name__} {t_yaml:5.2f} s ({t_yaml / t_open:4.1f}x the open)"
     print(line, flush=True)
+    if parts:
+        breakdown(path, repeat, t_floor)
     return ratio
 
 
@@ -133,6 +150,7 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="measure the opens this many times (each a best of)")
     ap.add_argument("--repeat", type=int, default=5, help="best of this many opens per run (3 for the big one)")
     ap.add_argument("--big", default=None, help="generate the big campaign here once and reuse it (kept)")
+    ap.add_argument("--breakdown", action="store_true", help="also time the parts of each open (read, checks, replay)")
     args = ap.parse_args(argv)
     finished = ROOT / "campaigns" / "the-long-delve"
     print(f"python {sys.version.split()[0]}, PyYAML {yaml.__version__}; target open/floor <= {TARGET}x")
@@ -150,8 +168,8 @@ def main(argv=None) -> int:
     ratios: dict[str, list[float]] = {finished.name: [], big.name: []}
     for run in range(args.runs):
         print(f"run {run + 1}:")
-        ratios[finished.name].append(measure_open(finished, args.repeat, with_yaml=run == 0))
-        ratios[big.name].append(measure_open(big, max(1, args.repeat - 2), with_yaml=run == 0))
+        ratios[finished.name].append(measure_open(finished, args.repeat, with_yaml=run == 0, parts=args.breakdown))
+        ratios[big.name].append(measure_open(big, max(1, args.repeat - 2), with_yaml=run == 0, parts=args.breakdown))
     for name, rs in ratios.items():
         print(f"{name:<22} open/floor over {len(rs)} runs: " + ", ".join(f"{r:.2f}x" for r in rs) +
               f"  (median {statistics.median(rs):.2f}x)")

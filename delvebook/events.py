@@ -29,12 +29,22 @@ _POOLS = frozenset({"xp_pool", "coin_pool", "xp_awarded"})
 
 
 def clone(value: Any) -> Any:
-    """A deep copy of JSON-like data (fast path for the types the state holds)."""
+    """A deep copy of JSON-like data (fast path for the types the state holds; a tuple becomes a list)."""
     t = type(value)
     if t is dict:
-        return {k: clone(v) for k, v in value.items()}
+        out = value.copy()  # then only the containers inside are copied again: scalars are shared as they are
+        for k, v in out.items():
+            t = type(v)
+            if t is dict or t is list or t is tuple:
+                out[k] = clone(v)
+        return out
     if t is list or t is tuple:
-        return [clone(v) for v in value]
+        out = list(value)
+        for i, v in enumerate(out):
+            t = type(v)
+            if t is dict or t is list or t is tuple:
+                out[i] = clone(v)
+        return out
     return value
 
 
@@ -48,23 +58,29 @@ def get_path(state: Any, path: Iterable) -> Any:
 def _set(state: dict, path: list, value: Any) -> Any:
     """Set one place; returns what was there (``_MISSING`` for an append or a new key)."""
     node = state
-    for key in path[:-1]:
-        node = node[key]
-    last = path[-1]
+    last = len(path) - 1
+    i = 0
+    while i < last:  # walk to the place's container without slicing the path
+        node = node[path[i]]
+        i += 1
+    last = path[last]
+    t = type(value)
+    if t is dict or t is list or t is tuple:
+        value = clone(value)  # the state never shares a container with an event
     if type(node) is list:
         if last == len(node):  # an append (its inverse pops it)
-            node.append(clone(value))
+            node.append(value)
             return _MISSING
         if value is _MISSING:
             return node.pop(last)
         old = node[last]
-        node[last] = clone(value)
+        node[last] = value
         return old
     old = node.get(last, _MISSING)
     if value is _MISSING:
         node.pop(last, None)
     else:
-        node[last] = clone(value)
+        node[last] = value
     return old
 
 
@@ -365,6 +381,26 @@ def replay(setup: dict, events: Iterable[dict]) -> History:
     """Fold ``events`` over a copy of ``setup``; the result's ``.state`` is the state after them."""
     h = History(clone(setup))
     fold = h._fold
+    state = h.state
+    by_seq = h.events_by_seq
+    done, undone = h.ledger.done, h.ledger.undone
     for e in events:
-        fold(e, None)
+        # the common event, folded here as ``_fold`` folds it: a new action that replaces nothing (``Ledger.act``)
+        changes = e.get("changes")
+        if changes is None or e.get("replaces") is not None:
+            fold(e, None)
+            continue
+        kind = e.get("kind")
+        if kind == UNDO or kind == REDO:
+            fold(e, None)
+            continue
+        seq = e["seq"]
+        by_seq[seq] = e
+        entry = _Entry(seq, changes, None, None)
+        done.append(entry)
+        if undone:
+            undone.clear()
+        inverse = [(path, _set(state, path, value)) for path, value in changes]
+        inverse.reverse()
+        entry.inverse = inverse
     return h

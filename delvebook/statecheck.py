@@ -256,6 +256,13 @@ class _Kind:
         """The kind one step inside, or a reason why ``part`` is no place here."""
         return f"{self.words} has no places inside it"
 
+    def compile(self, shape: "Shape", compiled: dict) -> Any:
+        """A predicate ``fits(value) -> bool`` that is true exactly when ``problem(value, shape)`` is None: the
+        quick check of a change, with no path built and one call per value (``problem`` says why when it is
+        false). ``compiled`` holds the shape's predicates by kind, so a record compiles once."""
+        test = self.problem
+        return lambda v: test(v, shape) is None
+
 
 class _Leaf(_Kind):
     __slots__ = ("name", "test")
@@ -266,6 +273,10 @@ class _Leaf(_Kind):
     def problem(self, value, shape):
         why = self.test(value, shape)
         return None if why is None else ((), why)
+
+    def compile(self, shape, compiled):
+        env: dict = {}
+        return _build(f"lambda v: {_leaf_expr(self.name, 'v', shape, env)}", env)
 
 
 def _is_int(v: Any) -> bool:
@@ -372,6 +383,10 @@ class _Nullable(_Kind):
     def problem(self, value, shape):
         return None if value is None else self.inner.problem(value, shape)
 
+    def compile(self, shape, compiled):
+        env: dict = {}
+        return _build(f"lambda v: {_expr(self, 'v', shape, env, compiled)}", env)
+
     def child(self, part):
         return self.inner.child(part)
 
@@ -400,6 +415,27 @@ class _Record(_Kind):
             if found is not None:
                 return (key,) + found[0], found[1]
         return None
+
+    def compile(self, shape, compiled):
+        # written out as one function: each field read by name and checked in line (a leaf) or by its kind's
+        # predicate (a record, a list, a mapping); no other key may be there
+        env = {"_required": frozenset(self.required), "_known": frozenset(self.fields), "_MISSING": _ABSENT}
+        slot: list = []
+        compiled[self] = lambda v: slot[0](v)  # a record that holds itself, further in, calls the finished one
+        lines = ["def fits(v):",
+                 "    if v.__class__ is not dict: return False",
+                 "    keys = v.keys()",
+                 "    if not (keys >= _required and keys <= _known): return False"]
+        for key, kind in self.fields.items():
+            test = _expr(kind, "x", shape, env, compiled)
+            if key in self.required:
+                lines += [f"    x = v[{key!r}]", f"    if not {test}: return False"]
+            else:
+                lines += [f"    x = v.get({key!r}, _MISSING)", f"    if x is not _MISSING and not {test}: return False"]
+        lines.append("    return True")
+        fits = _build("\n".join(lines), env, "fits")
+        slot.append(fits)
+        return fits
 
     def _unknown(self, key: Any) -> str:
         return (f"not a field of {self.words} (it has {', '.join(self.fields)}); a new field of the state is "
@@ -436,6 +472,16 @@ class _Map(_Kind):
         why = _text_problem(part, MAX_NAME, False)
         return self.value if why is None else f"expected a name here, got {_show(part)}"
 
+    def compile(self, shape, compiled):
+        env = {"_limit": self.limit}
+        return _build("\n".join([
+            "def fits(v):",
+            "    if v.__class__ is not dict or len(v) > _limit: return False",
+            "    for k, x in v.items():",
+            f"        if not {_leaf_expr('name', 'k', shape, env)} or not {_expr(self.value, 'x', shape, env, compiled)}:",
+            "            return False",
+            "    return True"]), env, "fits")
+
 
 class _List(_Kind):
     __slots__ = ("item",)
@@ -456,10 +502,118 @@ class _List(_Kind):
                 return (i,) + found[0], found[1]
         return None
 
+    def compile(self, shape, compiled):
+        env: dict = {}
+        return _build("\n".join([
+            "def fits(v):",
+            f"    if v.__class__ is not list or len(v) > {MAX_ITEMS}: return False",
+            "    for x in v:",
+            f"        if not {_expr(self.item, 'x', shape, env, compiled)}: return False",
+            "    return True"]), env, "fits")
+
     def child(self, part):
         if _is_int(part) and 0 <= part < MAX_ITEMS:
             return self.item
         return f"expected a list index (a whole number of 0 or more), got {_show(part)}"
+
+
+def _fits(kind: _Kind, shape: "Shape", compiled: dict) -> Any:
+    """``kind``'s predicate for ``shape`` (see ``_Kind.compile``), compiled once per shape."""
+    f = compiled.get(kind)
+    if f is None:
+        f = compiled[kind] = kind.compile(shape, compiled)
+    return f
+
+
+_ABSENT = object()
+
+
+def _build(source: str, env: dict, name: str | None = None) -> Any:
+    """The function that ``source`` (a lambda, or a ``def`` of ``name``) defines, with ``env``'s names: the
+    predicates are written out from the table, so a value is checked with no call per field."""
+    scope = {"__builtins__": {"len": len, "int": int, "str": str, "dict": dict, "list": list, "bool": bool},
+             **env}
+    if name is None:
+        return eval(source, scope)
+    exec(source, scope)
+    return scope[name]
+
+
+def _expr(kind: _Kind, x: str, shape: "Shape", env: dict, compiled: dict) -> str:
+    """A Python expression of the variable ``x``, true exactly when ``kind`` fits it: written out for a leaf (and
+    null or a leaf), else a call of the kind's predicate (named in ``env``)."""
+    if isinstance(kind, _Nullable):
+        return f"({x} is None or {_expr(kind.inner, x, shape, env, compiled)})"
+    if isinstance(kind, _Leaf):
+        return _leaf_expr(kind.name, x, shape, env)
+    name = f"_fits{len(env)}"
+    env[name] = _fits(kind, shape, compiled)
+    return f"{name}({x})"
+
+
+def _leaf_expr(name: str, x: str, shape: "Shape", env: dict) -> str:
+    """The expression of ``x`` for a leaf kind (see ``_leaf_tests``: true exactly when its test finds nothing)."""
+    env.setdefault("_search", _SURROGATE.search)
+    if name == "text":
+        return f"({x}.__class__ is str and len({x}) <= {MAX_TEXT} and ({x}.isascii() or not _search({x})))"
+    if name == "name":
+        return (f"({x}.__class__ is str and len({x}) <= {MAX_NAME} and {x}.strip() != '' "
+                f"and ({x}.isascii() or not _search({x})))")
+    bounds = {"int": (-MAX_INT, MAX_INT), "count": (0, MAX_INT), "posint": (1, MAX_INT),
+              "hearts": (shape.hearts_floor, MAX_INT), "level": (1, shape.level_cap)}.get(name)
+    if bounds is not None:
+        lo, hi = f"_lo_{name}", f"_hi_{name}"
+        env[lo], env[hi] = bounds
+        return f"({x}.__class__ is int and {lo} <= {x} <= {hi})"
+    if name == "bool":
+        return f"({x} is True or {x} is False)"
+    if name in ("status", "side"):
+        env[f"_{name}es"] = _STATUSES if name == "status" else _SIDES
+        return f"({x}.__class__ is str and {x} in _{name}es)"
+    if name == "dice":  # notation is read once: _plan keeps what it found for each text (bad notation: a message)
+        env["_dice_ok"] = _dice_ok
+        return f"_dice_ok({x})"
+    if name == "any":
+        env["_any_ok"] = _any_ok
+        return f"_any_ok({x})"
+    raise ValueError(f"no predicate for the leaf kind {name!r}")
+
+
+def _dice_ok(v: Any) -> bool:
+    if v.__class__ is int:
+        return -MAX_INT <= v <= MAX_INT
+    return v.__class__ is str and len(v) <= MAX_NAME and _plan(v).__class__ is not str
+
+
+def _any_ok(v: Any, depth: int = 0) -> bool:
+    """``value_problem(v, max_depth=16) is None``, without the paths it builds to say where (recursive, at most 16
+    deep: a container that deep is refused before its items are read)."""
+    cls = v.__class__
+    if cls is int:
+        return -MAX_INT <= v <= MAX_INT
+    if cls is str:
+        return v.isascii() or not _SURROGATE.search(v)
+    if v is None or cls is bool:
+        return True
+    if cls is float:
+        return math.isfinite(v)
+    if cls is dict:
+        if depth >= 16 or len(v) > MAX_ITEMS:
+            return False
+        depth += 1
+        for k, x in v.items():
+            if k.__class__ is not str or not k.isascii() and _SURROGATE.search(k) or not _any_ok(x, depth):
+                return False
+        return True
+    if cls is list:
+        if depth >= 16 or len(v) > MAX_ITEMS:
+            return False
+        depth += 1
+        for x in v:
+            if not _any_ok(x, depth):
+                return False
+        return True
+    return False
 
 
 def _compile(table: Mapping[str, dict]) -> dict[str, _Record]:
@@ -595,6 +749,31 @@ def _plan(expr: str) -> Any:
     return plan
 
 
+def _lucky_roll_fits(record: dict, faces: list, plan: tuple) -> bool:
+    """Whether a record of plain notation with luck dice spent (or a ``base_total``) is one ``Roll.from_dict``
+    accepts: faces its dice show, each luck die ``{"sign": 1 or -1, "face": 1..sides}`` (sides 6 unless given), and
+    the total that the faces and the luck dice come to. False is no verdict: ``roll_problem`` asks ``from_dict``."""
+    sides, signs, total = plan
+    if len(faces) != len(sides) or "total" not in record:
+        return False
+    for face, n, sign in zip(faces, sides, signs):
+        if face.__class__ is not int or not 1 <= face <= n:
+            return False
+        total += sign * face
+    luck = record.get("luck", ())
+    if luck.__class__ is not list and luck != ():
+        return False
+    for die in luck:
+        if die.__class__ is not dict:
+            return False
+        sign, face, n = die.get("sign"), die.get("face"), die.get("sides", 6)
+        if sign.__class__ is not int or not (sign == 1 or sign == -1) or face.__class__ is not int \
+                or n.__class__ is not int or not 1 <= face <= n:
+            return False
+        total += sign * face
+    return record["total"] == total
+
+
 def roll_problem(record: Any) -> str | None:
     """Why a roll record (``{"expr", "faces", "total", ...}``) is not a roll of its dice: faces that its dice
     cannot show, too many or too few, a total that is not theirs, a bad luck die; or None. The quick path checks
@@ -610,6 +789,8 @@ def roll_problem(record: Any) -> str | None:
     if faces.__class__ is not list:
         return f"faces: expected the list of faces shown, got {_show(faces)}"
     if plan and "luck" not in record and "base_total" not in record:
+        if expr not in _QUICK:
+            _quick_roll(expr, plan)
         sides, signs, total = plan
         if len(faces) != len(sides):
             return f"faces: {expr} rolls {len(sides)} dice, the record shows {len(faces)} faces"
@@ -620,6 +801,8 @@ def roll_problem(record: Any) -> str | None:
         if record.get("total") != total:
             return f"total: the faces of {expr} come to {total}, the record says {_show(record.get('total'))}"
         return None
+    if plan and _lucky_roll_fits(record, faces, plan):
+        return None  # what Roll.from_dict accepts, checked without building the roll; any doubt goes on to it
     try:
         r = Roll.from_dict(record)
     except DiceError as err:
@@ -635,11 +818,46 @@ def rolls_problem(rolls: Any) -> tuple[str | None, str] | None:
     """The first bad record of an event's ``rolls`` (name -> record) as (its name, reason), or None."""
     if rolls.__class__ is not dict:
         return None, f"expected a mapping of roll names to records, got {_show(rolls)}"
+    quick = _QUICK
     for name, record in rolls.items():
+        if record.__class__ is dict:
+            expr = record.get("expr")
+            fits = quick.get(expr) if expr.__class__ is str else None
+            if fits is not None and fits(record):
+                continue
         why = roll_problem(record)
         if why is not None:
             return name, why
     return None
+
+
+_QUICK: dict[str, Any] = {}
+"""Plain notation -> the quick check of a record of it, for ``rolls_problem``: written out by ``_quick_roll`` from
+the notation's plan the first time ``roll_problem`` reads it (the same bound as ``_PLANS``)."""
+
+
+def _quick_roll(expr: str, plan: tuple) -> Any:
+    """``record -> bool``: true exactly when ``roll_problem``'s quick path accepts a record of ``expr`` (no luck,
+    no base_total, a face each die shows, their total), with each face a name and each die's sides a number in the
+    code: no loop, no call. None for notation of many dice (the quick path reads those)."""
+    sides, signs, constant = plan
+    if len(_QUICK) > 4096:
+        _QUICK.clear()
+    if len(sides) > 8:
+        _QUICK[expr] = None
+        return None
+    faces = [f"f{i}" for i in range(len(sides))]
+    total = str(int(constant)) + "".join(f" {'+' if sign > 0 else '-'} {f}" for f, sign in zip(faces, signs))
+    lines = ["def fits(r):",
+             "    faces = r.get('faces')",
+             f"    if faces.__class__ is not list or len(faces) != {len(sides)} or 'luck' in r or 'base_total' in r:",
+             "        return False"]
+    if faces:
+        lines.append(f"    {', '.join(faces)}, = faces")
+    lines += [f"    if {f}.__class__ is not int or not 1 <= {f} <= {int(n)}: return False" for f, n in zip(faces, sides)]
+    lines.append(f"    return r.get('total') == {total}")
+    fits = _QUICK[expr] = _build("\n".join(lines), {}, "fits")
+    return fits
 
 
 # ---------------------------------------------------------------- the shape with the rules' bounds
@@ -656,6 +874,8 @@ class Shape:
         self.level_cap = level_cap
         self.state = _RECORDS["state"]
         self._places: dict[tuple, Any] = {}
+        self._compiled: dict[_Kind, Any] = {}  # each kind's predicate with this shape's bounds
+        self._fits_at: dict[tuple, Any] = {}  # a place's path -> the predicate of what it holds (the quick check)
 
     def __repr__(self) -> str:
         return f"<Shape: hearts from {self.hearts_floor}, levels 1..{self.level_cap}>"
@@ -685,7 +905,8 @@ class Shape:
         return kind
 
     def _place(self, path: Any) -> tuple:
-        """(kind or reason, low, high): the bounds when the place holds a whole number, for the quick check."""
+        """(kind or reason, low, high, fits): the bounds when the place holds a whole number, and the predicate of
+        what it holds (``_Kind.compile``; None for a path that is no place), for the quick check."""
         try:
             key = tuple(path) if path.__class__ is list else None
             hit = self._places.get(key) if key is not None else None
@@ -694,15 +915,20 @@ class Shape:
         if hit is not None:
             return hit
         kind = self._resolve(path)
-        lo = hi = None
+        lo = hi = fits = None
         if isinstance(kind, _Leaf) and not isinstance(kind, _Any):
             lo, hi = {"int": (-MAX_INT, MAX_INT), "count": (0, MAX_INT), "posint": (1, MAX_INT),
                       "hearts": (self.hearts_floor, MAX_INT), "level": (1, self.level_cap)}.get(kind.name, (None, None))
-        hit = (kind, lo, hi)
+        if isinstance(kind, _Kind):
+            fits = _fits(kind, self, self._compiled)
+        hit = (kind, lo, hi, fits)
         if key is not None:
             if len(self._places) > 8192:
                 self._places.clear()
+                self._fits_at.clear()
             self._places[key] = hit
+            if fits is not None:
+                self._fits_at[key] = fits
         return hit
 
     def place(self, path: Any) -> _Kind | str:
@@ -712,11 +938,13 @@ class Shape:
     def change_problem(self, path: Any, value: Any) -> str | None:
         """Why ``[path, value]`` cannot be a change of the state (the path is no place in the table, or the
         value does not fit it), or None."""
-        kind, lo, hi = self._place(path)
+        kind, lo, hi, fits = self._place(path)
         if lo is not None and value.__class__ is int and lo <= value <= hi:
             return None  # the common case: a whole number where one belongs
-        if isinstance(kind, str):
+        if fits is None:
             return kind
+        if fits(value):
+            return None
         found = kind.problem(value, self)
         if found is None:
             return None
@@ -729,7 +957,23 @@ class Shape:
             return None, f"expected a list of [path, value] changes, got {_show(changes)}"
         if len(changes) > MAX_ITEMS:
             return None, f"{len(changes):,} changes; at most {MAX_ITEMS:,}"
-        for i, change in enumerate(changes):
+        fits_at = self._fits_at
+        for change in changes:  # change_problem written out for the common change: a known place, a fitting value
+            if change.__class__ is list and len(change) == 2:
+                path, value = change
+                if path.__class__ is list:
+                    try:
+                        fits = fits_at.get(tuple(path))
+                    except TypeError:  # an unhashable part: no place
+                        break
+                    if fits is None:
+                        fits = self._place(path)[3]  # a place met for the first time (a new room, a new foe)
+                    if fits is not None and fits(value):
+                        continue
+            break
+        else:
+            return None
+        for i, change in enumerate(changes):  # the slow path: every change again, the first bad one named
             if change.__class__ is not list or len(change) != 2:
                 return i, f"expected a change as [path, value], got {_show(change)}"
             why = self.change_problem(change[0], change[1])

@@ -51,6 +51,9 @@ MAX_REPORTED = 100
 """``validate`` stops listing a log's problems after this many."""
 
 _CHUNK = 256 << 10
+_NOT_OPENERS = bytes(b for b in range(256) if b not in b"[{\n")
+"""Every byte but ``[``, ``{`` and the newline: what ``scan`` deletes from a chunk to count each line's openers in one
+pass (UTF-8 never uses those bytes inside another character)."""
 
 # Characters json.dumps(ensure_ascii=False) leaves raw that YAML 1.1 reads as line breaks (NEL, LS, PS) or
 # refuses as non-printable (DEL, C1 controls, BOM, U+FFFE/FFFF, lone surrogates): escaped, so the log stays
@@ -100,10 +103,14 @@ def _no_duplicates(pairs: list) -> dict:
     return out
 
 
-# The reader's decoders: json with the numbers delvebook writes only; ``validate``'s also refuses duplicate keys.
-_decode = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float).decode
-_decode_strict = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float,
-                                  object_pairs_hook=_no_duplicates).decode
+# The reader's decoders: json with the numbers delvebook writes only; ``validate``'s also refuses duplicate keys. The
+# reader calls their scanners itself (``_fast``): a line's value starts at its third character, so the line is read
+# in place, with no copy of it and none of ``decode``'s whitespace matching unless something follows the value.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+_DECODER_STRICT = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float,
+                                   object_pairs_hook=_no_duplicates)
+_decode, _decode_strict = _DECODER.scan_once, _DECODER_STRICT.scan_once
+_TRAILING = re.compile(r"[ \t\n\r]*")  # what json.loads allows after the value (json.decoder.WHITESPACE)
 
 
 def _too_deep(value: Any) -> bool:
@@ -253,20 +260,25 @@ def encode_event(event: Any, seq: int, shape: statecheck.Shape | None = stateche
     return line
 
 
-def _fast(line: str, decode=_decode) -> dict | None:
+def _fast(line: str, decode=_decode, openers: int | None = None) -> dict | None:
     """A ``- {json}`` line through json, or None to let the YAML loader try. Raises _BadLine for JSON that no
-    delvebook writes (NaN, infinity, nesting too deep)."""
+    delvebook writes (NaN, infinity, nesting too deep). ``decode`` is a decoder's scanner (``_decode``);
+    ``openers``, the line's ``[`` and ``{`` if the caller counted them (nesting needs one for each level)."""
     try:
-        event = decode(line[2:])
+        event, end = decode(line, 2)
     except _Refuse as err:
         raise _BadLine(str(err), parsed=True) from None
     except RecursionError:
         raise _BadLine(f"nested more than {MAX_DEPTH} levels deep", parsed=True) from None
-    except ValueError:
+    except (StopIteration, ValueError):  # not JSON where the value starts (StopIteration), or further on
         return None
+    if end != len(line) and _TRAILING.match(line, end).end() != len(line):
+        return None  # more after the value than json.loads allows (whitespace): the YAML loader decides
     if event.__class__ is not dict:
         return None
-    if (line.count("[") + line.count("{") > MAX_DEPTH) and _too_deep(event):
+    if openers is None:
+        openers = line.count("[") + line.count("{")
+    if openers > MAX_DEPTH and _too_deep(event):
         raise _BadLine(f"nested more than {MAX_DEPTH} levels deep", parsed=True)
     return event
 
@@ -440,13 +452,16 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
                     text = _decode_lines(body, err, file, lineno, out=out, collect=collect)
                 lines = text.split("\n")
                 lines.pop()
+                # each line's [ and { for the depth guard, counted for the whole chunk at once (its lines are the
+                # chunk's lines: the text has the same newlines, a bad byte read as one U+FFFD)
+                openers = body.translate(None, _NOT_OPENERS).split(b"\n")
                 base = lineno
-                for line in lines:
+                for line, opened in zip(lines, openers):
                     lineno += 1
                     event = None
                     try:
                         if line.startswith("- {"):
-                            event = _fast(line, decode)
+                            event = _fast(line, decode, len(opened))
                             if event is not None and not strict:
                                 # the fast path: the next seq, a kind, no "v" or today's, changes that fit the
                                 # state (the writer's own lines)
