@@ -803,6 +803,12 @@ def roll_problem(record: Any) -> str | None:
         return None
     if plan and _lucky_roll_fits(record, faces, plan):
         return None  # what Roll.from_dict accepts, checked without building the roll; any doubt goes on to it
+    return _from_dict_problem(record)
+
+
+def _from_dict_problem(record: Any) -> str | None:
+    """What ``roll_problem`` says of a record by its slow path alone: ``Roll.from_dict``, what every view reads a
+    record with (the quick checks are held to it)."""
     try:
         r = Roll.from_dict(record)
     except DiceError as err:
