@@ -193,12 +193,11 @@ def lab_server(tmp_path_factory):
 ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 
 
-def run_all_cells(page, lab_server, notebook: str):
-    """Open ``notebook`` in JupyterLab, run every cell as a person would (Run > Run All Cells), and wait
-    until none is pending; fails on a dialog or an error output. Returns the notebook panel."""
+def start_run_all(page, url: str):
+    """Open the notebook at ``url`` (JupyterLab's or a static site's), wait for its kernel, and start every cell
+    as a person would (Run > Run All Cells). Returns the notebook panel; the cells may still be running."""
     import re as _re
-    # ?reset: a fresh workspace, so notebooks an earlier test opened are not restored beside this one
-    page.goto(f"{lab_server.url}/lab/tree/{notebook}?reset")
+    page.goto(url)
     panel = page.locator(".jp-NotebookPanel").first
     panel.wait_for(state="visible")
     # The kernel is ready when the status bar says so; the toolbar's indicator says "idle"
@@ -206,6 +205,14 @@ def run_all_cells(page, lab_server, notebook: str):
     page.locator(".jp-StatusBar-TextItem", has_text=_re.compile(r"\| Idle$")).first.wait_for()
     page.locator(".lm-MenuBar-item", has_text=_re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-item:visible", has_text=_re.compile(r"^Run All Cells")).click()
+    return panel
+
+
+def run_all_cells(page, lab_server, notebook: str):
+    """Open ``notebook`` in JupyterLab, run every cell as a person would (Run > Run All Cells), and wait
+    until none is pending; fails on a dialog or an error output. Returns the notebook panel."""
+    # ?reset: a fresh workspace, so notebooks an earlier test opened are not restored beside this one
+    panel = start_run_all(page, f"{lab_server.url}/lab/tree/{notebook}?reset")
     # Every code cell ran when none waits ([*] or [ ]); a dialog (e.g. "Select Kernel") or an
     # error (after which the remaining cells never run) ends the wait early.
     page.wait_for_function(

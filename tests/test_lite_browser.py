@@ -21,7 +21,7 @@ import zipfile
 
 import pytest
 
-from conftest import CAMPAIGNS, CHROMIUM_ARGS, DEBIAN_CHROMIUM, cannot_run
+from conftest import CAMPAIGNS, CHROMIUM_ARGS, DEBIAN_CHROMIUM, cannot_run, start_run_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -123,12 +123,7 @@ def test_the_table_runs_offline_in_jupyterlite_and_a_click_reaches_the_browsers_
         page = context.new_page()
         page.set_default_timeout(180_000)
         start = time.monotonic()
-        page.goto(f"{served}/{lite_site['url']}")
-        panel = page.locator(".jp-NotebookPanel").first
-        panel.wait_for(state="visible")
-        page.locator(".jp-StatusBar-TextItem", has_text=re.compile(r"\| Idle$")).first.wait_for()
-        page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).click()
+        panel = start_run_all(page, f"{served}/{lite_site['url']}")
         table = panel.locator(".jp-OutputArea-output .db-table").last
         table.wait_for(state="visible")
         shown = time.monotonic() - start
