@@ -911,8 +911,8 @@ class Shape:
         return kind
 
     def _place(self, path: Any) -> tuple:
-        """(kind or reason, low, high, fits): the bounds when the place holds a whole number, and the predicate of
-        what it holds (``_Kind.compile``; None for a path that is no place), for the quick check."""
+        """(kind or reason, fits): what the place holds and its predicate (``_Kind.compile``; None for a path that is
+        no place), for the quick check."""
         try:
             key = tuple(path) if path.__class__ is list else None
             hit = self._places.get(key) if key is not None else None
@@ -921,13 +921,8 @@ class Shape:
         if hit is not None:
             return hit
         kind = self._resolve(path)
-        lo = hi = fits = None
-        if isinstance(kind, _Leaf) and not isinstance(kind, _Any):
-            lo, hi = {"int": (-MAX_INT, MAX_INT), "count": (0, MAX_INT), "posint": (1, MAX_INT),
-                      "hearts": (self.hearts_floor, MAX_INT), "level": (1, self.level_cap)}.get(kind.name, (None, None))
-        if isinstance(kind, _Kind):
-            fits = _fits(kind, self, self._compiled)
-        hit = (kind, lo, hi, fits)
+        fits = _fits(kind, self, self._compiled) if isinstance(kind, _Kind) else None
+        hit = (kind, fits)
         if key is not None:
             if len(self._places) > 8192:
                 self._places.clear()
@@ -944,9 +939,7 @@ class Shape:
     def change_problem(self, path: Any, value: Any) -> str | None:
         """Why ``[path, value]`` cannot be a change of the state (the path is no place in the table, or the
         value does not fit it), or None."""
-        kind, lo, hi, fits = self._place(path)
-        if lo is not None and value.__class__ is int and lo <= value <= hi:
-            return None  # the common case: a whole number where one belongs
+        kind, fits = self._place(path)
         if fits is None:
             return kind
         if fits(value):
@@ -973,7 +966,7 @@ class Shape:
                     except TypeError:  # an unhashable part: no place
                         break
                     if fits is None:
-                        fits = self._place(path)[3]  # a place met for the first time (a new room, a new foe)
+                        fits = self._place(path)[1]  # a place met for the first time (a new room, a new foe)
                     if fits is not None and fits(value):
                         continue
             break

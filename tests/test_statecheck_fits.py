@@ -37,7 +37,7 @@ def _changes() -> list[tuple[list, object]]:
 def _agrees(shape: statecheck.Shape, path: list, value: object) -> None:
     kind = shape.place(path)
     assert not isinstance(kind, str), kind
-    fits = shape._place(path)[3]
+    fits = shape._place(path)[1]
     assert fits(value) == (kind.problem(value, shape) is None), (path, value)
     assert (shape.change_problem(path, value) is None) == (kind.problem(value, shape) is None)
     assert (shape.changes_problem([[path, value]]) is None) == (kind.problem(value, shape) is None)
