@@ -330,7 +330,7 @@ class Condition(_View):
 # ---------------------------------------------------------------- reading the state
 
 def _status(c: Any) -> str:
-    return c.status if isinstance(c, _Combatant) else c["status"]
+    return c["status"] if c.__class__ is dict or not isinstance(c, _Combatant) else c.status
 
 
 def status_of(c: Any) -> str:
@@ -340,22 +340,22 @@ def status_of(c: Any) -> str:
 
 def is_alive(c: Any) -> bool:
     """Up and able: neither dying nor dead."""
-    return (c["status"] if c.__class__ is dict else _status(c)) == STATUS_ALIVE
+    return _status(c) == STATUS_ALIVE
 
 
 def is_dying(c: Any) -> bool:
     """Below 1 heart with a death save to make."""
-    return (c["status"] if c.__class__ is dict else _status(c)) == STATUS_DYING
+    return _status(c) == STATUS_DYING
 
 
 def is_dead(c: Any) -> bool:
-    return (c["status"] if c.__class__ is dict else _status(c)) == STATUS_DEAD
+    return _status(c) == STATUS_DEAD
 
 
 def combatant(state: Mapping, name: str) -> tuple[str, Mapping] | None:
     """(``"delver"`` | ``"foe"`` | ``"creature"``, its data) for a name in the party, the current fight, or the
     named creatures (NPCs, familiars); None if no one."""
-    if name.__class__ is not str and not isinstance(name, str):
+    if not isinstance(name, str):
         return None
     d = state["delvers"].get(name)
     if d is not None:

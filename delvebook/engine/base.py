@@ -302,7 +302,7 @@ class Ctx(Reader):
     def end_conditions(self, keep: Callable[[dict], bool], why: str) -> list[dict]:
         """Remove every condition for which ``keep`` is false; record which ended and why."""
         conds = self.state["conditions"]
-        if not conds:  # most of a fight
+        if not conds:  # most of a fight: nothing to end (the one test every caller relies on)
             return []
         ended = [c for c in conds if not keep(c)]
         if ended:
@@ -314,15 +314,12 @@ class Ctx(Reader):
 
     def end_on_action(self, who: str, action: str) -> None:
         """End conditions on ``who`` that this action ends early (Invisibility ends on an attack or a cast)."""
-        if not self.state["conditions"]:
-            return
         self.end_conditions(lambda c: not (c["who"] == who and action in c["ends_when"]), f"{who} {action}s")
 
     def advance_clock(self, seconds: int) -> None:
         now = self.state["clock"] + seconds
         self.set(["clock"], now)
-        if self.state["conditions"]:
-            self.end_conditions(lambda c: c["ends_at"] is None or c["ends_at"] > now, "time ran out")
+        self.end_conditions(lambda c: c["ends_at"] is None or c["ends_at"] > now, "time ran out")
 
     # ---- resources
     def spend(self, who: str, resource: str, amount: int, what: str) -> None:

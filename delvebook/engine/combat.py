@@ -168,8 +168,7 @@ def _start_turn(ctx: Ctx) -> None:
         ctx.set(["encounter", "used"], {})
     actor = current_actor(ctx.state)
     if actor is not None:
-        if ctx.state["conditions"]:
-            ctx.end_conditions(lambda c: c["ends_on"] != f"turn:{actor}", f"{actor}'s turn began")
+        ctx.end_conditions(lambda c: c["ends_on"] != f"turn:{actor}", f"{actor}'s turn began")
         ctx.out(actor=actor)
 
 
@@ -222,7 +221,7 @@ def next_turn(ctx: Ctx) -> None:
     ctx.set(["encounter", "side"], side)
     ctx.set(["encounter", "turn"], order.index(nxt) if nxt is not None else len(order))
     ctx.set(["encounter", "acted"], acted)
-    for ended in sides_ended if ctx.state["conditions"] else ():  # what lasted this side's turn (an order) ends
+    for ended in sides_ended:  # what lasted this side's turn (a Commander's order) ends with it
         ctx.end_conditions(lambda c, s=ended: c["ends_on"] != f"side:{s}", f"the {ended}' turn ended")
     if new_round:
         ctx.set(["encounter", "round"], rnd)

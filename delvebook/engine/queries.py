@@ -134,50 +134,43 @@ def d20_in(r: Reader, who: str, c: Mapping, skill: str | None, *, die: str | Non
     """A D20 roll by ``who``: the die (or advantage), the skill's bonus, skill boosts when the roller acts
     (``asked`` is given: Focus, asked for or readied), every roll bonus on ``who`` (a blessing die), ``extra``
     dice and the keeper's ``bonus``."""
-    said: list = []
-    parts, spends = _d20_parts(r, who, c, skill, die, advantage, bonus, extra, asked, said)
+    parts, said, spends = _d20_parts(r, who, c, skill, die, advantage, bonus, extra, asked)
     return D20(_text(parts), said, spends, parts)
 
 
 def _d20_parts(r: Reader, who: str, c: Mapping, skill: str | None, die: str | None, advantage: bool, bonus: Any,
-               extra: list[str], asked: Mapping[str, Any] | None, said: list | None) -> tuple[list, list]:
-    """``d20_in``'s (parts, spends), and its words in ``said`` (None: not wanted, as an attack's plan needs none)."""
+               extra: list[str], asked: Mapping[str, Any] | None) -> tuple[list, list, list]:
+    """``d20_in``'s (parts, words, spends), before the parts are joined into one roll."""
     core = r.core
     parts = [str(core["advantage"]["dice"]) if advantage else str(die or core["check"]["die"])]
-    if said is not None:
-        said.append("advantage" if advantage else "D20")
+    said = ["advantage" if advantage else "D20"]
     spends: list = []
     sb = skill_bonus(r, c, skill)
     if sb:
         parts.append(sb)
-        if said is not None:
-            said.append(f"{skill} {sb}")
+        said.append(f"{skill} {sb}")
     if asked is not None and "class_id" in c:  # the actor's own boosts: a foe has no grit to focus with
         for option, boost in effects.SKILL_BOOSTS.items():
             b = boost(r, who, c, skill, bool(asked.get(option)))
             if b is not None:
                 parts.append(b.dice)
-                if said is not None:
-                    said.append(b.said)
+                said.append(b.said)
                 if b.spend is not None:
                     spends.append(b.spend)
     for bonus_of in effects.ROLL_BONUSES:
         b = bonus_of(r, who)
         if b is not None:
             parts.append(b.dice)
-            if said is not None:
-                said.append(b.said)
+            said.append(b.said)
     for e in extra:
         parts.append(e)
-        if said is not None:
-            said.append(e)
+        said.append(e)
     if bonus not in (None, 0, ""):
         b = str(bonus)
         parse(b)  # a bad bonus is the keeper's typo: a DiceError says where
         parts.append(b if b[0] in "+-" else "+" + b)
-        if said is not None:
-            said.append(f"bonus {b}")
-    return parts, spends
+        said.append(f"bonus {b}")
+    return parts, said, spends
 
 
 def check_expr(state: dict, rules: Rules, who: str, skill: str | None = None) -> str | None:
@@ -334,14 +327,14 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
     if w.get("attack_bonus") not in (None, "0", 0):
         plan.attack_bonus.append(str(w["attack_bonus"]))
     attack_rule = r.core["attack"]
-    parts, spends = _d20_parts(r, attacker, a, plan.skill, attack_rule["die"], plan.advantage, asked.get("bonus"),
-                               plan.attack_bonus, asked, None)  # (``d20_in`` without its words)
+    parts, _, spends = _d20_parts(r, attacker, a, plan.skill, attack_rule["die"], plan.advantage,
+                                  asked.get("bonus"), plan.attack_bonus, asked)
     if spends:
         plan.spends += spends
     plan.base, plan.bonus = _split(parts)
     plan.expr = _text(parts)
     plan.resist = _text(_d20_parts(r, target, t, None, attack_rule["resist_die"], False, asked.get("target_bonus"),
-                                   (), None, None)[0])
+                                   (), None)[0])
     return plan
 
 
