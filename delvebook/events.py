@@ -55,38 +55,40 @@ def get_path(state: Any, path: Iterable) -> Any:
     return node
 
 
-def _set(state: dict, path: list, value: Any) -> Any:
-    """Set one place; returns what was there (``_MISSING`` for an append or a new key)."""
-    node = state
-    last = len(path) - 1
-    i = 0
-    while i < last:  # walk to the place's container without slicing the path
-        node = node[path[i]]
-        i += 1
-    last = path[last]
-    t = type(value)
-    if t is dict or t is list or t is tuple:
-        value = clone(value)  # the state never shares a container with an event
-    if type(node) is list:
-        if last == len(node):  # an append (its inverse pops it)
-            node.append(value)
-            return _MISSING
-        if value is _MISSING:
-            return node.pop(last)
-        old = node[last]
-        node[last] = value
-        return old
-    old = node.get(last, _MISSING)
-    if value is _MISSING:
-        node.pop(last, None)
-    else:
-        node[last] = value
-    return old
-
-
 def apply_changes(state: dict, changes: list) -> list:
-    """Apply ``[path, value]`` changes in order; return the inverse changes (to apply in order)."""
-    inverse = [(path, _set(state, path, value)) for path, value in changes]
+    """Apply ``[path, value]`` changes in order; return the inverse changes (to apply in order): each place's old
+    value, or ``_MISSING`` where the change appended to a list or added a key (applying ``_MISSING`` removes it).
+
+    The one place a change meets the state (replay, play, undo): written as one loop, since a replay runs it for
+    every change of the log. The state never shares a container with a change: a list or mapping is copied in."""
+    inverse = []
+    add = inverse.append
+    for path, value in changes:
+        node = state
+        last = len(path) - 1
+        i = 0
+        while i < last:  # walk to the place's container without slicing the path
+            node = node[path[i]]
+            i += 1
+        key = path[last]
+        t = value.__class__
+        if t is dict or t is list or t is tuple:
+            value = clone(value)
+        if node.__class__ is list:
+            if key == len(node):  # an append (its inverse pops it)
+                node.append(value)
+                add((path, _MISSING))
+            elif value is _MISSING:
+                add((path, node.pop(key)))
+            else:
+                add((path, node[key]))
+                node[key] = value
+        else:
+            add((path, node.get(key, _MISSING)))
+            if value is _MISSING:
+                node.pop(key, None)
+            else:
+                node[key] = value
     inverse.reverse()
     return inverse
 
@@ -219,11 +221,11 @@ def _apply_noting(state: dict, changes: list, touched: Touched | None) -> list:
     if touched is None:
         return apply_changes(state, changes)
     inverse = []
-    for path, value in changes:
+    for change in changes:
+        path, value = change
         touched._note(state, path, value)
-        old = _set(state, path, value)
-        touched._noted(path, value, old)
-        inverse.append((path, old))
+        inverse += apply_changes(state, (change,))
+        touched._noted(path, value, inverse[-1][1])
     inverse.reverse()
     return inverse
 
