@@ -274,7 +274,7 @@ def armor_value(ctx: Reader, name: str, c: Mapping) -> tuple[int, list[int]]:
         if a["dv"] > 0:
             intact.append(i)
             av += a["av"] + a.get("bonus_av", 0)
-    for bonus in effects.ARMOR_BONUSES:
+    for bonus in effects.ARMOR_BONUSES.now(ctx.state):
         av += bonus(ctx, name)
     return av, intact
 
@@ -494,7 +494,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
         damage.append(d)
     for d in damage:
         if d.get("vanquished"):
-            for vanquished in effects.ON_VANQUISH:
+            for vanquished in effects.ON_VANQUISH.now(ctx.state):
                 vanquished(ctx, plan)
             break
     for opt in hooks:
@@ -597,7 +597,7 @@ def heal(ctx: Ctx, who: str, amount: int, source: str, *, above_max: bool = Fals
         ctx.refuse(f"{who} is dead: hearts cannot be restored")
     if is_dying(c):
         ctx.refuse(f"{who} is dying and must make a death save first")
-    for guard in effects.HEAL_GUARDS:
+    for guard in effects.HEAL_GUARDS.now(ctx.state):
         banned = guard(ctx, who)
         if banned:
             ctx.refuse(banned)

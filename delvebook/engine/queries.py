@@ -157,7 +157,7 @@ def _d20_parts(r: Reader, who: str, c: Mapping, skill: str | None, die: str | No
                 said.append(b.said)
                 if b.spend is not None:
                     spends.append(b.spend)
-    for bonus_of in effects.ROLL_BONUSES:
+    for bonus_of in effects.ROLL_BONUSES.now(r.state):
         b = bonus_of(r, who)
         if b is not None:
             parts.append(b.dice)
@@ -279,7 +279,7 @@ def weapons(state: dict, rules: Rules, who: str) -> list[tuple[str, Any]]:
     if not out:
         out.append((f"Unarmed {rules.core['unarmed']['damage']}", "unarmed"))
     r = Reader(state, rules)
-    for names_of in effects.CONJURED_NAMES:  # a weapon a condition conjures (the Holy Weapon's flying sword)
+    for names_of in effects.CONJURED_NAMES.now(state):  # a weapon a condition conjures (the Holy Weapon's flying sword)
         for arg in names_of(r, who):
             w = weapon_of(r, who, c, arg)
             out.append((f"{w['name']} {_fmt_dice(str(w['damage']))}", arg))
@@ -288,7 +288,7 @@ def weapons(state: dict, rules: Rules, who: str) -> list[tuple[str, Any]]:
 
 def _against(r: Reader, target: str) -> bool:
     """Whether attacks against ``target`` have advantage (a Guiding Bolt's mark)."""
-    for against in effects.ATTACKS_AGAINST:
+    for against in effects.ATTACKS_AGAINST.now(r.state):
         if against(r, target):
             return True
     return False
@@ -313,7 +313,7 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
         for name, opt in effects.ATTACK_OPTIONS.items():
             if asked.get(name) and opt.shape is not None:
                 opt.shape(r, plan)
-    for modify in effects.ATTACK_MODIFIERS:
+    for modify in effects.ATTACK_MODIFIERS.now(r.state):
         modify(r, plan)
     edge_adv, edge_max = _edges(r, attacker, ranged=plan.ranged, spell=False)
     plan.advantage = bool(asked.get("advantage") or plan.advantage or edge_adv or _against(r, target))
@@ -383,7 +383,7 @@ def _edges(r: Reader, attacker: str, *, ranged: bool, spell: bool) -> tuple[bool
     """(advantage, max damage) what the attacker's state gives every attack roll it makes, weapon or spell (a
     Commander's Charge! and Fire)."""
     adv = mx = False
-    for edge in effects.ATTACK_EDGES:
+    for edge in effects.ATTACK_EDGES.now(r.state):
         e = edge(r, attacker, ranged=ranged, spell=spell)
         if e is not None:
             adv = adv or bool(e.advantage)
@@ -533,7 +533,7 @@ class Acting(NamedTuple):
 
 def _slots(r: Reader, who: str) -> list[str]:
     """The slots ``who`` has in its own turn besides the action (``effects.turn_slots``: a conjured sword's)."""
-    return [slot for slots_of in effects.TURN_SLOTS for slot in slots_of(r, who)]
+    return [slot for slots_of in effects.TURN_SLOTS.now(r.state) for slot in slots_of(r, who)]
 
 
 def may_act(state: dict, rules: Rules, who: str) -> Acting:
@@ -632,7 +632,7 @@ def armor_value(state: dict, rules: Rules, who: str) -> int | None:
     r = Reader(state, rules)
     c = found[1]
     av = sum(a["av"] + a.get("bonus_av", 0) for a in c.get("armor", ()) if a["dv"] > 0)
-    for bonus in effects.ARMOR_BONUSES:
+    for bonus in effects.ARMOR_BONUSES.now(state):
         av += bonus(r, who)
     return av
 
