@@ -26,7 +26,7 @@ from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, taken_names
 from .gear import fired, spend_ammo
 from .progress import award
-from .queries import attack_ready, plan_attack, unarmed, weapon_of
+from .queries import attack_ready, plan_attack_on, unarmed, weapon_of
 
 __all__ = ["PARTY", "FOES", "current_actor", "armor_value", "deal_damage", "damage_roll", "heal", "attack",
            "strike", "prepare_attack", "resolve_attack"]
@@ -401,13 +401,14 @@ def prepare_attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, **a
     """An attack as the rules shape it, before any die: the options checked, the attacker able, the target
     there and living (``queries.plan_attack``)."""
     _check_options(ctx, asked)
-    ctx.require_able(attacker, "attack")  # (no one by that name is refused first, as combatant refuses)
-    _, t = ctx.combatant(target)
+    a_side, a = ctx.able_combatant(attacker, "attack")  # (no one by that name is refused first, as combatant refuses)
+    t_side, t = ctx.combatant(target)
     if is_dead(t):
         ctx.refuse(f"{target} is already dead")
     if attacker == target:
         ctx.refuse("a combatant cannot attack itself")
-    return plan_attack(ctx, attacker, target, weapon, {k: v for k, v in asked.items() if v is not None})
+    return plan_attack_on(ctx, attacker, a_side, a, target, t_side, t, weapon,
+                          {k: v for k, v in asked.items() if v is not None})
 
 
 def _counter_weapon(ctx: Ctx, target: str, t: Mapping, plan) -> tuple[dict | None, str | None]:
@@ -466,7 +467,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
 
     damage = []
     asked = plan.asked
-    hooks = [opt for name, opt in effects.ATTACK_OPTIONS.items() if asked.get(name)] if asked else ()
+    hooks = plan.options
     for k, outcome in enumerate(results):
         if outcome == "miss":
             continue

@@ -74,6 +74,7 @@ class AttackPlan:
     boosts: list = field(default_factory=list)         # skill boosts taken (Focus)
     spends: list = field(default_factory=list)         # costs and used-up conditions, in order
     state: dict = field(default_factory=dict)          # scratch for options' hooks (a smite spent on a hit)
+    options: list | tuple = ()       # the class options asked for (``ATTACK_OPTIONS``: a smite), in their order
     # worked out from the above
     skill: str | None = None
     n: int = 1
