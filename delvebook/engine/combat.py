@@ -290,10 +290,13 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
     core = ctx.core
     reductions = []
     if raw > 0:
-        for reduce in effects.DAMAGE_REDUCERS.values():
-            red = reduce(ctx, target, raw, asked or {})
-            if red is not None:
-                reductions.append(red)
+        asked = asked or {}
+        readied = ctx.state["conditions"]  # (a reducer acts when asked for, or readied by a condition)
+        for option, reduce in effects.DAMAGE_REDUCERS.items():
+            if readied or asked.get(option):
+                red = reduce(ctx, target, raw, asked)
+                if red is not None:
+                    reductions.append(red)
     reduced = sum(red.amount for red in reductions) if reductions else 0
     incoming = raw - min(raw, reduced)
     av, intact = armor_value(ctx, target, c) if armor else (0, [])

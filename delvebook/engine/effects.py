@@ -268,7 +268,8 @@ def turn_slots(fn: Callable | None = None, *, conditions_only: bool = False):
 
 def damage_reducer(option: str) -> Callable:
     """Register what comes off incoming damage before armor, asked for with ``option=True`` (or readied by a
-    condition): ``fn(ctx, target, raw, asked) -> Reduction | None``."""
+    condition): ``fn(ctx, target, raw, asked) -> Reduction | None``, asked only then (the option given, or any
+    condition in play)."""
     def register(fn: Callable) -> Callable:
         DAMAGE_REDUCERS[option] = fn
         return fn

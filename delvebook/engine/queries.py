@@ -540,9 +540,13 @@ class Acting(NamedTuple):
         return self.why is None and (not self.tracked or "action" in self.left)
 
 
-def _slots(r: Reader, who: str) -> list[str]:
+def _slots(state: dict, rules: Rules, who: str) -> list[str]:
     """The slots ``who`` has in its own turn besides the action (``effects.turn_slots``: a conjured sword's)."""
-    return [slot for slots_of in effects.TURN_SLOTS.now(r.state) for slot in slots_of(r, who)]
+    hooks = effects.TURN_SLOTS.now(state)
+    if not hooks:
+        return []
+    r = Reader(state, rules)
+    return [slot for slots_of in hooks for slot in slots_of(r, who)]
 
 
 def may_act(state: dict, rules: Rules, who: str) -> Acting:
@@ -574,7 +578,7 @@ def may_act(state: dict, rules: Rules, who: str) -> Acting:
         count = sum(1 for k in used if k == "action" or k.startswith("action#")) if used else 0
         if count < turns["actions"]:
             left.append("action")
-        left += [s for s in _slots(Reader(state, rules), who) if s not in used]
+        left += [s for s in _slots(state, rules, who) if s not in used]
     if not in_fight:
         why = f"{who} is not in the fight (add it to the fight, or the keeper may override)"
     elif not on_turn:
