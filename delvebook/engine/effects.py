@@ -213,7 +213,8 @@ def roll_bonus(fn: Callable | None = None, *, conditions_only: bool = False):
 
 def skill_boost(option: str) -> Callable:
     """Register a roll option (``focus=True``) that adds dice to a roll already using a skill:
-    ``fn(reader, who, c, skill, asked) -> Boost | None`` (asked: the option was given)."""
+    ``fn(reader, who, c, skill, asked) -> Boost | None`` (asked: the option was given), asked only when the option
+    is given or a condition is in play (readied: a Focus taken beforehand)."""
     def register(fn: Callable) -> Callable:
         SKILL_BOOSTS[option] = fn
         return fn

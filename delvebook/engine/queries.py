@@ -151,8 +151,10 @@ def _d20_parts(r: Reader, who: str, c: Mapping, skill: str | None, die: str | No
         parts.append(sb)
         said.append(f"{skill} {sb}")
     if asked is not None and "class_id" in c:  # the actor's own boosts: a foe has no grit to focus with
+        readied = r.state["conditions"]  # (a boost acts when asked for, or readied by a condition)
         for option, boost in effects.SKILL_BOOSTS.items():
-            b = boost(r, who, c, skill, bool(asked.get(option)))
+            given = bool(asked.get(option))
+            b = boost(r, who, c, skill, given) if given or readied else None
             if b is not None:
                 parts.append(b.dice)
                 said.append(b.said)
