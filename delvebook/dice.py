@@ -218,18 +218,19 @@ class Expression:
 
     def _from_faces(self, faces: Sequence[int], who, why) -> "Roll":
         faces = list(faces)
+        typed = len(faces)
         need = self.dice_count
         faces_by_term = []
         dropped = [()] * len(self.terms)
-        total = 0
+        total = self._constant
         i = 0
-        for n, t in enumerate(self.terms):
-            if t.is_constant:
+        for p in self._plan:
+            if p is None:  # a constant (summed once)
                 faces_by_term.append(None)
-                total += t.sign * t.constant
                 continue
-            if t.d66:
-                if i < len(faces) and _is_int(faces[i]) and 11 <= faces[i] <= 66:
+            sides, _, count, sign, keep, keep_n, d66 = p
+            if d66:
+                if i < typed and _is_int(faces[i]) and 11 <= faces[i] <= 66:
                     # the keeper typed the table value, e.g. 34
                     tens, ones = divmod(faces[i], 10)
                     if not (1 <= tens <= 6 and 1 <= ones <= 6):
@@ -241,20 +242,25 @@ class Expression:
                     ones = _face(faces, i + 1, 6, "d66 ones die")
                     i += 2
                 faces_by_term.append((tens, ones))
-                total += t.sign * (tens * 10 + ones)
+                total += sign * (tens * 10 + ones)
                 continue
-            fs = tuple(_face(faces, i + k, t.sides, f"d{t.sides}") for k in range(t.count))
-            i += t.count
-            if t.keep:
-                kept_sum, dropped[n] = _keep_faces(fs, t.keep, t.keep_n)
+            fs = []
+            for k in range(i, i + count):
+                f = faces[k] if k < typed else None
+                if f.__class__ is not int or not 1 <= f <= sides:  # (what _face checks, and says, asked only then)
+                    f = _face(faces, k, sides, f"d{sides}")
+                fs.append(f)
+            fs = tuple(fs)
+            i += count
+            if keep:
+                kept_sum, dropped[len(faces_by_term)] = _keep_faces(fs, keep, keep_n)
             else:
                 kept_sum = sum(fs)
             faces_by_term.append(fs)
-            total += t.sign * kept_sum
-        if i != len(faces):
-            raise DiceError(f"{self.text} takes {need} faces, got {len(faces)}")
-        return Roll(self, tuple(faces_by_term), total, who, why,
-                    dropped=tuple(dropped) if any(dropped) else None)
+            total += sign * kept_sum
+        if i != typed:
+            raise DiceError(f"{self.text} takes {need} faces, got {typed}")
+        return Roll(self, tuple(faces_by_term), total, who, why, (), tuple(dropped) if any(dropped) else None)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Expression) and self.terms == other.terms
