@@ -461,7 +461,16 @@ def death_save(state: dict, rules: Rules) -> DeathSave:
 
 def luck_die_sides(rules: Rules) -> int:
     """The sides of the luck die: one die of N sides (d4, d6, d8...), the only kind a luck die can be (it is
-    rolled and added to, or subtracted from, a roll already made). Anything else is a RulesError."""
+    rolled and added to, or subtracted from, a roll already made). Anything else is a RulesError. The rules'
+    alone, so worked out once per ``Rules`` (a forecast spends thousands of luck dice)."""
+    tables = rules_tables(rules)
+    sides = tables.get("luck_die_sides")
+    if sides is None:
+        sides = tables["luck_die_sides"] = _luck_die_sides(rules)
+    return sides
+
+
+def _luck_die_sides(rules: Rules) -> int:
     text = rules.core["luck_dice"]["die"]
     try:
         e = parse(str(text))
