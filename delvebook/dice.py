@@ -144,7 +144,7 @@ class LuckDie:
 class Expression:
     """Parsed notation: a tuple of terms. Immutable; obtain with ``parse``."""
 
-    __slots__ = ("terms", "text", "dice_count", "_plan", "_constant", "_dice_terms")
+    __slots__ = ("terms", "text", "dice_count", "_plan", "_constant")
 
     def __init__(self, terms: tuple[Term, ...]):
         self.terms = terms
@@ -156,13 +156,12 @@ class Expression:
                 parts.append(("-" if t.sign < 0 else "+") + t.text())
         self.text = "".join(parts)
         self.dice_count = sum(2 if t.d66 else t.count for t in terms)
-        # the hot path's plan: per die term (sides, bits a draw takes, count, keep, keep_n, sign, d66), a d66 as
-        # two d6; the constants summed once
-        self._plan = tuple((6 if t.d66 else t.sides, (6 if t.d66 else t.sides).bit_length(),
-                            2 if t.d66 else t.count, t.keep, t.keep_n, t.sign, t.d66)
-                           for t in terms if not t.is_constant)
+        # the hot path's plan, per term: None for a constant (the constants summed once), else (sides, bits a draw
+        # takes, count, sign, keep, keep_n, d66), a d66 as two d6
+        self._plan = tuple(None if t.is_constant else
+                           (6 if t.d66 else t.sides, (6 if t.d66 else t.sides).bit_length(), 2 if t.d66 else t.count,
+                            t.sign, t.keep, t.keep_n, t.d66) for t in terms)
         self._constant = sum(t.sign * t.constant for t in terms if t.is_constant)
-        self._dice_terms = tuple(i for i, t in enumerate(terms) if not t.is_constant)
 
     @property
     def min(self) -> int:
@@ -181,14 +180,16 @@ class Expression:
         # A plain Random draws by CPython's own rejection sampling over ``getrandbits``: the faces ``randrange``
         # gives, from the same stream, one call fewer a die. Any other generator draws by its ``randrange``.
         bits = rng.getrandbits if type(rng) is _Random else None
-        randrange = rng.randrange
-        terms = self.terms
-        faces_by_term: list = [None] * len(terms)
+        faces_by_term: list = []
         dropped = None
         total = self._constant
-        for i, (sides, k, count, keep, keep_n, sign, d66) in zip(self._dice_terms, self._plan):
+        for p in self._plan:
+            if p is None:  # a constant (summed once)
+                faces_by_term.append(None)
+                continue
+            sides, k, count, sign, keep, keep_n, d66 = p
             if bits is None:
-                fs = tuple([randrange(sides) + 1 for _ in range(count)])
+                fs = tuple([rng.randrange(sides) + 1 for _ in range(count)])
             elif count == 1:
                 r = bits(k)
                 while r >= sides:
@@ -202,34 +203,34 @@ class Expression:
                         r = bits(k)
                     out.append(r + 1)
                 fs = tuple(out)
-            faces_by_term[i] = fs
             if d66:
-                total += sign * (fs[0] * 10 + fs[1])
+                value = fs[0] * 10 + fs[1]
             elif keep is None:
-                total += sign * (fs[0] if count == 1 else sum(fs))
+                value = fs[0] if count == 1 else sum(fs)
             else:
-                kept_sum, drop = _keep_faces(fs, keep, keep_n)
+                value, drop = _keep_faces(fs, keep, keep_n)
                 if dropped is None:
-                    dropped = [()] * len(terms)
-                dropped[i] = drop
-                total += sign * kept_sum
-        return Roll(self, tuple(faces_by_term), total, who, why,
-                    dropped=tuple(dropped) if dropped else None)
+                    dropped = [()] * len(self.terms)
+                dropped[len(faces_by_term)] = drop
+            total += value if sign > 0 else -value
+            faces_by_term.append(fs)
+        return Roll(self, tuple(faces_by_term), total, who, why, (), tuple(dropped) if dropped else None)
 
     def _from_faces(self, faces: Sequence[int], who, why) -> "Roll":
         faces = list(faces)
+        typed = len(faces)
         need = self.dice_count
         faces_by_term = []
         dropped = [()] * len(self.terms)
-        total = 0
+        total = self._constant
         i = 0
-        for n, t in enumerate(self.terms):
-            if t.is_constant:
+        for p in self._plan:
+            if p is None:  # a constant (summed once)
                 faces_by_term.append(None)
-                total += t.sign * t.constant
                 continue
-            if t.d66:
-                if i < len(faces) and _is_int(faces[i]) and 11 <= faces[i] <= 66:
+            sides, _, count, sign, keep, keep_n, d66 = p
+            if d66:
+                if i < typed and _is_int(faces[i]) and 11 <= faces[i] <= 66:
                     # the keeper typed the table value, e.g. 34
                     tens, ones = divmod(faces[i], 10)
                     if not (1 <= tens <= 6 and 1 <= ones <= 6):
@@ -241,20 +242,25 @@ class Expression:
                     ones = _face(faces, i + 1, 6, "d66 ones die")
                     i += 2
                 faces_by_term.append((tens, ones))
-                total += t.sign * (tens * 10 + ones)
+                total += sign * (tens * 10 + ones)
                 continue
-            fs = tuple(_face(faces, i + k, t.sides, f"d{t.sides}") for k in range(t.count))
-            i += t.count
-            if t.keep:
-                kept_sum, dropped[n] = _keep_faces(fs, t.keep, t.keep_n)
+            fs = []
+            for k in range(i, i + count):
+                f = faces[k] if k < typed else None
+                if f.__class__ is not int or not 1 <= f <= sides:  # (what _face checks, and says, asked only then)
+                    f = _face(faces, k, sides, f"d{sides}")
+                fs.append(f)
+            fs = tuple(fs)
+            i += count
+            if keep:
+                kept_sum, dropped[len(faces_by_term)] = _keep_faces(fs, keep, keep_n)
             else:
                 kept_sum = sum(fs)
             faces_by_term.append(fs)
-            total += t.sign * kept_sum
-        if i != len(faces):
-            raise DiceError(f"{self.text} takes {need} faces, got {len(faces)}")
-        return Roll(self, tuple(faces_by_term), total, who, why,
-                    dropped=tuple(dropped) if any(dropped) else None)
+            total += sign * kept_sum
+        if i != typed:
+            raise DiceError(f"{self.text} takes {need} faces, got {typed}")
+        return Roll(self, tuple(faces_by_term), total, who, why, (), tuple(dropped) if any(dropped) else None)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Expression) and self.terms == other.terms

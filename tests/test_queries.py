@@ -208,3 +208,32 @@ def test_a_refusal_by_a_rule_of_play_says_the_keeper_may_override_it():
     e = t.do("attack", attacker="Bo", target="Gob", keeper_override="Bo was readied",
              faces={"attack": [15, 1], "resist": [2], "damage": [3, 3]})
     assert e["keeper_override"]["reason"] == "Bo was readied" and "it is Wren's turn" in e["keeper_override"]["waived"][0]
+
+
+def test_a_hook_that_reads_only_conditions_is_asked_only_while_a_condition_is_in_play():
+    from delvebook.engine import effects
+    asked = []
+
+    def count(r, who):
+        asked.append(who)
+
+    def always(r, who):
+        asked.append("always")
+
+    t = _fight()
+    effects.roll_bonus(conditions_only=True)(count)
+    effects.roll_bonus(always)
+    try:
+        assert t.state["conditions"] == []
+        queries.check_expr(t.state, t.rules, "Bo", "stealth")
+        assert asked == ["always"]  # nothing in play: the conditions-only hook has nothing to say
+        asked.clear()
+        t.turn("Cy")
+        t.do("use", who="Cy", ability="bless", target="Bo")
+        queries.check_expr(t.state, t.rules, "Bo", "stealth")
+        assert asked == ["Bo", "always"]  # in the order registered
+    finally:
+        for hooks in (effects.ROLL_BONUSES, effects.ROLL_BONUSES.unconditional):
+            for fn in (count, always):
+                if fn in hooks:
+                    hooks.remove(fn)

@@ -260,7 +260,9 @@ def _split_override(args: Mapping[str, Any]) -> tuple[dict, str | None]:
     if OVERRIDE in args and not (isinstance(override, str) and override.strip()):
         raise Refused(f"a keeper's override says why, in words ({OVERRIDE}='the goblin was surprised'), "
                       f"not {override!r}")
-    return {k: v for k, v in args.items() if k != OVERRIDE}, override
+    own = dict(args)
+    own.pop(OVERRIDE, None)
+    return own, override
 
 
 _SIGNATURES: dict = {}

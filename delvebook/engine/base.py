@@ -156,12 +156,17 @@ class Reader:
 
     def require_able(self, name: str, doing: str) -> dict:
         """The combatant, refusing if it is dead or dying."""
-        side, c = self.combatant(name)
+        return self.able_combatant(name, doing)[1]
+
+    def able_combatant(self, name: str, doing: str) -> tuple[str, dict]:
+        """(side, combatant) as ``combatant`` answers, refusing as ``require_able`` does."""
+        found = self.combatant(name)
+        c = found[1]
         if is_dead(c):
             self.refuse(f"{name} is dead and cannot {doing}")
         if is_dying(c):
             self.refuse(f"{name} is dying and must make a death save before anything else")
-        return c
+        return found
 
     def require_living(self, name: str, doing: str) -> tuple[str, dict]:
         """(side, combatant), refusing if it is dead (the dying may still be the target of some things)."""

@@ -26,7 +26,7 @@ from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, taken_names
 from .gear import fired, spend_ammo
 from .progress import award
-from .queries import attack_ready, plan_attack, unarmed, weapon_of
+from .queries import attack_ready, plan_attack_on, unarmed, weapon_of
 
 __all__ = ["PARTY", "FOES", "current_actor", "armor_value", "deal_damage", "damage_roll", "heal", "attack",
            "strike", "prepare_attack", "resolve_attack"]
@@ -274,7 +274,7 @@ def armor_value(ctx: Reader, name: str, c: Mapping) -> tuple[int, list[int]]:
         if a["dv"] > 0:
             intact.append(i)
             av += a["av"] + a.get("bonus_av", 0)
-    for bonus in effects.ARMOR_BONUSES:
+    for bonus in effects.ARMOR_BONUSES.now(ctx.state):
         av += bonus(ctx, name)
     return av, intact
 
@@ -290,10 +290,13 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
     core = ctx.core
     reductions = []
     if raw > 0:
-        for reduce in effects.DAMAGE_REDUCERS.values():
-            red = reduce(ctx, target, raw, asked or {})
-            if red is not None:
-                reductions.append(red)
+        asked = asked or {}
+        readied = ctx.state["conditions"]  # (a reducer acts when asked for, or readied by a condition)
+        for option, reduce in effects.DAMAGE_REDUCERS.items():
+            if readied or asked.get(option):
+                red = reduce(ctx, target, raw, asked)
+                if red is not None:
+                    reductions.append(red)
     reduced = sum(red.amount for red in reductions) if reductions else 0
     incoming = raw - min(raw, reduced)
     av, intact = armor_value(ctx, target, c) if armor else (0, [])
@@ -401,13 +404,14 @@ def prepare_attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, **a
     """An attack as the rules shape it, before any die: the options checked, the attacker able, the target
     there and living (``queries.plan_attack``)."""
     _check_options(ctx, asked)
-    ctx.require_able(attacker, "attack")  # (no one by that name is refused first, as combatant refuses)
-    _, t = ctx.combatant(target)
+    a_side, a = ctx.able_combatant(attacker, "attack")  # (no one by that name is refused first, as combatant refuses)
+    t_side, t = ctx.combatant(target)
     if is_dead(t):
         ctx.refuse(f"{target} is already dead")
     if attacker == target:
         ctx.refuse("a combatant cannot attack itself")
-    return plan_attack(ctx, attacker, target, weapon, {k: v for k, v in asked.items() if v is not None})
+    return plan_attack_on(ctx, attacker, a_side, a, target, t_side, t, weapon,
+                          {k: v for k, v in asked.items() if v is not None})
 
 
 def _counter_weapon(ctx: Ctx, target: str, t: Mapping, plan) -> tuple[dict | None, str | None]:
@@ -466,7 +470,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
 
     damage = []
     asked = plan.asked
-    hooks = [opt for name, opt in effects.ATTACK_OPTIONS.items() if asked.get(name)] if asked else ()
+    hooks = plan.options
     for k, outcome in enumerate(results):
         if outcome == "miss":
             continue
@@ -494,7 +498,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
         damage.append(d)
     for d in damage:
         if d.get("vanquished"):
-            for vanquished in effects.ON_VANQUISH:
+            for vanquished in effects.ON_VANQUISH.now(ctx.state):
                 vanquished(ctx, plan)
             break
     for opt in hooks:
@@ -597,7 +601,7 @@ def heal(ctx: Ctx, who: str, amount: int, source: str, *, above_max: bool = Fals
         ctx.refuse(f"{who} is dead: hearts cannot be restored")
     if is_dying(c):
         ctx.refuse(f"{who} is dying and must make a death save first")
-    for guard in effects.HEAL_GUARDS:
+    for guard in effects.HEAL_GUARDS.now(ctx.state):
         banned = guard(ctx, who)
         if banned:
             ctx.refuse(banned)

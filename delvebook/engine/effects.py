@@ -25,6 +25,8 @@ each class module registers here what its features do, and the core asks the reg
 
 Shaping only reads (a ``Reader``), so the odds a view shows and the roll a command makes come from the same
 code; anything that costs or uses something up is a ``spend`` the plan carries, which only a command pays.
+A hook that reads the conditions in play and nothing else says so (``conditions_only=True``): the rules skip it
+while no condition is in play (``Hooks.now``).
 
 Standard library only: part of the pure core.
 """
@@ -36,7 +38,7 @@ from typing import Callable, Mapping, NamedTuple
 
 __all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "Edge", "casting",
            "CASTINGS", "roll_bonus", "skill_boost", "attack_modifier", "attacks_against", "attack_edge",
-           "attack_option", "on_vanquish", "conjured_weapon", "conjured_names", "turn_slots", "damage_reducer", "armor_bonus",
+           "attack_option", "on_vanquish", "Hooks", "conjured_weapon", "conjured_names", "turn_slots", "damage_reducer", "armor_bonus",
            "heal_guard", "uses", "spell", "TURN_SLOTS", "ROLL_BONUSES", "SKILL_BOOSTS", "ATTACK_MODIFIERS", "ATTACKS_AGAINST", "ATTACK_EDGES",
            "ATTACK_OPTIONS", "ON_VANQUISH", "CONJURED_WEAPONS", "CONJURED_NAMES", "DAMAGE_REDUCERS", "ARMOR_BONUSES", "HEAL_GUARDS",
            "USES", "SPELLS"]
@@ -72,6 +74,7 @@ class AttackPlan:
     boosts: list = field(default_factory=list)         # skill boosts taken (Focus)
     spends: list = field(default_factory=list)         # costs and used-up conditions, in order
     state: dict = field(default_factory=dict)          # scratch for options' hooks (a smite spent on a hit)
+    options: list | tuple = ()       # the class options asked for (``ATTACK_OPTIONS``: a smite), in their order
     # worked out from the above
     skill: str | None = None
     n: int = 1
@@ -156,57 +159,83 @@ class Casting:
 
 # ---------------------------------------------------------------- the registries
 
-ROLL_BONUSES: list[Callable] = []        # (reader, who) -> Boost | None
+class Hooks(list):
+    """A registry of hooks, in the order registered. A hook registered with ``conditions_only=True`` reads the
+    conditions in play and nothing else, so with none in play it has nothing to say: ``now(state)`` leaves it out
+    then (most of a fight; an attack would otherwise ask half a dozen such hooks for nothing)."""
+
+    __slots__ = ("unconditional",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unconditional: list[Callable] = []  # the hooks that may answer with no condition in play
+
+    def add(self, fn: Callable, conditions_only: bool = False) -> Callable:
+        self.append(fn)
+        if not conditions_only:
+            self.unconditional.append(fn)
+        return fn
+
+    def now(self, state: Mapping) -> list[Callable]:
+        """The hooks that may answer in ``state``: all of them while any condition is in play."""
+        return self if state["conditions"] else self.unconditional
+
+
+def _registrar(hooks: Hooks, fn: Callable | None, conditions_only: bool):
+    """``@register`` or ``@register(conditions_only=True)``: ``fn`` added to ``hooks``."""
+    if fn is not None:
+        return hooks.add(fn, conditions_only)
+    return lambda f: hooks.add(f, conditions_only)
+
+
+ROLL_BONUSES = Hooks()                   # (reader, who) -> Boost | None
 SKILL_BOOSTS: dict[str, Callable] = {}   # option -> (reader, who, c, skill, asked) -> Boost | None
-ATTACK_MODIFIERS: list[Callable] = []    # (reader, plan) -> None
-ATTACKS_AGAINST: list[Callable] = []     # (reader, target) -> bool: attacks against it have advantage
-ATTACK_EDGES: list[Callable] = []        # (reader, attacker, *, ranged, spell) -> Edge | None
+ATTACK_MODIFIERS = Hooks()               # (reader, plan) -> None
+ATTACKS_AGAINST = Hooks()                # (reader, target) -> bool: attacks against it have advantage
+ATTACK_EDGES = Hooks()                   # (reader, attacker, *, ranged, spell) -> Edge | None
 ATTACK_OPTIONS: dict[str, AttackOption] = {}
-ON_VANQUISH: list[Callable] = []         # (ctx, plan) -> None
-CONJURED_WEAPONS: list[Callable] = []    # (reader, who, c, weapon) -> weapon dict | None
-CONJURED_NAMES: list[Callable] = []      # (reader, who) -> [the weapon argument of each conjured weapon it has now]
-TURN_SLOTS: list[Callable] = []          # (reader, who) -> [slot names] that act in who's turn besides its action
+ON_VANQUISH = Hooks()                    # (ctx, plan) -> None
+CONJURED_WEAPONS = Hooks()               # (reader, who, c, weapon) -> weapon dict | None
+CONJURED_NAMES = Hooks()                 # (reader, who) -> [the weapon argument of each conjured weapon it has now]
+TURN_SLOTS = Hooks()                     # (reader, who) -> [slot names] that act in who's turn besides its action
 DAMAGE_REDUCERS: dict[str, Callable] = {}  # option -> (ctx, target, raw, asked) -> Reduction | None
-ARMOR_BONUSES: list[Callable] = []       # (reader, who) -> int
-HEAL_GUARDS: list[Callable] = []         # (reader, who) -> refusal message | None
+ARMOR_BONUSES = Hooks()                  # (reader, who) -> int
+HEAL_GUARDS = Hooks()                    # (reader, who) -> refusal message | None
 USES: dict[str, Handler] = {}            # ability id -> what ``use`` does
 SPELLS: dict[str, Handler] = {}          # spell id -> what the spell does, whoever casts it
 CASTINGS: dict[str, Casting] = {}        # class ability id -> a way of casting
 
 
-def roll_bonus(fn: Callable) -> Callable:
+def roll_bonus(fn: Callable | None = None, *, conditions_only: bool = False):
     """Register dice a creature adds to every D20 roll it makes: ``fn(reader, who) -> Boost | None``."""
-    ROLL_BONUSES.append(fn)
-    return fn
+    return _registrar(ROLL_BONUSES, fn, conditions_only)
 
 
 def skill_boost(option: str) -> Callable:
     """Register a roll option (``focus=True``) that adds dice to a roll already using a skill:
-    ``fn(reader, who, c, skill, asked) -> Boost | None`` (asked: the option was given)."""
+    ``fn(reader, who, c, skill, asked) -> Boost | None`` (asked: the option was given), asked only when the option
+    is given or a condition is in play (readied: a Focus taken beforehand)."""
     def register(fn: Callable) -> Callable:
         SKILL_BOOSTS[option] = fn
         return fn
     return register
 
 
-def attack_modifier(fn: Callable) -> Callable:
+def attack_modifier(fn: Callable | None = None, *, conditions_only: bool = False):
     """Register what shapes every attack: ``fn(reader, plan)`` sets advantage, max damage, multi, extra dice."""
-    ATTACK_MODIFIERS.append(fn)
-    return fn
+    return _registrar(ATTACK_MODIFIERS, fn, conditions_only)
 
 
-def attacks_against(fn: Callable) -> Callable:
+def attacks_against(fn: Callable | None = None, *, conditions_only: bool = False):
     """Register what gives every attack against a creature advantage, weapon or spell (a Guiding Bolt's mark):
     ``fn(reader, target) -> bool``."""
-    ATTACKS_AGAINST.append(fn)
-    return fn
+    return _registrar(ATTACKS_AGAINST, fn, conditions_only)
 
 
-def attack_edge(fn: Callable) -> Callable:
+def attack_edge(fn: Callable | None = None, *, conditions_only: bool = False):
     """Register what gives a creature's attack rolls advantage or max damage, weapon or spell alike (Charge!,
     Fire): ``fn(reader, attacker, *, ranged, spell) -> Edge | None``."""
-    ATTACK_EDGES.append(fn)
-    return fn
+    return _registrar(ATTACK_EDGES, fn, conditions_only)
 
 
 def attack_option(name: str, *, shape: Callable | None = None, on_hit: Callable | None = None,
@@ -216,51 +245,46 @@ def attack_option(name: str, *, shape: Callable | None = None, on_hit: Callable 
     return opt
 
 
-def on_vanquish(fn: Callable) -> Callable:
+def on_vanquish(fn: Callable | None = None, *, conditions_only: bool = False):
     """Register what an attack that vanquishes its target does afterwards: ``fn(ctx, plan)``."""
-    ON_VANQUISH.append(fn)
-    return fn
+    return _registrar(ON_VANQUISH, fn, conditions_only)
 
 
-def conjured_weapon(fn: Callable) -> Callable:
+def conjured_weapon(fn: Callable | None = None, *, conditions_only: bool = False):
     """Register a weapon a condition provides: ``fn(reader, who, c, weapon_asked) -> weapon | None``."""
-    CONJURED_WEAPONS.append(fn)
-    return fn
+    return _registrar(CONJURED_WEAPONS, fn, conditions_only)
 
 
-def conjured_names(fn: Callable) -> Callable:
+def conjured_names(fn: Callable | None = None, *, conditions_only: bool = False):
     """Register which conjured weapons a creature has now: ``fn(reader, who) -> [weapon argument]``, each one a
     ``conjured_weapon`` answers to (``"holy weapon"``), so a view lists them among its attacks."""
-    CONJURED_NAMES.append(fn)
-    return fn
+    return _registrar(CONJURED_NAMES, fn, conditions_only)
 
 
-def turn_slots(fn: Callable) -> Callable:
+def turn_slots(fn: Callable | None = None, *, conditions_only: bool = False):
     """Register what acts in a creature's turn besides its action, once a turn each (the Holy Weapon's sword):
     ``fn(reader, who) -> [slot]``; a weapon that acts in a slot says so with ``turn_slot``."""
-    TURN_SLOTS.append(fn)
-    return fn
+    return _registrar(TURN_SLOTS, fn, conditions_only)
 
 
 def damage_reducer(option: str) -> Callable:
     """Register what comes off incoming damage before armor, asked for with ``option=True`` (or readied by a
-    condition): ``fn(ctx, target, raw, asked) -> Reduction | None``."""
+    condition): ``fn(ctx, target, raw, asked) -> Reduction | None``, asked only then (the option given, or any
+    condition in play)."""
     def register(fn: Callable) -> Callable:
         DAMAGE_REDUCERS[option] = fn
         return fn
     return register
 
 
-def armor_bonus(fn: Callable) -> Callable:
+def armor_bonus(fn: Callable | None = None, *, conditions_only: bool = False):
     """Register armor value a condition adds to intact armor: ``fn(reader, who) -> int``."""
-    ARMOR_BONUSES.append(fn)
-    return fn
+    return _registrar(ARMOR_BONUSES, fn, conditions_only)
 
 
-def heal_guard(fn: Callable) -> Callable:
+def heal_guard(fn: Callable | None = None, *, conditions_only: bool = False):
     """Register what forbids healing: ``fn(reader, who) -> message | None`` (the message refuses it)."""
-    HEAL_GUARDS.append(fn)
-    return fn
+    return _registrar(HEAL_GUARDS, fn, conditions_only)
 
 
 def uses(*ability_ids: str, inputs: tuple = ()) -> Callable:

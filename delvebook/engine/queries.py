@@ -28,7 +28,7 @@ from .effects import AttackPlan, Input
 __all__ = [
     "D20", "SpellAttack", "AbilityChoice", "SpellChoice", "DeathSave", "ANY_WEAPON_SKILL",
     "skill_id", "skill_bonus", "skill_label", "d20_in", "check_expr", "opposed_expr", "check_odds",
-    "unarmed", "weapon_of", "weapon_skill", "weapons", "plan_attack", "attack_exprs", "attack_odds", "hit_chance",
+    "unarmed", "weapon_of", "weapon_skill", "weapons", "plan_attack", "plan_attack_on", "attack_exprs", "attack_odds", "hit_chance",
     "plan_spell_attack", "spell_attack_odds", "save_expr", "death_save", "luck_die_sides", "coin_talons",
     "current_actor", "present", "able", "can_act", "Acting", "may_act", "ACTION", "FREE", "REACTION",
     "ability_timing", "turn_problem", "acting_problem", "armor_value", "ammo_of", "reloads", "ammo_left",
@@ -116,13 +116,14 @@ def _text(parts: list[str]) -> str:
 _SPLITS: dict[tuple, tuple] = {}
 
 
-def _split(parts: list[str]) -> tuple[str, str | None]:
-    """(the die, the bonus dice or None) of a D20 roll's parts, each in canonical notation: a multi-attack rolls
-    the die once an attack and the bonus once for all (kept by the parts, as ``_text`` keeps them)."""
+def _split(parts: list[str]) -> tuple[str, str | None, str]:
+    """(the die, the bonus dice or None, both as one roll) of a D20 roll's parts, each in canonical notation: a
+    multi-attack rolls the die once an attack and the bonus once for all (kept by the parts, as ``_text`` keeps
+    them)."""
     key = tuple(parts)
     found = _SPLITS.get(key)
     if found is None:
-        found = (_text(parts[:1]), _text(parts[1:]).lstrip("+") if len(parts) > 1 else None)
+        found = (_text(parts[:1]), _text(parts[1:]).lstrip("+") if len(parts) > 1 else None, _text(parts))
         if len(_SPLITS) > 4096:
             _SPLITS.clear()
         _SPLITS[key] = found
@@ -150,14 +151,16 @@ def _d20_parts(r: Reader, who: str, c: Mapping, skill: str | None, die: str | No
         parts.append(sb)
         said.append(f"{skill} {sb}")
     if asked is not None and "class_id" in c:  # the actor's own boosts: a foe has no grit to focus with
+        readied = r.state["conditions"]  # (a boost acts when asked for, or readied by a condition)
         for option, boost in effects.SKILL_BOOSTS.items():
-            b = boost(r, who, c, skill, bool(asked.get(option)))
+            given = bool(asked.get(option))
+            b = boost(r, who, c, skill, given) if given or readied else None
             if b is not None:
                 parts.append(b.dice)
                 said.append(b.said)
                 if b.spend is not None:
                     spends.append(b.spend)
-    for bonus_of in effects.ROLL_BONUSES:
+    for bonus_of in effects.ROLL_BONUSES.now(r.state):
         b = bonus_of(r, who)
         if b is not None:
             parts.append(b.dice)
@@ -279,7 +282,7 @@ def weapons(state: dict, rules: Rules, who: str) -> list[tuple[str, Any]]:
     if not out:
         out.append((f"Unarmed {rules.core['unarmed']['damage']}", "unarmed"))
     r = Reader(state, rules)
-    for names_of in effects.CONJURED_NAMES:  # a weapon a condition conjures (the Holy Weapon's flying sword)
+    for names_of in effects.CONJURED_NAMES.now(state):  # a weapon a condition conjures (the Holy Weapon's flying sword)
         for arg in names_of(r, who):
             w = weapon_of(r, who, c, arg)
             out.append((f"{w['name']} {_fmt_dice(str(w['damage']))}", arg))
@@ -288,7 +291,7 @@ def weapons(state: dict, rules: Rules, who: str) -> list[tuple[str, Any]]:
 
 def _against(r: Reader, target: str) -> bool:
     """Whether attacks against ``target`` have advantage (a Guiding Bolt's mark)."""
-    for against in effects.ATTACKS_AGAINST:
+    for against in effects.ATTACKS_AGAINST.now(r.state):
         if against(r, target):
             return True
     return False
@@ -299,42 +302,50 @@ def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
     """An attack as the rules shape it before any die: the weapon, advantage, max damage, the number of attacks,
     whether the target may counter, the attack roll and the target's resist roll. Refuses what the rules do not
     allow (a weapon ``attacker`` lacks, an option it cannot take); pays nothing (``plan.spends`` does)."""
-    asked = dict(asked) if asked else {}
     a_side, a = r.combatant(attacker)
     t_side, t = r.combatant(target)
+    return plan_attack_on(r, attacker, a_side, a, target, t_side, t, weapon, dict(asked) if asked else {})
+
+
+def plan_attack_on(r: Reader, attacker: str, a_side: str, a: Mapping, target: str, t_side: str, t: Mapping,
+                   weapon: Any, asked: dict) -> AttackPlan:
+    """``plan_attack`` for combatants already found (``Reader.combatant``'s answers), with ``asked`` a dict of
+    its own that the plan keeps (an attack command looked both up to check them first)."""
     w = weapon_of(r, attacker, a, weapon)
     plan = AttackPlan(attacker, a_side, a, target, t_side, t, w, asked)
     plan.ranged = bool(w.get("ranged"))
     if w.get("turn_slot"):  # a companion weapon acts in its own slot of the owner's turn (the Holy Weapon's sword)
         plan.timing = w["turn_slot"]
+    get = asked.get
     if asked and any(asked.values()):  # (most attacks are asked for nothing but the attack's defaults)
-        if asked.get("extra_damage"):
+        if get("extra_damage"):
             plan.extra_damage.append(str(asked["extra_damage"]))
-        for name, opt in effects.ATTACK_OPTIONS.items():
-            if asked.get(name) and opt.shape is not None:
+        plan.options = [opt for name, opt in effects.ATTACK_OPTIONS.items() if get(name)]
+        for opt in plan.options:
+            if opt.shape is not None:
                 opt.shape(r, plan)
-    for modify in effects.ATTACK_MODIFIERS:
+    state = r.state
+    for modify in effects.ATTACK_MODIFIERS.now(state):
         modify(r, plan)
     edge_adv, edge_max = _edges(r, attacker, ranged=plan.ranged, spell=False)
-    plan.advantage = bool(asked.get("advantage") or plan.advantage or edge_adv or _against(r, target))
-    plan.max_damage = bool(asked.get("max_damage") or plan.max_damage or edge_max)
-    plan.n = int(asked.get("multi") or plan.multi or (a.get("multi_attack", 1) if "class_id" not in a else 1))
+    plan.advantage = advantage = bool(get("advantage") or plan.advantage or edge_adv or _against(r, target))
+    plan.max_damage = bool(get("max_damage") or plan.max_damage or edge_max)
+    plan.n = int(get("multi") or plan.multi or (a.get("multi_attack", 1) if "class_id" not in a else 1))
     if plan.n < 1:
         r.refuse("a multi-attack makes at least one attack")
-    counter = asked.get("counter")
+    counter = get("counter")
     plan.counter = (not plan.ranged and w.get("counter", True)) if counter is None else counter
-    plan.skill = weapon_skill(r, a, w)
+    skill = plan.skill = weapon_skill(r, a, w)
     if w.get("attack_bonus") not in (None, "0", 0):
         plan.attack_bonus.append(str(w["attack_bonus"]))
     attack_rule = r.core["attack"]
-    parts, _, spends = _d20_parts(r, attacker, a, plan.skill, attack_rule["die"], plan.advantage,
-                                  asked.get("bonus"), plan.attack_bonus, asked)
+    parts, _, spends = _d20_parts(r, attacker, a, skill, attack_rule["die"], advantage, get("bonus"),
+                                  plan.attack_bonus, asked)
     if spends:
         plan.spends += spends
-    plan.base, plan.bonus = _split(parts)
-    plan.expr = _text(parts)
-    plan.resist = _text(_d20_parts(r, target, t, None, attack_rule["resist_die"], False, asked.get("target_bonus"),
-                                   (), None)[0])
+    plan.base, plan.bonus, plan.expr = _split(parts)
+    plan.resist = _text(_d20_parts(r, target, t, None, attack_rule["resist_die"], False, get("target_bonus"), (),
+                                   None)[0])
     return plan
 
 
@@ -383,7 +394,7 @@ def _edges(r: Reader, attacker: str, *, ranged: bool, spell: bool) -> tuple[bool
     """(advantage, max damage) what the attacker's state gives every attack roll it makes, weapon or spell (a
     Commander's Charge! and Fire)."""
     adv = mx = False
-    for edge in effects.ATTACK_EDGES:
+    for edge in effects.ATTACK_EDGES.now(r.state):
         e = edge(r, attacker, ranged=ranged, spell=spell)
         if e is not None:
             adv = adv or bool(e.advantage)
@@ -450,7 +461,16 @@ def death_save(state: dict, rules: Rules) -> DeathSave:
 
 def luck_die_sides(rules: Rules) -> int:
     """The sides of the luck die: one die of N sides (d4, d6, d8...), the only kind a luck die can be (it is
-    rolled and added to, or subtracted from, a roll already made). Anything else is a RulesError."""
+    rolled and added to, or subtracted from, a roll already made). Anything else is a RulesError. The rules'
+    alone, so worked out once per ``Rules`` (a forecast spends thousands of luck dice)."""
+    tables = rules_tables(rules)
+    sides = tables.get("luck_die_sides")
+    if sides is None:
+        sides = tables["luck_die_sides"] = _luck_die_sides(rules)
+    return sides
+
+
+def _luck_die_sides(rules: Rules) -> int:
     text = rules.core["luck_dice"]["die"]
     try:
         e = parse(str(text))
@@ -531,9 +551,13 @@ class Acting(NamedTuple):
         return self.why is None and (not self.tracked or "action" in self.left)
 
 
-def _slots(r: Reader, who: str) -> list[str]:
+def _slots(state: dict, rules: Rules, who: str) -> list[str]:
     """The slots ``who`` has in its own turn besides the action (``effects.turn_slots``: a conjured sword's)."""
-    return [slot for slots_of in effects.TURN_SLOTS for slot in slots_of(r, who)]
+    hooks = effects.TURN_SLOTS.now(state)
+    if not hooks:
+        return []
+    r = Reader(state, rules)
+    return [slot for slots_of in hooks for slot in slots_of(r, who)]
 
 
 def may_act(state: dict, rules: Rules, who: str) -> Acting:
@@ -565,7 +589,7 @@ def may_act(state: dict, rules: Rules, who: str) -> Acting:
         count = sum(1 for k in used if k == "action" or k.startswith("action#")) if used else 0
         if count < turns["actions"]:
             left.append("action")
-        left += [s for s in _slots(Reader(state, rules), who) if s not in used]
+        left += [s for s in _slots(state, rules, who) if s not in used]
     if not in_fight:
         why = f"{who} is not in the fight (add it to the fight, or the keeper may override)"
     elif not on_turn:
@@ -632,7 +656,7 @@ def armor_value(state: dict, rules: Rules, who: str) -> int | None:
     r = Reader(state, rules)
     c = found[1]
     av = sum(a["av"] + a.get("bonus_av", 0) for a in c.get("armor", ()) if a["dv"] > 0)
-    for bonus in effects.ARMOR_BONUSES:
+    for bonus in effects.ARMOR_BONUSES.now(state):
         av += bonus(r, who)
     return av
 

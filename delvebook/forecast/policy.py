@@ -54,6 +54,7 @@ class FightView:
         self.rules = rules
         self.rng = rng
         self._cache = {} if cache is None else cache  # attack shapes by (attacker, target, conditions in play)
+        self._reader = Reader(state, rules)  # the rules' questions read the live state through it
 
     # ---- who is here
     @property
@@ -112,7 +113,7 @@ class FightView:
         if shape is not False:
             return shape
         try:
-            plan = plan_attack(Reader(self.state, self.rules), attacker, target)
+            plan = plan_attack(self._reader, attacker, target)
         except Refused:
             shape = None
         else:
@@ -147,7 +148,7 @@ class FightView:
             return 0.0
         p_hit, survival, n = shape
         t = self.combatant(target)
-        av = armor_value(Reader(self.state, self.rules), target, t)[0]
+        av = armor_value(self._reader, target, t)[0]
         need = max(1, t["hearts"]) + av
         one = p_hit * (survival[need] if need < len(survival) else 0.0)
         return 1.0 - (1.0 - one) ** n if n > 1 else one

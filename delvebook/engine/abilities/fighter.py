@@ -43,7 +43,7 @@ def _use_next_attack(ctx, who, d, aid, a, target, opts):
     return {**out, "next_attack": data}
 
 
-@effects.attack_modifier
+@effects.attack_modifier(conditions_only=True)
 def _next_attack(r: Reader, plan: AttackPlan) -> None:
     """What readies the next attack (Ferocious strike, Double Strike, a campaign's own) is used up by it."""
     who = plan.attacker
@@ -262,7 +262,7 @@ def _use_order(ctx, who, d, aid, a, target, opts):
     return {**out, "order": a["name"], "hearing": party}
 
 
-@effects.attack_edge
+@effects.attack_edge(conditions_only=True)
 def _orders(r: Reader, attacker: str, *, ranged: bool, spell: bool) -> Edge | None:
     """Charge!: advantage on attack rolls. Fire: max damage on ranged attacks. A spell attack roll is an attack
     roll too (unless a campaign's order says ``spell_attacks: false``)."""
@@ -276,7 +276,7 @@ def _orders(r: Reader, attacker: str, *, ranged: bool, spell: bool) -> Edge | No
     return Edge(adv, mx) if adv or mx else None
 
 
-@effects.armor_bonus
+@effects.armor_bonus(conditions_only=True)
 def _hold_the_line(r: Reader, who: str) -> int:
     """Hold the line: +2 armor value while the order lasts."""
     return sum(cond["data"].get("av", 0) for cond in r.conditions(who, "hold_the_line"))
@@ -307,7 +307,7 @@ def _use_blood_sword(ctx, who, d, aid, a, target, opts):
     return {"traced": spell}
 
 
-@effects.on_vanquish
+@effects.on_vanquish(conditions_only=True)
 def _charge_blood_sword(ctx: Ctx, plan: AttackPlan) -> None:
     """A kill with a sword charges a traced Blood Magic spell: one charge, never more."""
     who, w = plan.attacker, plan.weapon
