@@ -237,3 +237,59 @@ def test_a_hook_that_reads_only_conditions_is_asked_only_while_a_condition_is_in
             for fn in (count, always):
                 if fn in hooks:
                     hooks.remove(fn)
+
+
+def test_every_hook_said_to_read_only_conditions_has_nothing_to_say_with_none_in_play():
+    """The contract ``Hooks.now`` relies on, checked for each hook registered with ``conditions_only=True``: with no
+    condition in play it answers what "nothing" is for its registry and changes nothing (the rules skip it then)."""
+    from delvebook.engine import effects
+    from delvebook.engine.base import Reader
+    t = _fight()
+    assert t.state["conditions"] == []
+    before = clone(t.state)
+    r = Reader(t.state, t.rules)
+    names = list(t.state["seats"]) + ["Gob"]
+
+    def plan_of(attacker: str, target: str):
+        return queries.plan_attack(r, attacker, target)
+
+    nothing = {  # registry -> (ask the hook about one creature, whether the answer is "nothing")
+        "ROLL_BONUSES": (lambda fn, who: fn(r, who), lambda got: got is None),
+        "ATTACKS_AGAINST": (lambda fn, who: fn(r, who), lambda got: got is False),
+        "ATTACK_EDGES": (lambda fn, who: [fn(r, who, ranged=x, spell=y) for x in (False, True) for y in (False, True)],
+                         lambda got: got == [None] * 4),
+        "CONJURED_NAMES": (lambda fn, who: fn(r, who), lambda got: list(got) == []),
+        "TURN_SLOTS": (lambda fn, who: fn(r, who), lambda got: list(got) == []),
+        "ARMOR_BONUSES": (lambda fn, who: fn(r, who), lambda got: got == 0),
+        "HEAL_GUARDS": (lambda fn, who: fn(r, who), lambda got: not got),
+        "CONJURED_WEAPONS": (lambda fn, who: fn(r, who, t.state["delvers"].get(who) or {}, "holy weapon"),
+                             lambda got: got is None),
+        # a plan's hooks: the plan as it was (its fields compared), nothing written (a Reader cannot write)
+        "ATTACK_MODIFIERS": (lambda fn, who: _plan_fields_after(fn, r, plan_of(who, "Gob" if who != "Gob" else "Bo")),
+                             lambda got: got[0] == got[1]),
+        "ON_VANQUISH": (lambda fn, who: fn(r, plan_of(who, "Gob" if who != "Gob" else "Bo")), lambda got: got is None),
+    }
+    registries = {name: hooks for name, hooks in vars(effects).items() if isinstance(hooks, effects.Hooks)}
+    assert set(registries) == set(nothing), "a new registry of hooks: say here what its 'nothing' is"
+    checked = 0
+    for name, hooks in registries.items():
+        ask, is_nothing = nothing[name]
+        for fn in hooks:
+            if fn in hooks.unconditional:
+                continue
+            for who in names:
+                got = ask(fn, who)
+                assert is_nothing(got), f"{name}: {fn.__qualname__} answered {got!r} for {who} with no condition in play"
+            checked += 1
+    assert checked >= 9  # the blessing, the mark, the riders, the orders, Hold the line, the Holy Weapon's two...
+    assert t.state == before
+
+
+def _plan_fields_after(fn, r, plan) -> tuple:
+    from dataclasses import fields
+
+    def now() -> dict:
+        return {f.name: clone(getattr(plan, f.name)) for f in fields(plan)}
+    was = now()
+    fn(r, plan)
+    return was, now()
