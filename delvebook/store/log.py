@@ -138,11 +138,21 @@ def _limits_problem(event: Any) -> tuple[str | None, str] | None:
 
 def dump_event_line(event: dict) -> bytes:
     """One log line: ``- `` + the event as compact JSON + newline, UTF-8 (checked: see ``encode_event``)."""
+    _refuse_unwritable(event)
+    return _line(event)
+
+
+def _refuse_unwritable(event: Any) -> None:
+    """Raise StoreError (naming the field) unless ``event`` is a mapping within the log's limits."""
     if not isinstance(event, dict):
         raise StoreError(f"an event is a mapping, got {show(event)}")
     found = _limits_problem(event)
     if found is not None:
         raise StoreError(f"cannot be written to the log: {found[1]}", field=found[0])
+
+
+def _line(event: dict) -> bytes:
+    """The line of an event already checked for the log's limits."""
     text = json.dumps(event, ensure_ascii=False, separators=(", ", ": "))
     if _YAML_UNSAFE.search(text):
         text = _YAML_UNSAFE.sub(_escape, text)
@@ -253,7 +263,7 @@ def encode_event(event: Any, seq: int, shape: statecheck.Shape | None = stateche
         _check_event(event, seq, shape)
     except _BadLine as bad:
         raise StoreError(bad.reason, None, None, bad.field) from None
-    line = dump_event_line(event)
+    line = _line(event)  # (its limits checked above: not again)
     if len(line) - 1 > MAX_LOG_LINE:
         raise StoreError(f"this event is {len(line) - 1:,} bytes as a log line; a line holds at most "
                          f"{MAX_LOG_LINE:,} bytes (what the reader reads back)")
