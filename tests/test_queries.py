@@ -282,6 +282,15 @@ def test_every_hook_said_to_read_only_conditions_has_nothing_to_say_with_none_in
                 assert is_nothing(got), f"{name}: {fn.__qualname__} answered {got!r} for {who} with no condition in play"
             checked += 1
     assert checked >= 9  # the blessing, the mark, the riders, the orders, Hold the line, the Holy Weapon's two...
+    # hooks by option (Focus, the Dodge) are asked unasked only while a condition may have readied them: with none
+    # in play and their option not given, each has nothing to say either
+    for who in names:
+        c = t.state["delvers"].get(who) or t.state["encounter"]["foes"][who]
+        for option, boost in effects.SKILL_BOOSTS.items():
+            assert boost(r, who, c, "swords", False) is None, option
+        for option, reduce in effects.DAMAGE_REDUCERS.items():
+            assert reduce(r, who, 3, {}) is None, option
+    assert effects.SKILL_BOOSTS and effects.DAMAGE_REDUCERS
     assert t.state == before
 
 

@@ -291,12 +291,10 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
     reductions = []
     if raw > 0:
         asked = asked or {}
-        readied = ctx.state["conditions"]  # (a reducer acts when asked for, or readied by a condition)
-        for option, reduce in effects.DAMAGE_REDUCERS.items():
-            if readied or asked.get(option):
-                red = reduce(ctx, target, raw, asked)
-                if red is not None:
-                    reductions.append(red)
+        for reduce, _ in effects.DAMAGE_REDUCERS.now(ctx.state, asked):
+            red = reduce(ctx, target, raw, asked)
+            if red is not None:
+                reductions.append(red)
     reduced = sum(red.amount for red in reductions) if reductions else 0
     incoming = raw - min(raw, reduced)
     av, intact = armor_value(ctx, target, c) if armor else (0, [])

@@ -190,7 +190,8 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
     gained = delver["max_hearts"] - before
     held = None
     if gained > 0 and ctx.core["level_up"]["hearts_gained_heal"]:
-        held = next((m for m in (guard(ctx, delver["name"]) for guard in effects.HEAL_GUARDS.now(ctx.state)) if m), None)
+        guards = effects.HEAL_GUARDS.now(ctx.state)
+        held = next((m for m in (guard(ctx, delver["name"]) for guard in guards) if m), None)
     if is_alive(delver) and held is None:
         delver["hearts"] = max(0, delver["hearts"] + gained)
     delver["level"] = new

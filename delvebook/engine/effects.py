@@ -38,7 +38,8 @@ from typing import Callable, Mapping, NamedTuple
 
 __all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "Edge", "casting",
            "CASTINGS", "roll_bonus", "skill_boost", "attack_modifier", "attacks_against", "attack_edge",
-           "attack_option", "on_vanquish", "Hooks", "conjured_weapon", "conjured_names", "turn_slots", "damage_reducer", "armor_bonus",
+           "attack_option", "on_vanquish", "Hooks", "Options", "conjured_weapon", "conjured_names", "turn_slots",
+           "damage_reducer", "armor_bonus",
            "heal_guard", "uses", "spell", "TURN_SLOTS", "ROLL_BONUSES", "SKILL_BOOSTS", "ATTACK_MODIFIERS", "ATTACKS_AGAINST", "ATTACK_EDGES",
            "ATTACK_OPTIONS", "ON_VANQUISH", "CONJURED_WEAPONS", "CONJURED_NAMES", "DAMAGE_REDUCERS", "ARMOR_BONUSES", "HEAL_GUARDS",
            "USES", "SPELLS"]
@@ -181,6 +182,18 @@ class Hooks(list):
         return self if state["conditions"] else self.unconditional
 
 
+class Options(dict):
+    """A registry of hooks by option name (``focus=True``, ``dodge=True``): a hook acts when its option is asked for,
+    or when a condition in play may have readied it (a Focus taken beforehand). ``now(state, asked)`` gives the hooks
+    to ask, each with whether its option was given: with no condition in play, only those asked for."""
+
+    __slots__ = ()
+
+    def now(self, state: Mapping, asked: Mapping) -> list[tuple[Callable, bool]]:
+        readied = bool(state["conditions"])
+        return [(fn, given) for option, fn in self.items() if (given := bool(asked.get(option))) or readied]
+
+
 def _registrar(hooks: Hooks, fn: Callable | None, conditions_only: bool):
     """``@register`` or ``@register(conditions_only=True)``: ``fn`` added to ``hooks``."""
     if fn is not None:
@@ -189,7 +202,7 @@ def _registrar(hooks: Hooks, fn: Callable | None, conditions_only: bool):
 
 
 ROLL_BONUSES = Hooks()                   # (reader, who) -> Boost | None
-SKILL_BOOSTS: dict[str, Callable] = {}   # option -> (reader, who, c, skill, asked) -> Boost | None
+SKILL_BOOSTS = Options()                 # option -> (reader, who, c, skill, asked) -> Boost | None
 ATTACK_MODIFIERS = Hooks()               # (reader, plan) -> None
 ATTACKS_AGAINST = Hooks()                # (reader, target) -> bool: attacks against it have advantage
 ATTACK_EDGES = Hooks()                   # (reader, attacker, *, ranged, spell) -> Edge | None
@@ -198,7 +211,7 @@ ON_VANQUISH = Hooks()                    # (ctx, plan) -> None
 CONJURED_WEAPONS = Hooks()               # (reader, who, c, weapon) -> weapon dict | None
 CONJURED_NAMES = Hooks()                 # (reader, who) -> [the weapon argument of each conjured weapon it has now]
 TURN_SLOTS = Hooks()                     # (reader, who) -> [slot names] that act in who's turn besides its action
-DAMAGE_REDUCERS: dict[str, Callable] = {}  # option -> (ctx, target, raw, asked) -> Reduction | None
+DAMAGE_REDUCERS = Options()              # option -> (ctx, target, raw, asked) -> Reduction | None
 ARMOR_BONUSES = Hooks()                  # (reader, who) -> int
 HEAL_GUARDS = Hooks()                    # (reader, who) -> refusal message | None
 USES: dict[str, Handler] = {}            # ability id -> what ``use`` does
@@ -214,7 +227,7 @@ def roll_bonus(fn: Callable | None = None, *, conditions_only: bool = False):
 def skill_boost(option: str) -> Callable:
     """Register a roll option (``focus=True``) that adds dice to a roll already using a skill:
     ``fn(reader, who, c, skill, asked) -> Boost | None`` (asked: the option was given), asked only when the option
-    is given or a condition is in play (readied: a Focus taken beforehand)."""
+    is given or a condition is in play (readied: a Focus taken beforehand; ``Options.now``)."""
     def register(fn: Callable) -> Callable:
         SKILL_BOOSTS[option] = fn
         return fn
@@ -270,7 +283,7 @@ def turn_slots(fn: Callable | None = None, *, conditions_only: bool = False):
 def damage_reducer(option: str) -> Callable:
     """Register what comes off incoming damage before armor, asked for with ``option=True`` (or readied by a
     condition): ``fn(ctx, target, raw, asked) -> Reduction | None``, asked only then (the option given, or any
-    condition in play)."""
+    condition in play; ``Options.now``)."""
     def register(fn: Callable) -> Callable:
         DAMAGE_REDUCERS[option] = fn
         return fn

@@ -28,7 +28,8 @@ from .effects import AttackPlan, Input
 __all__ = [
     "D20", "SpellAttack", "AbilityChoice", "SpellChoice", "DeathSave", "ANY_WEAPON_SKILL",
     "skill_id", "skill_bonus", "skill_label", "d20_in", "check_expr", "opposed_expr", "check_odds",
-    "unarmed", "weapon_of", "weapon_skill", "weapons", "plan_attack", "plan_attack_on", "attack_exprs", "attack_odds", "hit_chance",
+    "unarmed", "weapon_of", "weapon_skill", "weapons", "plan_attack", "plan_attack_on", "attack_exprs", "attack_odds",
+    "hit_chance",
     "plan_spell_attack", "spell_attack_odds", "save_expr", "death_save", "luck_die_sides", "coin_talons",
     "current_actor", "present", "able", "can_act", "Acting", "may_act", "ACTION", "FREE", "REACTION",
     "ability_timing", "turn_problem", "acting_problem", "armor_value", "ammo_of", "reloads", "ammo_left",
@@ -151,10 +152,8 @@ def _d20_parts(r: Reader, who: str, c: Mapping, skill: str | None, die: str | No
         parts.append(sb)
         said.append(f"{skill} {sb}")
     if asked is not None and "class_id" in c:  # the actor's own boosts: a foe has no grit to focus with
-        readied = r.state["conditions"]  # (a boost acts when asked for, or readied by a condition)
-        for option, boost in effects.SKILL_BOOSTS.items():
-            given = bool(asked.get(option))
-            b = boost(r, who, c, skill, given) if given or readied else None
+        for boost, given in effects.SKILL_BOOSTS.now(r.state, asked):
+            b = boost(r, who, c, skill, given)
             if b is not None:
                 parts.append(b.dice)
                 said.append(b.said)
