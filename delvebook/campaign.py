@@ -28,7 +28,7 @@ from .dice import roll_html
 from .dice import Roll
 from .engine import Engine, Refused
 from .model import current_actor
-from .events import Touched, clone, replay
+from .events import History, Touched, clone, replay
 from .model import Creature, Delver, Foe, new_state
 
 __all__ = ["Campaign", "Fight", "Outcome", "Refused"]
@@ -203,9 +203,14 @@ class Campaign:
         # it scans them once when it resumes (bench/campaign.py shows both).
         try:
             with _collector_paused():
-                store = CampaignStore.open(p, read_only=read_only)
+                folding = _Folding()
                 try:
-                    camp = cls._from_store(store, read_only=read_only)
+                    store = CampaignStore.open(p, read_only=read_only, fold=folding.start)
+                except _DoesNotReplay:  # the log reads but does not replay: read it again to say where
+                    store = CampaignStore.open(p, read_only=read_only)
+                    folding = None
+                try:
+                    camp = cls._from_store(store, read_only=read_only, folding=folding)
                 except BaseException:
                     store.close()
                     raise
@@ -219,11 +224,15 @@ class Campaign:
         return camp
 
     @classmethod
-    def _from_store(cls, store, read_only: bool) -> "Campaign":
-        rules = rules_for(store.campaign)
-        setup = setup_state(store.campaign, rules)
+    def _from_store(cls, store, read_only: bool, folding: "_Folding | None" = None) -> "Campaign":
+        if folding is not None and folding.history is not None:  # folded as the store read the log
+            rules, setup, history = folding.rules, folding.setup, folding.history
+        else:
+            rules = rules_for(store.campaign)
+            setup = setup_state(store.campaign, rules)
+            history = None
         try:
-            engine = Engine(rules, setup, store.events)
+            engine = Engine(rules, setup, store.events, history=history)
         except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError):
             raise _replay_error(store, rules, setup) from None
         from .statecheck import shape_for
@@ -774,6 +783,36 @@ def rules_for(campaign: Mapping):
     campaign.yaml played by (``rules.load.rules_for_campaign``), so a campaign that validates opens."""
     from .rules.load import rules_for_campaign
     return rules_for_campaign(campaign)
+
+
+_NOT_REPLAYED = (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError)
+"""What folding an event that does not fit the state before it raises (``_replay_error`` then says where)."""
+
+
+class _DoesNotReplay(Exception):
+    """An event of the log read did not fold into the state before it."""
+
+
+class _Folding:
+    """The fold of a log into the state as the store reads it (``CampaignStore.open``'s ``fold``): one pass over
+    the events, each folded while it is fresh from the parser. ``history`` is None until the campaign file is
+    read."""
+
+    def __init__(self) -> None:
+        self.rules = self.setup = self.history = None
+
+    def start(self, campaign: dict):
+        self.rules = rules_for(campaign)
+        self.setup = setup_state(campaign, self.rules)
+        self.history = History(clone(self.setup))
+        fold = self.history.fold
+
+        def each(event: dict) -> None:
+            try:
+                fold(event, None)
+            except _NOT_REPLAYED:
+                raise _DoesNotReplay from None
+        return each
 
 
 @contextlib.contextmanager

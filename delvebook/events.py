@@ -338,10 +338,12 @@ class History:
     def apply(self, event: dict) -> Touched:
         """Fold one event in; returns what it touched."""
         touched = Touched()
-        self._fold(event, touched)
+        self.fold(event, touched)
         return touched
 
-    def _fold(self, event: dict, touched: Touched | None) -> None:
+    def fold(self, event: dict, touched: Touched | None = None) -> None:
+        """Fold one event in, noting what it touched in ``touched`` if given (``apply`` makes one; a replay
+        notes nothing)."""
         kind = event.get("kind")
         self.events_by_seq[event["seq"]] = event
         state = self.state
@@ -382,7 +384,7 @@ class History:
 def replay(setup: dict, events: Iterable[dict]) -> History:
     """Fold ``events`` over a copy of ``setup``; the result's ``.state`` is the state after them."""
     h = History(clone(setup))
-    fold = h._fold
+    fold = h.fold
     for e in events:
         fold(e, None)
     return h

@@ -128,6 +128,22 @@ def test_item_9_a_bad_line_is_one_error_naming_it_in_validate_and_in_open(keep, 
     assert info.value.line == 2 and says in info.value.reason
 
 
+def test_item_9_a_log_that_reads_but_does_not_replay_opened_for_writing_names_its_line_and_changes_nothing(keep):
+    # the open folds each event as it reads it; one that does not fit the state before it ends the read, and the
+    # log is read again to say where: the same error as a read-only open, the lock let go, the file untouched
+    lines = played(keep)
+    with_lines(keep, NOTE.format(kind="rest", path='["delvers", "Nobody", "hearts"]', value="3").replace(
+        '"seq": 1', f'"seq": {len(lines)}'))
+    before = (keep / "log.yaml").read_bytes()
+    for read_only in (True, False):
+        with pytest.raises(StoreError) as info:
+            db.Campaign.open(keep, read_only=read_only)
+        assert info.value.line == len(lines) + 1 and "no such place in the state" in info.value.reason
+    assert (keep / "log.yaml").read_bytes() == before
+    from delvebook.store import CampaignStore
+    CampaignStore.open(keep).close()  # the writer's lock was let go
+
+
 @pytest.mark.parametrize("old, new, says", [
     ("hearts: 19", "hearts: .inf", "delvers[1].hearts: expected a whole number of 1 or more, got inf"),
     ("hearts: 19", "hearts: " + "9" * 5000, "a number of 5,000 characters"),

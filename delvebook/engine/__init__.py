@@ -49,13 +49,15 @@ OVERRIDE = "keeper_override"
 class Engine:
     """The rules engine over one campaign's state."""
 
-    def __init__(self, rules: Rules, setup: dict, events: list[dict] = ()):
+    def __init__(self, rules: Rules, setup: dict, events: list[dict] = (), *, history: History | None = None):
+        """The engine after ``events`` folded over ``setup``; or, given ``history``, after what it has folded
+        (a campaign folds its log as it reads it)."""
         # rules the engine cannot play are an error now, not at the first luck die or the first coin earned
         luck_die_sides(rules)
         coin_talons(rules)
         self.rules = rules
         self.setup = setup
-        self.history: History = replay(setup, events)
+        self.history: History = replay(setup, events) if history is None else history
         self._last_rolls: tuple | None = None  # (the event decided last, the Roll objects behind its records)
 
     @property

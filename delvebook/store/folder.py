@@ -32,6 +32,7 @@ import stat
 import sys
 import threading
 from pathlib import Path
+from typing import Any, Callable
 
 from .. import statecheck
 from ..rules.schema import FORMAT_VERSION, show
@@ -480,10 +481,15 @@ class CampaignStore:
         return store
 
     @classmethod
-    def open(cls, path: str | os.PathLike, read_only: bool = False) -> "CampaignStore":
+    def open(cls, path: str | os.PathLike, read_only: bool = False, *,
+             fold: Callable[[dict], Callable[[dict], Any]] | None = None) -> "CampaignStore":
         """Read and check a campaign folder. Writable opens take the lock (LockedError if another holds it), say
         what the last writer noted (a log replaced under it), repair a torn last line (set aside into a side
-        file) and remove what a crash left of a rewrite; read-only opens change nothing."""
+        file) and remove what a crash left of a rewrite; read-only opens change nothing.
+
+        ``fold``, if given, is called with the campaign file's data once it is checked, and returns the function
+        that each event of the log is handed to as it is read (``scan``'s ``each``): a campaign folds the log into
+        its state in the same pass. What that function raises ends the open and propagates as itself."""
         folder = Path(path)
         store = cls(folder, read_only)
         try:
@@ -502,7 +508,7 @@ class CampaignStore:
             raise_first(errors)
             store.campaign = doc.data
             store.shape = statecheck.shape_for(rules)
-            store._load_log()
+            store._load_log(None if fold is None else fold(doc.data))
             if not read_only:
                 store._open_log()
         except OSError as err:
@@ -867,7 +873,7 @@ class CampaignStore:
                              f"that writer ended without closing; what it had written ({count}) is kept in "
                              f"{side.name} (to go on from it, move it over log.yaml)")
 
-    def _load_log(self) -> None:
+    def _load_log(self, each: Callable[[dict], Any] | None = None) -> None:
         file = self.path / LOG_FILE
         if not os.path.lexists(file):
             if self.read_only:
@@ -880,7 +886,7 @@ class CampaignStore:
                 self._end, self._lines = len(LOG_HEADER.encode()), 1
                 self.problems.append(f"{file}: was missing; started an empty log")
             return
-        read = scan(file, shape=self.shape)
+        read = scan(file, shape=self.shape, each=each)
         self.events = read.events
         self._end, self._lines = read.end, read.lines
         if read.torn_line is not None:

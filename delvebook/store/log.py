@@ -16,7 +16,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from .. import statecheck, yamlsafe
 from ..rules.schema import FORMAT_VERSION, field_name, show
@@ -391,18 +391,40 @@ def open_log(file: Path):
         raise
 
 
+class _FromEach(Exception):
+    """What the caller's ``each`` raised, carried past the reader's own handling of a bad line."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(error)
+        self.error = error
+
+
 def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = statecheck.DEFAULT,
-         strict: bool = False) -> LogRead:
+         strict: bool = False, each: Callable[[dict], Any] | None = None) -> LogRead:
     """Stream ``file`` in chunks: each complete line through json (YAML for a human's line), checked: the next
     seq, a kind, changes that are places of the state (``shape``), numbers delvebook writes, bounded nesting.
 
     Errors raise StoreError, or with ``collect`` go to ``.errors`` (and reading goes on). ``strict`` (validate)
     also refuses duplicate keys and checks every number and text of every event. A last line cut short by a
     crash (no newline) is not an error: it is noted for the caller to report or set aside. A last line that has
-    its newline but does not read is an error like any other: a crash does not write it."""
+    its newline but does not read is an error like any other: a crash does not write it.
+
+    ``each``, if given, is called with every event read and checked, in order, as it is read (a campaign folds
+    it into its state while it is fresh from the parser, with no second pass over the events); what it raises
+    ends the read and propagates as itself."""
     out = LogRead(file)
     events = out.events
-    add = events.append
+    if each is None:
+        add = events.append
+    else:
+        append = events.append
+
+        def add(event: dict) -> None:
+            append(event)
+            try:
+                each(event)
+            except BaseException as err:  # not to be read as a bad line (a RecursionError is one)
+                raise _FromEach(err) from None
     decode = _decode_strict if strict else _decode
     changes_problem = shape.changes_problem if shape is not None else None
     rolls_problem = statecheck.rolls_problem
@@ -533,9 +555,11 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
                 offset += len(body)
                 out.end, out.lines = offset, lineno
             if carry and out.torn_line is None:
-                _last_line_without_newline(out, carry, file, lineno + 1, offset, seq, shape, fail)
+                _last_line_without_newline(out, carry, file, lineno + 1, offset, seq, shape, fail, add)
         except _StopCollecting:
             out.errors.append(StoreError(f"stopped after {MAX_REPORTED} problems", file))
+        except _FromEach as wrapped:
+            raise wrapped.error from None
         finally:
             if gc_was_on:
                 gc.enable()
@@ -566,7 +590,7 @@ def _looks_torn(line: str) -> bool:
 
 
 def _last_line_without_newline(out: LogRead, carry: bytes, file, lineno: int, offset: int, seq: int,
-                               shape, fail) -> None:
+                               shape, fail, add) -> None:
     """The file ends without a newline: a complete, valid next event is kept (a writer adds the newline); the
     start of a line cut short is a torn tail; anything else is an error (a hand's edit)."""
     try:
@@ -585,7 +609,7 @@ def _last_line_without_newline(out: LogRead, carry: bytes, file, lineno: int, of
                 bad = _BadLine("unreadable")
             else:
                 if event is not None:
-                    out.events.append(event)
+                    add(event)
                 out.add_newline = True
                 out.end, out.lines = offset + len(carry), lineno
                 return
