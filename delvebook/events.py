@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-__all__ = ["apply_changes", "History", "Ledger", "Touched", "replay", "standing", "clone", "get_path",
+__all__ = ["apply_changes", "revert", "History", "Ledger", "Touched", "replay", "standing", "clone", "get_path",
            "EVENT_VERSION", "UNDO", "REDO"]
 
 EVENT_VERSION = 1
@@ -56,13 +56,13 @@ def get_path(state: Any, path: Iterable) -> Any:
 
 
 def apply_changes(state: dict, changes: list) -> list:
-    """Apply ``[path, value]`` changes in order; return the inverse changes (to apply in order): each place's old
-    value, or ``_MISSING`` where the change appended to a list or added a key (applying ``_MISSING`` removes it).
+    """Apply ``[path, value]`` changes in order; return what each place held before, in the changes' order
+    (``_MISSING`` where the change appended to a list or added a key): what ``revert`` puts back.
 
     The one place a change meets the state (replay, play, undo): written as one loop, since a replay runs it for
     every change of the log. The state never shares a container with a change: a list or mapping is copied in."""
-    inverse = []
-    add = inverse.append
+    olds = []
+    add = olds.append
     for path, value in changes:
         node = state
         last = len(path) - 1
@@ -75,22 +75,41 @@ def apply_changes(state: dict, changes: list) -> list:
         if t is dict or t is list or t is tuple:
             value = clone(value)
         if node.__class__ is list:
-            if key == len(node):  # an append (its inverse pops it)
+            if key == len(node):  # an append (taken back by popping it)
                 node.append(value)
-                add((path, _MISSING))
-            elif value is _MISSING:
-                add((path, node.pop(key)))
+                add(_MISSING)
             else:
-                add((path, node[key]))
+                add(node[key])
                 node[key] = value
         else:
-            add((path, node.get(key, _MISSING)))
-            if value is _MISSING:
-                node.pop(key, None)
-            else:
-                node[key] = value
-    inverse.reverse()
-    return inverse
+            add(node.get(key, _MISSING))
+            node[key] = value
+    return olds
+
+
+def revert(state: dict, changes: list, olds: list) -> list:
+    """Take back ``changes``, last first, given ``olds`` (what ``apply_changes`` returned for them): each place
+    holds its old value again, and a place they added is gone. Returns what each place held, in the changes'
+    order. ``olds`` are put back as they are (not copied): they are the state's own again."""
+    taken = [None] * len(olds)
+    i = len(olds) - 1
+    while i >= 0:
+        path = changes[i][0]
+        node = state
+        last = len(path) - 1
+        j = 0
+        while j < last:
+            node = node[path[j]]
+            j += 1
+        key = path[last]
+        old = olds[i]
+        if old is _MISSING:
+            taken[i] = node.pop(key)
+        else:
+            taken[i] = node[key]
+            node[key] = old
+        i -= 1
+    return taken
 
 
 # ---------------------------------------------------------------- what an event touched
@@ -220,19 +239,39 @@ def _apply_noting(state: dict, changes: list, touched: Touched | None) -> list:
     """``apply_changes``, noting each change in ``touched`` as it is applied (None: note nothing)."""
     if touched is None:
         return apply_changes(state, changes)
-    inverse = []
+    olds = []
     for change in changes:
         path, value = change
         touched._note(state, path, value)
-        inverse += apply_changes(state, (change,))
-        touched._noted(path, value, inverse[-1][1])
-    inverse.reverse()
-    return inverse
+        olds += apply_changes(state, (change,))
+        touched._noted(path, value, olds[-1])
+    return olds
+
+
+def _revert_noting(state: dict, changes: list, olds: list, touched: Touched | None) -> None:
+    """``revert``, noting each place put back in ``touched`` (None: note nothing)."""
+    if touched is None:
+        revert(state, changes, olds)
+        return
+    for i in range(len(olds) - 1, -1, -1):
+        path = changes[i][0]
+        touched._note(state, path, olds[i])
+        taken = revert(state, (changes[i],), (olds[i],))
+        touched._noted(path, olds[i], taken[0])
+
+
+def _take_back(state: dict, entry: "_Entry", touched: Touched | None) -> None:
+    """Revert an entry in force; its old values are the state's again, so it keeps none until applied anew."""
+    _revert_noting(state, entry.changes, entry.inverse, touched)
+    entry.inverse = None
 
 
 # ---------------------------------------------------------------- which actions stand
 
 class _Entry:
+    """An action the ledger keeps: its changes, and while it is in force, what its places held before it
+    (``inverse``: ``apply_changes``'s olds, for ``revert``)."""
+
     __slots__ = ("seq", "changes", "inverse", "replaced")
 
     def __init__(self, seq: int, changes: list | None, inverse: list | None, replaced: "_Entry | None"):
@@ -349,14 +388,14 @@ class History:
         state = self.state
         if kind == UNDO:
             entry = self.ledger.undo(event)
-            _apply_noting(state, entry.inverse, touched)
+            _take_back(state, entry, touched)
             if entry.replaced is not None:
                 entry.replaced.inverse = _apply_noting(state, entry.replaced.changes, touched)
             return
         if kind == REDO:
             entry = self.ledger.redo(event)
             if entry.replaced is not None:
-                _apply_noting(state, entry.replaced.inverse, touched)
+                _take_back(state, entry.replaced, touched)
             entry.inverse = _apply_noting(state, entry.changes, touched)
             return
         changes = event.get("changes")
@@ -364,7 +403,7 @@ class History:
             return  # a note or a record that changes nothing
         entry = self.ledger.act(event, changes)
         if entry.replaced is not None:
-            _apply_noting(state, entry.replaced.inverse, touched)
+            _take_back(state, entry.replaced, touched)
         entry.inverse = _apply_noting(state, changes, touched)
 
     def latest_action(self) -> dict | None:

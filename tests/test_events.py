@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from delvebook.events import History, Ledger, replay, standing
+from delvebook.events import History, Ledger, apply_changes, clone, replay, revert, standing
 import delvebook as db
 from delvebook.store import MemoryStore
 from enginekit import Table
@@ -54,6 +54,53 @@ def test_standing_of_any_log_is_what_history_folds(steps):
         except Exception:  # refused: nothing was logged
             pass
     assert standing(t.events)[0] == set(replay(t.setup, t.events).in_force())
+
+
+_VALUES = st.recursive(st.none() | st.integers(-5, 5) | st.text(max_size=3),
+                       lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+                       max_leaves=8)
+
+
+@st.composite
+def _state_and_changes(draw):
+    """A state of lists and mappings, and changes that set, add or append at places it has as each comes."""
+    state = draw(st.dictionaries(st.text(max_size=2), _VALUES, min_size=1, max_size=4))
+    work, changes = clone(state), []
+    for _ in range(draw(st.integers(1, 8))):
+        path, node = [], work  # walk down to some container, then set one of its places or add one
+        while True:
+            keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+            deeper = [k for k in keys if isinstance(node[k], (dict, list))]
+            if not deeper or not draw(st.booleans()):
+                break
+            k = draw(st.sampled_from(deeper))
+            path.append(k)
+            node = node[k]
+        if isinstance(node, list):
+            key = draw(st.integers(0, len(node)))  # len(node): an append
+        else:
+            key = draw(st.sampled_from(list(node) + ["new"]) if node else st.just("new"))
+        change = [path + [key], draw(_VALUES)]
+        apply_changes(work, [change])
+        changes.append(change)
+    return state, changes
+
+
+@settings(max_examples=200, deadline=None)
+@given(_state_and_changes())
+def test_revert_puts_back_exactly_what_apply_changes_changed(case):
+    state, changes = case
+    work = clone(state)
+    olds = apply_changes(work, changes)
+    after = clone(work)
+    taken = revert(work, changes, olds)
+    assert work == state and taken == [value for _, value in changes]
+    # nothing in the state is shared with a change: mutating the changes' values leaves the state alone
+    apply_changes(work, changes)
+    for _, value in changes:
+        if isinstance(value, (dict, list)):
+            value.clear()
+    assert work == after
 
 
 def test_the_events_frame_marks_in_force_what_standing_says(tmp_path):

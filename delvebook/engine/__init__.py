@@ -30,7 +30,7 @@ from typing import Any, Mapping
 import inspect
 
 from ..dice import LuckDie
-from ..events import apply_changes
+from ..events import apply_changes, revert
 from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone, replay
 from ..rules import Rules
 from .base import COMMANDS, Ctx, Overridable, Play, Reader, Refused, command
@@ -132,13 +132,13 @@ class Engine:
         target = self.history.latest_action()
         entry = self.history.done[-1]
         args = dict(target["args"] if args is None else args)
-        redo = apply_changes(self.state, entry.inverse)  # back to just before it
+        revert(self.state, entry.changes, entry.inverse)  # back to just before it
         try:
             meta = {k: target[k] for k in ("v", "at", "session", "encounter", "round") if k in target}
             ctx = self._run(target["kind"], dict(args), rng, faces=faces, recorded=recorded, extra_luck=extra_luck)
             return self._event(seq, target["kind"], args, ctx, meta, replaces=target["seq"], **extra)
         finally:
-            apply_changes(self.state, redo)
+            entry.inverse = apply_changes(self.state, entry.changes)
 
     def decide_on_hit(self, option: str, rng: random.Random, seq: int, faces: Mapping[str, Any] | None = None,
                       hit: int | None = None) -> dict:

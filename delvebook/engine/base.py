@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from ..dice import DiceError, Roll, parse
-from ..events import apply_changes, clone
+from ..events import apply_changes, clone, revert
 from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
@@ -204,7 +204,7 @@ class Ctx(Reader):
         self.recorded = recorded or {}
         self.extra_luck = extra_luck or {}
         self.changes: list = []
-        self._inverse: list = []
+        self._olds: list = []  # what each of ``changes`` replaced (``apply_changes``), for ``rollback``
         self.rolls: dict[str, dict] = {}
         self.roll_objects: dict[str, Roll] = {}
         self.fields: dict[str, Any] = {}
@@ -225,8 +225,9 @@ class Ctx(Reader):
     def set(self, path: list, value: Any) -> None:
         path = list(path)
         value = clone(value)
-        self._inverse.extend(apply_changes(self.state, [(path, value)]))
-        self.changes.append([path, value])
+        change = [path, value]
+        self._olds += apply_changes(self.state, (change,))
+        self.changes.append(change)
 
     def append(self, path: list, value: Any) -> None:
         """Add ``value`` at the end of the list at ``path`` (recorded as one small change)."""
@@ -236,8 +237,8 @@ class Ctx(Reader):
         self.set(list(path) + [len(node)], value)
 
     def rollback(self) -> None:
-        apply_changes(self.state, list(reversed(self._inverse)))
-        self._inverse.clear()
+        revert(self.state, self.changes, self._olds)
+        self._olds.clear()
 
     def out(self, **fields: Any) -> None:
         """Record what happened, in the game's words (shown in the log and read by analysis)."""
