@@ -25,6 +25,7 @@ EVENT_VERSION = 1
 UNDO = "undo"
 REDO = "redo"
 _MISSING = object()
+_CONTAINERS = frozenset({dict, list, tuple})
 _POOLS = frozenset({"xp_pool", "coin_pool", "xp_awarded"})
 
 
@@ -63,26 +64,32 @@ def apply_changes(state: dict, changes: list) -> list:
     every change of the log. The state never shares a container with a change: a list or mapping is copied in."""
     olds = []
     add = olds.append
+    missing, containers = _MISSING, _CONTAINERS
     for path, value in changes:
-        node = state
         last = len(path) - 1
-        i = 0
-        while i < last:  # walk to the place's container without slicing the path
-            node = node[path[i]]
-            i += 1
-        key = path[last]
-        t = value.__class__
-        if t is dict or t is list or t is tuple:
-            value = clone(value)
-        if node.__class__ is list:
-            if key == len(node):  # an append (taken back by popping it)
-                node.append(value)
-                add(_MISSING)
-            else:
-                add(node[key])
-                node[key] = value
+        if last == 1:  # walk to the place's container (the usual depths written out, with no slice of the path)
+            node = state[path[0]]
+        elif last == 2:
+            node = state[path[0]][path[1]]
+        elif last == 0:
+            node = state
         else:
-            add(node.get(key, _MISSING))
+            node = state[path[0]][path[1]]
+            i = 2
+            while i < last:
+                node = node[path[i]]
+                i += 1
+        key = path[last]
+        if value.__class__ in containers:
+            value = clone(value)
+        if node.__class__ is dict:
+            add(node.get(key, missing))
+            node[key] = value
+        elif key == len(node):  # an append to a list (taken back by popping it)
+            node.append(value)
+            add(missing)
+        else:
+            add(node[key])
             node[key] = value
     return olds
 

@@ -417,21 +417,26 @@ class _Record(_Kind):
         return None
 
     def compile(self, shape, compiled):
-        # written out as one function: each field read by name and checked in line (a leaf) or by its kind's
-        # predicate (a record, a list, a mapping); no other key may be there
-        env = {"_required": frozenset(self.required), "_known": frozenset(self.fields), "_MISSING": _ABSENT}
+        # written out as one function: each required field read by name (a missing one is a KeyError) and checked
+        # in line (a leaf) or by its kind's predicate (a record, a list, a mapping). Only a mapping with more keys
+        # than the required ones can hold another: those are asked for (known keys, then each optional field).
+        env = {"_known": frozenset(self.fields)}
         slot: list = []
         compiled[self] = lambda v: slot[0](v)  # a record that holds itself, further in, calls the finished one
         lines = ["def fits(v):",
-                 "    if v.__class__ is not dict: return False",
-                 "    keys = v.keys()",
-                 "    if not (keys >= _required and keys <= _known): return False"]
-        for key, kind in self.fields.items():
-            test = _expr(kind, "x", shape, env, compiled)
-            if key in self.required:
-                lines += [f"    x = v[{key!r}]", f"    if not {test}: return False"]
-            else:
-                lines += [f"    x = v.get({key!r}, _MISSING)", f"    if x is not _MISSING and not {test}: return False"]
+                 "    if v.__class__ is not dict: return False"]
+        if self.required:
+            lines.append("    try:")
+            for key in self.required:
+                test = _expr(self.fields[key], "x", shape, env, compiled)
+                lines += [f"        x = v[{key!r}]", f"        if not {test}: return False"]
+            lines += ["    except KeyError:", "        return False"]
+        optional = [key for key in self.fields if key not in self.required]
+        lines.append(f"    if len(v) != {len(self.required)}:")
+        lines.append("        if not v.keys() <= _known: return False")
+        for key in optional:
+            test = _expr(self.fields[key], "x", shape, env, compiled)
+            lines += [f"        if {key!r} in v:", f"            x = v[{key!r}]", f"            if not {test}: return False"]
         lines.append("    return True")
         fits = _build("\n".join(lines), env, "fits")
         slot.append(fits)
@@ -531,7 +536,8 @@ _ABSENT = object()
 def _build(source: str, env: dict, name: str | None = None) -> Any:
     """The function that ``source`` (a lambda, or a ``def`` of ``name``) defines, with ``env``'s names: the
     predicates are written out from the table, so a value is checked with no call per field."""
-    scope = {"__builtins__": {"len": len, "int": int, "str": str, "dict": dict, "list": list, "bool": bool},
+    scope = {"__builtins__": {"len": len, "int": int, "str": str, "dict": dict, "list": list, "bool": bool,
+                              "tuple": tuple, "KeyError": KeyError},
              **env}
     if name is None:
         return eval(source, scope)
@@ -548,6 +554,8 @@ def _expr(kind: _Kind, x: str, shape: "Shape", env: dict, compiled: dict) -> str
         return _leaf_expr(kind.name, x, shape, env)
     name = f"_fits{len(env)}"
     env[name] = _fits(kind, shape, compiled)
+    if isinstance(kind, (_List, _Map)):  # an empty one fits, with no call
+        return f"(({x}.__class__ is {'list' if isinstance(kind, _List) else 'dict'} and not {x}) or {name}({x}))"
     return f"{name}({x})"
 
 
@@ -561,18 +569,18 @@ def _leaf_expr(name: str, x: str, shape: "Shape", env: dict) -> str:
                 f"and ({x}.isascii() or not _search({x})))")
     bounds = {"int": (-MAX_INT, MAX_INT), "count": (0, MAX_INT), "posint": (1, MAX_INT),
               "hearts": (shape.hearts_floor, MAX_INT), "level": (1, shape.level_cap)}.get(name)
-    if bounds is not None:
-        lo, hi = f"_lo_{name}", f"_hi_{name}"
-        env[lo], env[hi] = bounds
+    if bounds is not None:  # the bounds written in as numbers
+        lo, hi = (int(b) for b in bounds)
         return f"({x}.__class__ is int and {lo} <= {x} <= {hi})"
     if name == "bool":
         return f"({x} is True or {x} is False)"
     if name in ("status", "side"):
-        env[f"_{name}es"] = _STATUSES if name == "status" else _SIDES
-        return f"({x}.__class__ is str and {x} in _{name}es)"
+        return f"({x}.__class__ is str and {x} in {_STATUSES if name == 'status' else _SIDES!r})"
     if name == "dice":  # notation is read once: _plan keeps what it found for each text (bad notation: a message)
-        env["_dice_ok"] = _dice_ok
-        return f"_dice_ok({x})"
+        env["_dice_ok"], env["_plans_get"] = _dice_ok, _PLANS.get
+        # plain notation read before (a plan): no call; anything else (a number, keep, new or bad notation) asks
+        return (f"(({x}.__class__ is str and len({x}) <= {MAX_NAME} and _plans_get({x}).__class__ is tuple) "
+                f"or _dice_ok({x}))")
     if name == "any":
         env["_any_ok"] = _any_ok
         return f"_any_ok({x})"
