@@ -128,6 +128,20 @@ def test_item_9_a_bad_line_is_one_error_naming_it_in_validate_and_in_open(keep, 
     assert info.value.line == 2 and says in info.value.reason
 
 
+def test_item_9_changes_nested_too_deep_are_refused_by_the_shape_and_by_the_depth_guard_without_it(keep):
+    # the reader's depth guard leaves an event's changes to the shape's check when one follows (no place of the
+    # state nests 64 deep): both refuse such a line, naming it
+    from delvebook.store import log
+    deep = "[" * 70 + "]" * 70
+    with_lines(keep, NOTE.format(kind="rest", path='["delvers", "Wren", "pending_choices"]', value=deep))
+    with pytest.raises(StoreError) as info:
+        db.Campaign.open(keep, read_only=True)
+    assert info.value.line == 2 and info.value.field == "changes[0]" and "nested more than 16" in info.value.reason
+    with pytest.raises(StoreError) as info:
+        log.scan(keep / "log.yaml", shape=None)
+    assert info.value.line == 2 and "nested more than 64 levels deep" in info.value.reason
+
+
 def test_item_9_a_log_that_reads_but_does_not_replay_opened_for_writing_names_its_line_and_changes_nothing(keep):
     # the open folds each event as it reads it; one that does not fit the state before it ends the read, and the
     # log is read again to say where: the same error as a read-only open, the lock let go, the file untouched

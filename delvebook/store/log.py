@@ -113,8 +113,12 @@ _decode, _decode_strict = _DECODER.scan_once, _DECODER_STRICT.scan_once
 _TRAILING = re.compile(r"[ \t\n\r]*")  # what json.loads allows after the value (json.decoder.WHITESPACE)
 
 
-def _too_deep(value: Any) -> bool:
-    """Lists and mappings nested ``MAX_DEPTH`` or more levels inside an event (iterative: any input is safe)."""
+def _too_deep(value: Any, but: str | None = None) -> bool:
+    """Lists and mappings nested ``MAX_DEPTH`` or more levels inside an event (iterative: any input is safe),
+    leaving out its field ``but`` (its changes, when the shape's check of them follows: no place of the state
+    nests that deep, and a value that does is refused there)."""
+    if but is not None and value.__class__ is dict and but in value:
+        value = [v for k, v in value.items() if k != but]
     stack = [(value, 0)]
     while stack:
         v, depth = stack.pop()
@@ -270,10 +274,12 @@ def encode_event(event: Any, seq: int, shape: statecheck.Shape | None = stateche
     return line
 
 
-def _fast(line: str, decode=_decode, openers: int | None = None) -> dict | None:
+def _fast(line: str, decode=_decode, openers: int | None = None, changes_checked: bool = False) -> dict | None:
     """A ``- {json}`` line through json, or None to let the YAML loader try. Raises _BadLine for JSON that no
     delvebook writes (NaN, infinity, nesting too deep). ``decode`` is a decoder's scanner (``_decode``);
-    ``openers``, the line's ``[`` and ``{`` if the caller counted them (nesting needs one for each level)."""
+    ``openers``, the line's ``[`` and ``{`` if the caller counted them (nesting needs one for each level);
+    ``changes_checked``: the caller checks the event's changes against the state's shape (which bounds their
+    nesting), so the walk for nesting leaves them out."""
     try:
         event, end = decode(line, 2)
     except _Refuse as err:
@@ -288,7 +294,7 @@ def _fast(line: str, decode=_decode, openers: int | None = None) -> dict | None:
         return None
     if openers is None:
         openers = line.count("[") + line.count("{")
-    if openers > MAX_DEPTH and _too_deep(event):
+    if openers > MAX_DEPTH and _too_deep(event, "changes" if changes_checked else None):
         raise _BadLine(f"nested more than {MAX_DEPTH} levels deep", parsed=True)
     return event
 
@@ -427,6 +433,7 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
                 raise _FromEach(err) from None
     decode = _decode_strict if strict else _decode
     changes_problem = shape.changes_problem if shape is not None else None
+    checked = changes_problem is not None  # (so the depth guard may leave an event's changes to the shape)
     rolls_problem = statecheck.rolls_problem
     current = FORMAT_VERSION
     seq = 0
@@ -493,7 +500,7 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
                     event = None
                     try:
                         if line.startswith("- {"):
-                            event = _fast(line, decode, len(opened))
+                            event = _fast(line, decode, len(opened), checked)
                             if event is not None and not strict:
                                 # the fast path: the next seq, a kind, no "v" or today's, changes that fit the
                                 # state (the writer's own lines)
