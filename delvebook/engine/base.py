@@ -229,6 +229,20 @@ class Ctx(Reader):
         self._olds += apply_changes(self.state, (change,))
         self.changes.append(change)
 
+    def update(self, path: list, new: dict) -> None:
+        """Make the mapping at ``path`` (a delver's sheet) ``new``, recorded as one change for each field that
+        differs, so that the event says what it changed (not the whole sheet again); as one change of the
+        whole mapping when a field of it is gone."""
+        node = self.state
+        for key in path:
+            node = node[key]
+        if node.__class__ is not dict or any(k not in new for k in node):
+            self.set(path, new)
+            return
+        for k, v in new.items():
+            if k not in node or node[k] != v:
+                self.set([*path, k], v)
+
     def append(self, path: list, value: Any) -> None:
         """Add ``value`` at the end of the list at ``path`` (recorded as one small change)."""
         node = self.state

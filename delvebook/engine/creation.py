@@ -242,7 +242,7 @@ def choose(ctx: Ctx, who: str, choice: str, option: str) -> None:
     else:
         opt_id, opt = _pick_option(ctx, who, choice, spec, option)
         _apply_option(ctx, delver, choice, opt_id, opt)
-    ctx.set(["delvers", who], delver)
+    ctx.update(["delvers", who], delver)
     ctx.out(who=who, choice=choice, option=option)
 
 
@@ -257,5 +257,5 @@ def level_up(ctx: Ctx, who: str) -> None:
         ctx.refuse(f"{who} is level {d['level']}: the highest level is {cap}")
     delver = clone(d)
     result = level_up_in(ctx, delver)
-    ctx.set(["delvers", who], delver)
+    ctx.update(["delvers", who], delver)
     ctx.out(who=who, level_ups=[result])

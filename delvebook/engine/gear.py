@@ -266,7 +266,7 @@ def give(ctx: Ctx, who: str, item: Any, count: int = 1, **details: Any) -> None:
     weapons, armor, other, name = _found(ctx, item, count, details)
     delver = clone(d)
     add_to_sheet(delver, weapons, armor, other)
-    ctx.set(["delvers", who], delver)
+    ctx.update(["delvers", who], delver)
     ctx.out(who=who, item=item if isinstance(item, str) else name, name=name, count=count,
             weapons=[w["name"] for w in weapons], armor=[a["name"] for a in armor],
             items=[it["name"] for it in other])
@@ -328,7 +328,7 @@ def take(ctx: Ctx, who: str, item: Any, count: int = 1, to: str | None = None) -
     """The keeper takes gear off a delver's sheet (lost, broken, stolen), or hands it to another delver (``to``:
     looting a fallen friend's pack); armor leaves its wearer's bonus behind and takes its new wearer's."""
     delver, what, removed = _remove(ctx, who, item, count, "take")
-    ctx.set(["delvers", who], delver)
+    ctx.update(["delvers", who], delver)
     if to is not None:
         other = ctx.delver(to)
         if to == who:
@@ -338,7 +338,7 @@ def take(ctx: Ctx, who: str, item: Any, count: int = 1, to: str | None = None) -
         receiver = clone(other)
         add_to_sheet(receiver, *([removed, [], []] if what["kind"] == "weapons" else
                                   [[], removed, []] if what["kind"] == "armor" else [[], [], removed]))
-        ctx.set(["delvers", to], receiver)
+        ctx.update(["delvers", to], receiver)
     ctx.out(who=who, item=item if isinstance(item, str) else None, count=count, to=to,
             taken=[e["name"] for e in removed])
 
@@ -347,5 +347,5 @@ def take(ctx: Ctx, who: str, item: Any, count: int = 1, to: str | None = None) -
 def drop(ctx: Ctx, who: str, item: Any, count: int = 1) -> None:
     """A delver drops gear (a thrown dagger that is lost, a broken shield): it leaves the sheet."""
     delver, what, removed = _remove(ctx, who, item, count, "drop")
-    ctx.set(["delvers", who], delver)
+    ctx.update(["delvers", who], delver)
     ctx.out(who=who, item=item if isinstance(item, str) else None, count=count, dropped=[e["name"] for e in removed])

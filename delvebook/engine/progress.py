@@ -95,7 +95,7 @@ def award(ctx: Ctx, amount: int, reason: str, source: str) -> None:
                 delver["xp"] = xp
                 while delver["level"] < ctx.rules.level_cap and ctx.rules.level_for_xp(xp) > delver["level"]:
                     level_ups.append(level_up_in(ctx, delver))
-                ctx.set(["delvers", name], delver)
+                ctx.update(["delvers", name], delver)
             else:
                 ctx.set(["delvers", name, "xp"], xp)
             shares[name] = share
@@ -235,5 +235,5 @@ def buy(ctx: Ctx, who: str, item: str, count: int = 1) -> None:
     delver["purse"] -= cost
     w, a, o = items_to_gear(ctx, [{"item": item, "count": count * bundle if bundle > 1 else count}])
     add_to_sheet(delver, w, a, o)  # armor fitted to its wearer (an Armorer's bonus); arrows join the quiver
-    ctx.set(["delvers", who], delver)
+    ctx.update(["delvers", who], delver)
     ctx.out(who=who, item=item, count=count * bundle, talons=cost)
