@@ -225,7 +225,7 @@ class Campaign:
 
     @classmethod
     def _from_store(cls, store, read_only: bool, folding: "_Folding | None" = None) -> "Campaign":
-        if folding is not None and folding.history is not None:  # folded as the store read the log
+        if folding is not None:  # folded as the store read the log
             rules, setup, history = folding.rules, folding.setup, folding.history
         else:
             rules = rules_for(store.campaign)
@@ -233,7 +233,7 @@ class Campaign:
             history = None
         try:
             engine = Engine(rules, setup, store.events, history=history)
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError):
+        except _NOT_REPLAYED:
             raise _replay_error(store, rules, setup) from None
         from .statecheck import shape_for
         if shape_for(rules).state_problems(engine.state):
@@ -795,8 +795,8 @@ class _DoesNotReplay(Exception):
 
 class _Folding:
     """The fold of a log into the state as the store reads it (``CampaignStore.open``'s ``fold``): one pass over
-    the events, each folded while it is fresh from the parser. ``history`` is None until the campaign file is
-    read."""
+    the events, each folded while it is fresh from the parser (``start`` is called once the campaign file is
+    read)."""
 
     def __init__(self) -> None:
         self.rules = self.setup = self.history = None
@@ -1089,7 +1089,7 @@ def _replay_error(store, rules, setup):
         before = clone(history.state)
         try:
             history.apply(event)
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError) as err:
+        except _NOT_REPLAYED as err:
             field, reason = _why_not_applied(before, event, err, apply_changes)
             return StoreError(reason, file, _line_of(store, event), field)
         problems = shape.state_problems(history.state)

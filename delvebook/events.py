@@ -25,7 +25,6 @@ EVENT_VERSION = 1
 UNDO = "undo"
 REDO = "redo"
 _MISSING = object()
-_CONTAINERS = frozenset({dict, list, tuple})
 _POOLS = frozenset({"xp_pool", "coin_pool", "xp_awarded"})
 
 
@@ -64,30 +63,23 @@ def apply_changes(state: dict, changes: list) -> list:
     every change of the log. The state never shares a container with a change: a list or mapping is copied in."""
     olds = []
     add = olds.append
-    missing, containers = _MISSING, _CONTAINERS
     for path, value in changes:
+        node = state
         last = len(path) - 1
-        if last == 1:  # walk to the place's container (the usual depths written out, with no slice of the path)
-            node = state[path[0]]
-        elif last == 2:
-            node = state[path[0]][path[1]]
-        elif last == 0:
-            node = state
-        else:
-            node = state[path[0]][path[1]]
-            i = 2
-            while i < last:
-                node = node[path[i]]
-                i += 1
+        i = 0
+        while i < last:  # walk to the place's container without slicing the path
+            node = node[path[i]]
+            i += 1
         key = path[last]
-        if value.__class__ in containers:
+        t = value.__class__
+        if t is dict or t is list or t is tuple:
             value = clone(value)
         if node.__class__ is dict:
-            add(node.get(key, missing))
+            add(node.get(key, _MISSING))
             node[key] = value
         elif key == len(node):  # an append to a list (taken back by popping it)
             node.append(value)
-            add(missing)
+            add(_MISSING)
         else:
             add(node[key])
             node[key] = value
@@ -99,23 +91,15 @@ def revert(state: dict, changes: list, olds: list) -> list:
     holds its old value again, and a place they added is gone. Returns what each place held, in the changes'
     order. ``olds`` are put back as they are (not copied): they are the state's own again."""
     taken = [None] * len(olds)
-    i = len(olds) - 1
-    while i >= 0:
+    for i in range(len(olds) - 1, -1, -1):
         path = changes[i][0]
-        node = state
-        last = len(path) - 1
-        j = 0
-        while j < last:
-            node = node[path[j]]
-            j += 1
-        key = path[last]
+        node = get_path(state, path[:-1])
         old = olds[i]
         if old is _MISSING:
-            taken[i] = node.pop(key)
+            taken[i] = node.pop(path[-1])
         else:
-            taken[i] = node[key]
-            node[key] = old
-        i -= 1
+            taken[i] = node[path[-1]]
+            node[path[-1]] = old
     return taken
 
 

@@ -530,9 +530,6 @@ def _fits(kind: _Kind, shape: "Shape", compiled: dict) -> Any:
     return f
 
 
-_ABSENT = object()
-
-
 def _build(source: str, env: dict, name: str | None = None) -> Any:
     """The function that ``source`` (a lambda, or a ``def`` of ``name``) defines, with ``env``'s names: the
     predicates are written out from the table, so a value is checked with no call per field."""

@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from ..dice import DiceError, Roll, parse
-from ..events import apply_changes, clone, revert
+from ..events import apply_changes, clone, get_path, revert
 from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
@@ -233,9 +233,7 @@ class Ctx(Reader):
         """Make the mapping at ``path`` (a delver's sheet) ``new``, recorded as one change for each field that
         differs, so that the event says what it changed (not the whole sheet again); as one change of the
         whole mapping when a field of it is gone."""
-        node = self.state
-        for key in path:
-            node = node[key]
+        node = get_path(self.state, path)
         if node.__class__ is not dict or any(k not in new for k in node):
             self.set(path, new)
             return
