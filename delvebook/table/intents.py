@@ -17,7 +17,7 @@ from ..engine import Overridable, Refused
 from ..model import is_dead
 from .view import PANELS, UI, asked_of, turn_key
 
-__all__ = ["perform", "FormError", "INTENTS", "UI_INTENTS"]
+__all__ = ["perform", "FormError", "INTENTS", "UI_INTENTS", "FIELDS", "check_shape"]
 
 
 class FormError(ValueError):
@@ -497,9 +497,10 @@ def _keeper_override(camp, ui, i):
     """The refused intent again, with the keeper's reason: the engine waives what it refused and records why."""
     inner = i.get("intent") or {}
     reason = _text(_args(i).get("keeper_override")) or "the keeper's call"
-    handler = INTENTS.get(inner.get("do"))
+    handler = INTENTS.get(inner.get("do")) if isinstance(inner.get("do"), str) else None
     if handler is None or inner.get("do") in UI_INTENTS or inner.get("do") == "override":
         raise FormError("there is nothing to override")
+    check_shape(inner)
     return handler(camp, ui, {**inner, "keeper_override": reason})
 
 
@@ -518,23 +519,72 @@ def _ask(ui: UI, i: Mapping, text: str, yes: str, no: str) -> None:
 
 ERRORS = (Refused, DiceError, FormError, KeyError, LookupError)
 
+_NAME, _NUMBER, _LIST, _FIELDS, _FLAG = "a name", "a whole number", "a list of names", "a set of fields", "yes or no"
+FIELDS: dict[str, str] = {
+    **dict.fromkeys(("who", "player", "attacker", "weapon", "skill", "ability", "spell", "via", "choice", "option",
+                     "roll", "panel", "name", "vs", "prepared", "first", "foe", "item", "keeper_override"), _NAME),
+    **dict.fromkeys(("seq", "sign", "minutes", "hours", "hit"), _NUMBER),
+    "order": _LIST, "keep": _LIST, "args": _FIELDS, "intent": _FIELDS, "confirmed": _FLAG,
+}
+"""What each field a click carries at the top of its intent must be. ``target`` (a name, or the target number) and
+``id`` (a form's name, or a condition's number) are a name or a number; ``value`` (an attack option) any one value;
+a form's fields (``args``) each one value or a list of them."""
+
+_SCALAR = (str, int, float, bool, type(None))
+
+
+def _fits(value: Any, kind: str) -> bool:
+    if value is None:
+        return True
+    if kind == _NAME:
+        return isinstance(value, str)
+    if kind == _NUMBER:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == _LIST:
+        return isinstance(value, list) and all(isinstance(x, str) for x in value)
+    if kind == _FIELDS:
+        return isinstance(value, Mapping)
+    return isinstance(value, bool)
+
+
+def check_shape(i: Mapping) -> None:
+    """Refuse (``FormError``) an intent whose fields are not what a click sends: a forged or garbled message is
+    said next to the click and changes nothing, instead of reaching a handler or the UI state."""
+    for key, value in i.items():
+        kind = FIELDS.get(key)
+        if kind is not None and not _fits(value, kind):
+            raise FormError(f"the click sent {key!r} as {type(value).__name__}, not {kind}: nothing was done")
+        if key in ("target", "id") and (isinstance(value, bool) or not isinstance(value, (str, int, type(None)))):
+            raise FormError(f"the click sent {key!r} as {type(value).__name__}, not a name or a number: nothing "
+                            "was done")
+        if key == "value" and not isinstance(value, _SCALAR):
+            raise FormError(f"the click sent 'value' as {type(value).__name__}, not one value: nothing was done")
+    for key, value in (i.get("args") or {}).items():
+        if not isinstance(key, str) or not (isinstance(value, _SCALAR) or isinstance(value, list)
+                                            and all(isinstance(x, _SCALAR) for x in value)):
+            raise FormError(f"the form sent {key!r} as {type(value).__name__}, not what a field holds: nothing "
+                            "was done")
+
 
 def perform(camp, ui: UI, i: Mapping) -> Any:
     """Do what ``i`` asks: the campaign call it means, or a change of the UI state. Returns the Outcome (or
     None); a refusal is left in ``ui.refusal`` with where it came from, and changes nothing."""
     kind = i.get("do") if isinstance(i, Mapping) else None
-    handler = INTENTS.get(kind)
+    handler = INTENTS.get(kind) if isinstance(kind, str) else None
     where = (i.get("where") if isinstance(i, Mapping) else None) or kind
+    if not isinstance(where, str):
+        where = None
     ui.refusal = None
     if kind != "dismiss":
         ui.confirm = None
     if handler is None:
-        ui.refusal = {"text": f"the table has no action {kind!r}", "where": where}
+        ui.refusal = {"text": f"the table has no action {str(kind)[:40]!r}", "where": where}
         return None
     if ui.mode != "keeper" and kind not in UI_INTENTS:
         ui.refusal = {"text": "the players' screen is read-only", "where": where}
         return None
     try:
+        check_shape(i)
         out = handler(camp, ui, i)
     except ERRORS as err:
         text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
