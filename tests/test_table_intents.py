@@ -26,6 +26,8 @@ WRONG = {  # for each kind of field, values a click never sends in it
     "a list of names": ["Wren", [1], {"Wren": 1}],
     "a set of fields": ["x", ["x"]],
     "yes or no": ["yes", 1],
+    "a name or a number": [["x"], True, 2.5],
+    "one value": [[2], {"x": 1}],
 }
 
 

@@ -17,7 +17,7 @@ from ..engine import Overridable, Refused
 from ..model import is_dead
 from .view import PANELS, UI, asked_of, turn_key
 
-__all__ = ["perform", "FormError", "INTENTS", "UI_INTENTS", "FIELDS", "check_shape"]
+__all__ = ["perform", "FormError", "INTENTS", "UI_INTENTS", "FIELDS", "SHAPES", "check_shape"]
 
 
 class FormError(ValueError):
@@ -519,32 +519,33 @@ def _ask(ui: UI, i: Mapping, text: str, yes: str, no: str) -> None:
 
 ERRORS = (Refused, DiceError, FormError, KeyError, LookupError)
 
-_NAME, _NUMBER, _LIST, _FIELDS, _FLAG = "a name", "a whole number", "a list of names", "a set of fields", "yes or no"
-FIELDS: dict[str, str] = {
-    **dict.fromkeys(("who", "player", "attacker", "weapon", "skill", "ability", "spell", "via", "choice", "option",
-                     "roll", "panel", "name", "vs", "prepared", "first", "foe", "item", "keeper_override"), _NAME),
-    **dict.fromkeys(("seq", "sign", "minutes", "hours", "hit"), _NUMBER),
-    "order": _LIST, "keep": _LIST, "args": _FIELDS, "intent": _FIELDS, "confirmed": _FLAG,
-}
-"""What each field a click carries at the top of its intent must be. ``target`` (a name, or the target number) and
-``id`` (a form's name, or a condition's number) are a name or a number; ``value`` (an attack option) any one value;
-a form's fields (``args``) each one value or a list of them."""
-
 _SCALAR = (str, int, float, bool, type(None))
 
 
-def _fits(value: Any, kind: str) -> bool:
-    if value is None:
-        return True
-    if kind == _NAME:
-        return isinstance(value, str)
-    if kind == _NUMBER:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == _LIST:
-        return isinstance(value, list) and all(isinstance(x, str) for x in value)
-    if kind == _FIELDS:
-        return isinstance(value, Mapping)
-    return isinstance(value, bool)
+def _number(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+SHAPES: dict[str, Callable[[Any], bool]] = {
+    "a name": lambda v: isinstance(v, str),
+    "a whole number": _number,
+    "a name or a number": lambda v: isinstance(v, str) or _number(v),
+    "one value": lambda v: isinstance(v, _SCALAR),
+    "a list of names": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "a set of fields": lambda v: isinstance(v, Mapping),
+    "yes or no": lambda v: isinstance(v, bool),
+}
+FIELDS: dict[str, str] = {
+    **dict.fromkeys(("who", "player", "attacker", "skill", "ability", "spell", "via", "choice", "option",
+                     "roll", "panel", "name", "vs", "prepared", "first", "foe", "item", "keeper_override"), "a name"),
+    **dict.fromkeys(("seq", "sign", "minutes", "hours", "hit"), "a whole number"),
+    **dict.fromkeys(("target", "id", "weapon"), "a name or a number"),  # the target number, a condition, a slot
+    "value": "one value",  # an attack option: a flag, a number or a bonus
+    "order": "a list of names", "keep": "a list of names", "args": "a set of fields", "intent": "a set of fields",
+    "confirmed": "yes or no",
+}
+"""What each field a click carries at the top of its intent must be when it is there (a form's fields, ``args``,
+each one value or a list of them)."""
 
 
 def check_shape(i: Mapping) -> None:
@@ -552,13 +553,8 @@ def check_shape(i: Mapping) -> None:
     said next to the click and changes nothing, instead of reaching a handler or the UI state."""
     for key, value in i.items():
         kind = FIELDS.get(key)
-        if kind is not None and not _fits(value, kind):
+        if kind is not None and value is not None and not SHAPES[kind](value):
             raise FormError(f"the click sent {key!r} as {type(value).__name__}, not {kind}: nothing was done")
-        if key in ("target", "id") and (isinstance(value, bool) or not isinstance(value, (str, int, type(None)))):
-            raise FormError(f"the click sent {key!r} as {type(value).__name__}, not a name or a number: nothing "
-                            "was done")
-        if key == "value" and not isinstance(value, _SCALAR):
-            raise FormError(f"the click sent 'value' as {type(value).__name__}, not one value: nothing was done")
     for key, value in (i.get("args") or {}).items():
         if not isinstance(key, str) or not (isinstance(value, _SCALAR) or isinstance(value, list)
                                             and all(isinstance(x, _SCALAR) for x in value)):
