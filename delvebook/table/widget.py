@@ -21,6 +21,7 @@ import anywidget
 import traitlets
 
 from .intents import perform
+from .slot import PLAIN
 from .view import UI, table_view
 
 __all__ = ["Table"]
@@ -73,6 +74,11 @@ class Table(anywidget.AnyWidget):
         self.on_msg(self._on_msg)
         camp.listeners.append(_listener(self))
         self.refresh()
+
+    def __repr__(self) -> str:  # the text a notebook keeps beside the widget, shown where widgets are not drawn
+        if self.ui.scope == "table" and self.ui.mode == "keeper":
+            return PLAIN
+        return f"The keeper's table ({self.ui.mode}, {self.ui.scope}): it shows in JupyterLab when this cell runs."
 
     def refresh(self) -> None:
         """Compute the view model from the campaign as it stands and send it (one message)."""
