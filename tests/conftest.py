@@ -226,8 +226,10 @@ def run_all_cells(page, lab_server, notebook: str):
     page.wait_for_function(
         """() => {
             if (document.querySelector('.jp-Dialog, .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')) return true;
-            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
-            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+            // a cell's count is in its input prompt, or under its output when its code is folded away
+            const prompts = [...document.querySelectorAll('.jp-CodeCell')].map(c =>
+                c.querySelector('.jp-InputArea-prompt') || c.querySelector('.jp-OutputArea-prompt'));
+            return prompts.length > 0 && prompts.every(p => p && /\\[\\d+\\]/.test(p.textContent));
         }"""
     )
     dialogs = page.locator(".jp-Dialog").all_inner_texts()
