@@ -706,8 +706,11 @@ function mount(model, el) {
   model.on("change:view", onView);
   model.on("msg:custom", onCustom);
   draw();
-  post({ type: "hello" });  // a live table answers at once; a saved picture of one never does
-  const waiting = setTimeout(() => { if (!live) { alone = "picture"; draw(); } }, 4000);
+  // the keeper's table asks whether a kernel runs it: a live one answers at once, a saved picture never does (the
+  // players' screen sends nothing back, and has nothing to say about a kernel)
+  const keeperTable = (model.get("view") || {}).mode !== "players";
+  if (keeperTable) post({ type: "hello" });
+  const waiting = keeperTable ? setTimeout(() => { if (!live) { alone = "picture"; draw(); } }, 4000) : null;
   return () => {
     clearTimeout(waiting);
     model.off("change:view", onView);
