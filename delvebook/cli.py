@@ -103,19 +103,11 @@ def _say_if_held(play: Path) -> None:
 
 
 def _trust_table_notebook(notebook: Path) -> None:
-    """Sign the table notebook as Jupyter's own ``jupyter trust`` does, when it holds nothing a browser would run but
-    the table's slot (``delvebook.table.slot``): JupyterLab then draws its saved table output, which finds the live
-    table after a reload with no save. A notebook with anything else in it is left to JupyterLab's trust as ever."""
+    """Trust the table notebook while it holds only the table's slot (``delvebook.table.slot.trust``), so a page
+    reloaded before a save draws the live table; said in one line when it cannot."""
     try:
-        import json
-
-        from nbformat import reads
-        from nbformat.sign import NotebookNotary
-
-        from delvebook.table.slot import only_stamped
-        text = notebook.read_text(encoding="utf-8")
-        if only_stamped(json.loads(text)):
-            NotebookNotary().sign(reads(text, as_version=4))
+        from delvebook.table.slot import trust
+        trust(notebook)
     except Exception as err:  # noqa: BLE001  (trust is a convenience: JupyterLab opens the notebook regardless)
         print(f"delvebook lab: note: the table notebook is not trusted ({type(err).__name__}: {err}); a reload "
               "before it is saved shows the line that says how to open the table", file=sys.stderr)

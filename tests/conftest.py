@@ -198,6 +198,22 @@ def lab_server(tmp_path_factory):
         server.stop()
 
 
+@pytest.fixture(scope="module")
+def keeper_lab(tmp_path_factory):
+    """A JupyterLab started as a keeper starts it, ``delvebook lab``, for one test module (which may restart it);
+    its config, runtime files and workspaces live in a temporary folder."""
+    try:
+        import jupyterlab  # noqa: F401
+    except ImportError as err:
+        cannot_run(f"jupyterlab is not installed ({err}); run `make test`")
+    server = LabServer(tmp_path_factory.mktemp("keeperlab"), keeper=True)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
 ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 
 

@@ -16,7 +16,7 @@ import pytest
 
 import delvebook as db
 
-from conftest import LabServer, cannot_run, start_run_all
+from conftest import start_run_all
 from test_table_browser import NOTEBOOK, Keeper
 
 pytestmark = pytest.mark.browser
@@ -88,22 +88,6 @@ CONTRAST = """root => {
     }
     return worst.sort((a, b) => a[0] - b[0]).slice(0, 8);
 }"""
-
-
-@pytest.fixture(scope="module")
-def keeper_lab(tmp_path_factory):
-    """JupyterLab as a keeper starts it: ``delvebook lab`` (its config, runtime files and workspaces in a
-    temporary folder)."""
-    try:
-        import jupyterlab  # noqa: F401
-    except ImportError as err:
-        cannot_run(f"jupyterlab is not installed ({err}); run `make test`")
-    server = LabServer(tmp_path_factory.mktemp("keeperlab"), keeper=True)
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
 
 
 def nothing_cut(k: Keeper, where: str) -> None:

@@ -17,27 +17,13 @@ import time
 import nbformat
 import pytest
 
-from conftest import LabServer, cannot_run, start_run_all
+from conftest import start_run_all
 from test_table_browser import NOTEBOOK, PLAY, Keeper, save_notebook
 
 pytestmark = pytest.mark.browser
 
 W, H = 1366, 768
 STANDIN = "The keeper's table opens when this cell runs"
-
-
-@pytest.fixture
-def keeper_lab(tmp_path_factory):
-    try:
-        import jupyterlab  # noqa: F401
-    except ImportError as err:
-        cannot_run(f"jupyterlab is not installed ({err}); run `make test`")
-    server = LabServer(tmp_path_factory.mktemp("reloadlab"), keeper=True)
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
 
 
 def f5(page, k: Keeper) -> float:

@@ -6,7 +6,8 @@ and ``roll(camp, outcome)`` show one part alone in a cell, live. The campaign fi
 ``_ipython_display_``, in ``delvebook.campaign``).
 
 - ``view``: ``table_view(camp, ui) -> dict``, the view model (pure Python, tested without a browser);
-- ``intents``: a click's intent -> one campaign call (``perform``);
+- ``intents``: a click's intent -> one campaign call (``perform``); ``shape``: what a click's message must be;
+- ``slot``: the table's place in the table notebook (a reload with no save finds the live table there);
 - ``words``: an event told in the game's words;
 - ``widget``: the anywidget whose ES module and CSS (``static/``) draw the view model.
 

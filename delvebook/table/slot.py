@@ -18,9 +18,11 @@ nothing else a browser would run (``delvebook lab`` trusts the table notebook on
 from __future__ import annotations
 
 import copy
+import json
+import os
 from typing import Any
 
-__all__ = ["SLOT", "STANDIN", "PLAIN", "output", "widget_state", "stamp", "only_stamped", "table_cell"]
+__all__ = ["SLOT", "STANDIN", "PLAIN", "output", "widget_state", "stamp", "only_stamped", "table_cell", "trust"]
 
 SLOT = "delvebook-table"
 """The model id of the table in the table notebook (its output names it; the kernel's table takes it)."""
@@ -100,3 +102,18 @@ def only_stamped(nb: dict) -> bool:
     widgets = (nb.get("metadata") or {}).get("widgets")
     return widgets is None or widgets == widget_state()
 
+
+
+def trust(notebook: str | os.PathLike) -> bool:
+    """Sign the notebook as Jupyter's own ``jupyter trust`` does (nbformat's notary, in this Jupyter's data folder)
+    when it holds nothing a browser would run but the table's slot (``only_stamped``): JupyterLab then draws its
+    saved table output, which finds the live table after a reload with no save. Anything else in it is left to
+    JupyterLab's trust as ever (False)."""
+    from nbformat import reads
+    from nbformat.sign import NotebookNotary
+    with open(notebook, encoding="utf-8") as f:
+        text = f.read()
+    if not only_stamped(json.loads(text)):
+        return False
+    NotebookNotary().sign(reads(text, as_version=4))
+    return True
