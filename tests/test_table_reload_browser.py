@@ -7,7 +7,9 @@
   found"; one plain line says how to open the table, and that one click (the toolbar's Run) brings it back as play
   left it;
 - a second kernel opening the same campaign for play gets one plain sentence (who holds it, how to watch it
-  read-only, how to take it over), not a traceback.
+  read-only, how to take it over), not a traceback;
+- a notebook saved with a picture of a table (JupyterLab's widget-state saving) says, opened where no kernel runs
+  it, that it is a picture and how to open the table, in one line.
 """
 from __future__ import annotations
 
@@ -132,3 +134,48 @@ def test_the_table_comes_back_after_f5_with_no_save_and_on_a_restarted_server(br
         raise
     finally:
         context.close()
+
+
+def test_a_saved_picture_of_a_table_on_a_fresh_kernel_says_in_one_line_that_no_kernel_runs_it(
+        browser, keeper_lab, artifacts, keep):
+    """A notebook saved with its widgets' state (JupyterLab's own setting, off by default) holds a picture of the
+    table; opened where no kernel runs that table, the picture says so in one line, faded, instead of buttons that
+    do nothing."""
+    from ipywidgets.embed import dependency_state
+    from nbformat.sign import NotebookNotary
+
+    import delvebook as db
+    from delvebook.table import Table
+    camp = db.Campaign.open(keep)
+    try:
+        table = Table(camp)
+        state = dependency_state([table], drop_defaults=False)  # as the page has it: its ES module and CSS too
+        model_id = table.model_id
+        table.close()
+    finally:
+        camp.close()
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("camp.dashboard()")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={
+        "text/plain": "The keeper's table", "application/vnd.jupyter.widget-view+json":
+        {"version_major": 2, "version_minor": 0, "model_id": model_id}})]
+    nb.cells = [cell]
+    nb.metadata = {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+                   "widgets": {"application/vnd.jupyter.widget-state+json": {
+                       "version_major": 2, "version_minor": 0, "state": state}}}
+    NotebookNotary(data_dir=str(keeper_lab.home / "data")).sign(nb)  # saved by this JupyterLab: trusted
+    nbformat.write(nb, keeper_lab.root / "saved.ipynb")
+    page = browser.new_page(viewport={"width": W, "height": H})
+    try:
+        page.goto(f"{keeper_lab.url}/lab/tree/saved.ipynb?reset")
+        line = page.locator(".db-alone")
+        line.wait_for(state="visible", timeout=30_000)
+        assert "no kernel runs it now" in line.inner_text() and "Run \u25b8 Run All Cells" in line.inner_text()
+        assert page.locator(".db-is-alone .db-table").evaluate("e => getComputedStyle(e).pointerEvents") == "none"
+        assert "model not found" not in page.inner_text(".jp-NotebookPanel")
+        page.screenshot(path=str(artifacts / "table-saved-picture.png"))
+    except Exception:
+        page.screenshot(path=str(artifacts / "table-saved-picture-failed.png"))
+        raise
+    finally:
+        page.close()
