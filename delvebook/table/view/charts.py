@@ -36,7 +36,7 @@ def charts_panel(camp) -> dict | None:
         return None
     series = _series_of(camp)
     xp = series.xp_series(camp.state["seats"])
-    last = max([p[0] for s in xp for p in s["points"]] + [len(camp.events), 1])
+    last = max([s["points"][-1][0] for s in xp] + [len(camp.events), 1])  # each delver's points go up by seq
     thresholds = [{"level": int(k), "xp": int(v)} for k, v in camp.rules.level_thresholds.items() if v > 0]
     return {"xp": {"series": xp, "thresholds": thresholds, "last": int(last)}, "hearts": series.latest_fight()}
 
@@ -100,7 +100,7 @@ class ChartSeries:
             self.last[("party", name, None)] = (d.get("hearts"), d.get("max_hearts"), d.get("status"))
         self._steps: dict[int, tuple] = {}  # seq -> the step of an action that has been in force
         self._stack: list[tuple[int, Any]] = []  # the actions in force: (seq, what its step overwrote in .last)
-        self._xp_out: dict | None = None
+        self._xp_out: dict[str, list] = {}  # delver -> its points as the page gets them (made again when moved)
         self._fight_out: Any = _MISSING
 
     @classmethod
@@ -170,8 +170,8 @@ class ChartSeries:
         self._changed(xp_rows, heart_rows)
 
     def _changed(self, xp_rows, heart_rows) -> None:
-        if xp_rows:
-            self._xp_out = None
+        for who, _, _ in xp_rows:
+            self._xp_out.pop(who, None)
         if heart_rows:
             self._fight_out = _MISSING
 
@@ -212,9 +212,11 @@ class ChartSeries:
     # ---- what the panel shows
     def xp_series(self, seats: list[str]) -> list[dict]:
         """Each seated delver's XP after each award in force, from (0, 0)."""
-        if self._xp_out is None:
-            self._xp_out = {who: [[0, 0]] + [[int(q), int(v)] for q, v in points] for who, points in self.xp.items()}
-        return [{"name": who, "points": self._xp_out.get(who, [[0, 0]])} for who in seats]
+        out = self._xp_out
+        for who in seats:
+            if who not in out:
+                out[who] = [[0, 0]] + [[int(q), int(v)] for q, v in self.xp.get(who, ())]
+        return [{"name": who, "points": out[who]} for who in seats]
 
     def latest_fight(self) -> dict | None:
         """The latest fight's hearts: each combatant's, in the order they first changed in it."""
