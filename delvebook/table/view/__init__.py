@@ -25,12 +25,12 @@ from .actor import actor_bar
 from .attacks import asked_of
 from .charts import charts_available, charts_panel
 from .fight import fight_bar
-from .header import header
+from .header import header_bar
 from .keeper import keeper_panel
 from .log import LAST_ROLLS, last_rolls, log_rows
-from .outcome import luck, outcome, standing_version
+from .outcome import luck, outcome_panel, standing_version
 from .party import creature_strip, party_strip
-from .sheets import sheets
+from .sheets import sheets_panel
 from .shared import PANELS, SCOPES, UI, actor_of, turn_key
 
 __all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "charts_available",
@@ -49,7 +49,7 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
     out: dict[str, Any] = {"v": 1, "mode": ui.mode, "scope": scope, "ack": ui.ack, "title": camp.name,
                            "refusal": ui.refusal, "confirm": ui.confirm, "panel": ui.panel}
     charts = ui.mode == "keeper" and charts_available()
-    out.update(header(camp, ui, charts))
+    out.update(header_bar(camp, ui, charts))
     actor = actor_of(camp, ui)
     if scope == "table":
         out["party"] = party_strip(camp, ui, actor, now)
@@ -60,28 +60,28 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
         elif ui.panel == "keeper":
             out["keeper"] = keeper_panel(camp, ui)
         elif ui.panel == "party":
-            out["sheets"] = sheets(camp, ui)
+            out["sheets"] = sheets_panel(camp, ui)
         elif ui.panel == "charts" and charts:
             out["charts"] = charts_panel(camp)
-        out["outcome"] = outcome(camp, ui)
+        out["outcome"] = outcome_panel(camp, ui)
         out["luck"] = luck(camp, ui, camp.latest_action, "luck")
         out["log"] = log_rows(camp, ui)
     elif scope == "card":
         out["party"] = [p for p in party_strip(camp, ui, actor, now) if p["name"] == ui.who]
         out["actor"] = actor_bar(camp, ui, actor)
-        out["outcome"] = outcome(camp, ui)
+        out["outcome"] = outcome_panel(camp, ui)
         out["luck"] = luck(camp, ui, camp.latest_action, "luck")
     elif scope == "fight":
         out["party"] = party_strip(camp, ui, actor, now)
         out["creatures"] = creature_strip(camp, ui, actor, now)
         out["fight"] = fight_bar(camp, ui, now)
         out["actor"] = actor_bar(camp, ui, actor) if s["encounter"] is not None else None
-        out["outcome"] = outcome(camp, ui)
+        out["outcome"] = outcome_panel(camp, ui)
         out["luck"] = luck(camp, ui, camp.latest_action, "luck")
     elif scope == "log":
         out["log"] = log_rows(camp, ui)
     elif scope == "roll":
-        out["outcome"] = outcome(camp, ui)
+        out["outcome"] = outcome_panel(camp, ui)
         action = standing_version(camp, ui.focus) if ui.focus is not None else camp.latest_action
         if action is not None and camp.latest_action is not None and action["seq"] == camp.latest_action["seq"]:
             out["luck"] = luck(camp, ui, action, "luck")

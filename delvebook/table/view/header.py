@@ -8,7 +8,7 @@ import sys
 from ..words import title
 from .shared import PANELS, UI, clock
 
-__all__ = ["header", "in_browser"]
+__all__ = ["header_bar", "in_browser"]
 
 
 def in_browser() -> bool:
@@ -16,7 +16,7 @@ def in_browser() -> bool:
     return sys.platform == "emscripten"
 
 
-def header(camp, ui: UI, charts: bool) -> dict:
+def header_bar(camp, ui: UI, charts: bool) -> dict:
     """The header's parts of the view model: ``session``; for the keeper ``undo``, ``redo`` and (in a browser's
     storage) ``save``; ``panels``, the tabs (Charts only with ``charts``)."""
     s = camp.state

@@ -12,7 +12,7 @@ from ...model import is_dying
 from ..words import plural, tell, title
 from .shared import UI, field_, hidden_names
 
-__all__ = ["outcome", "luck", "dice_of", "roll_label", "standing_version"]
+__all__ = ["outcome_panel", "luck", "dice_of", "roll_label", "standing_version"]
 
 
 def dice_of(rec: Mapping) -> dict:
@@ -95,7 +95,7 @@ def luck(camp, ui: UI, action: Mapping | None, where: str) -> dict | None:
             "die": queries.luck_die_sides(camp.rules)}
 
 
-def outcome(camp, ui: UI) -> dict | None:
+def outcome_panel(camp, ui: UI) -> dict | None:
     if ui.scope == "roll":
         e = standing_version(camp, ui.focus) if ui.focus is not None else camp.latest_action
     elif ui.mode == "players":

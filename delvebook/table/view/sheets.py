@@ -8,7 +8,7 @@ from ..words import money
 from .choices import choices
 from .shared import UI, frac
 
-__all__ = ["sheet", "sheets"]
+__all__ = ["sheet", "sheets_panel"]
 
 
 def sheet(camp, ui: UI, who: str) -> dict:
@@ -36,6 +36,6 @@ def sheet(camp, ui: UI, who: str) -> dict:
 
 
 
-def sheets(camp, ui: UI) -> list[dict]:
+def sheets_panel(camp, ui: UI) -> list[dict]:
     """The Party panel: every delver's sheet and pending choices, in seat order."""
     return [{"name": n, **sheet(camp, ui, n), "choices": choices(camp, ui, n)} for n in camp.state["seats"]]
