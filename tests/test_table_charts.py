@@ -3,7 +3,6 @@ and shows what the analysis frames say: XP after each award, and hearts through 
 from __future__ import annotations
 
 import random
-import shutil
 
 import pytest
 
@@ -15,8 +14,6 @@ from delvebook import analysis  # noqa: E402
 from delvebook.engine import Refused  # noqa: E402
 from delvebook.table import UI, perform, table_view  # noqa: E402
 from delvebook.table.view.charts import ChartSeries, charts_panel  # noqa: E402
-
-from conftest import CAMPAIGNS  # noqa: E402
 
 
 def from_frames(camp) -> dict:
@@ -46,9 +43,8 @@ def from_frames(camp) -> dict:
 
 
 @pytest.fixture
-def camp(tmp_path):
-    shutil.copytree(CAMPAIGNS / "the-sunken-keep", tmp_path / "keep")
-    c = db.Campaign.open(tmp_path / "keep")
+def camp(keep):
+    c = db.Campaign.open(keep)
     yield c
     c.close()
 
@@ -133,9 +129,5 @@ def test_the_charts_panel_moves_with_each_click_without_building_its_series_agai
         {d.name: 0 for d in camp.delvers}, "the undone award's points are gone"
 
 
-def test_the_long_campaigns_series_are_what_its_frames_say():
-    camp = db.Campaign.open(CAMPAIGNS / "the-long-delve", read_only=True)
-    try:
-        assert charts_panel(camp) == from_frames(camp)
-    finally:
-        camp.close()
+def test_the_long_campaigns_series_are_what_its_frames_say(long_delve):
+    assert charts_panel(long_delve) == from_frames(long_delve)
