@@ -209,7 +209,7 @@ def test_open_campaigns_stay_out_of_the_collectors_full_passes_until_the_last_on
     for name in ("a", "b"):
         shutil.copytree(Path(__file__).resolve().parent.parent / "campaigns" / "the-sunken-keep", tmp_path / name)
     script = f"""
-import gc
+import gc, os, shutil
 import delvebook as db
 first = db.Campaign.open({str(tmp_path / "a")!r})
 assert gc.get_freeze_count() > 0, "an open campaign is frozen"
@@ -220,6 +220,15 @@ second.close()
 assert gc.get_freeze_count() == 0, "the last one closed gives everything back to the collector"
 second.close()
 assert gc.get_freeze_count() == 0, "closing twice changes nothing"
+with db.Campaign.open({str(tmp_path / "a")!r}) as keeper:
+    keeper.start_session()
+follower = db.Campaign.open({str(tmp_path / "a")!r}, read_only=True)
+assert follower.catch_up() == []
+os.replace(shutil.copy({str(tmp_path / "a" / "log.yaml")!r}, {str(tmp_path / "a" / "log.new")!r}),
+           {str(tmp_path / "a" / "log.yaml")!r})
+assert [o.touched for o in follower.catch_up()] == [None], "the log replaced: read again"
+follower.close()
+assert gc.get_freeze_count() == 0, "a campaign that read its log again holds the freeze once"
 """
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

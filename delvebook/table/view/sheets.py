@@ -15,7 +15,6 @@ def sheet(camp, ui: UI, who: str) -> dict:
     """The selected delver's whole card: what the party strip leaves out."""
     s, rules = camp.state, camp.rules
     d = s["delvers"][who]
-    units = rules.core["currency"]["units"]
     armor = []
     for a in (Armor(x) for x in d.get("armor", ())):  # the AV as worn (an Armorer's bonus included), as the model says
         armor.append(f"{a.name} broken (DV 0/{a.dv_max})" if a.broken else f"{a.name} AV {a.av} DV {a.dv}/{a.dv_max}")
@@ -33,7 +32,6 @@ def sheet(camp, ui: UI, who: str) -> dict:
         rows.append("spellbook: " + ", ".join(rules.spell(x)["name"] + (" (used)" if x in used else "")
                                              for x in d["spells"]))
     return {"rows": rows, "xp_frac": frac(d["xp"] - lo, (hi - lo) if hi is not None else 0) if hi else 1.0}
-
 
 
 def sheets_panel(camp, ui: UI) -> list[dict]:
