@@ -284,6 +284,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
     if not (args.parquet or args.csv):
         print("delvebook export: say where: --parquet DIR and/or --csv DIR", file=sys.stderr)
         return 2
+    if args.parquet and args.csv and os.path.abspath(args.parquet) == os.path.abspath(args.csv):
+        print("delvebook export: give --parquet and --csv different folders (each export replaces its folder "
+              "whole)", file=sys.stderr)
+        return 2
     try:
         from delvebook import analysis, export
         frames = analysis.frames(args.campaign, copy=False)
@@ -483,8 +487,10 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="write a campaign's frames as Parquet or CSV files (with their dtypes)",
                        description="Write every frame of delvebook.analysis.frames (events, rolls, hearts, xp, "
-                       "encounters, damage, luck, fairness, levels) to one file each. Parquet keeps the dtypes; CSV "
-                       "gets them in schema.json. Lists and mappings are JSON text.")
+                       "encounters, damage, luck, fairness, levels) to one file each, replacing a previous export "
+                       "in DIR whole (a folder holding other files is refused). Parquet keeps the dtypes, lists and "
+                       "chances as floats; mappings are JSON text. CSV gets the dtypes in schema.json, and text "
+                       "cells a spreadsheet would run as formulas get a leading '.")
     p.add_argument("campaign", metavar="CAMPAIGN", help="campaign folder (opened read-only)")
     p.add_argument("--parquet", metavar="DIR", help="write DIR/NAME.parquet for each frame")
     p.add_argument("--csv", metavar="DIR", help="write DIR/NAME.csv for each frame, and DIR/schema.json")

@@ -1,6 +1,7 @@
 """The frames agree with the log they came from: damage, hearts, XP, dice, what is in force."""
 from __future__ import annotations
 
+import json
 import math
 import random
 import subprocess
@@ -211,7 +212,7 @@ def test_level_ups_are_marked_where_the_level_rises(f):
     assert len(ups) >= 10
     events = f["events"].set_index("seq")
     for r in ups.itertuples():
-        level_ups = events.loc[r.seq, "level_ups"]
+        level_ups = json.loads(events.loc[r.seq, "level_ups"])  # a list of mappings: JSON text
         assert {"who": r.who, "level": r.level}.items() <= next(
             u for u in level_ups if u["who"] == r.who).items()
 
