@@ -259,22 +259,23 @@ def _cmd_players(args: argparse.Namespace) -> int:
 
 
 def _cmd_share(args: argparse.Namespace) -> int:
+    from delvebook.publish import read_file
     from delvebook.share import badge_notebook, binder_link, write_badge
     readme = Path(args.readme) if args.readme else None
     notebook = args.notebook
-    if notebook is None and readme is not None and readme.is_file():
-        # keep the notebook the badge opens: only the repository changes
-        notebook = badge_notebook(readme.read_text(encoding="utf-8"))
     try:
+        if notebook is None and readme is not None:
+            # keep the notebook the badge opens: only the repository changes (never read through a symlink)
+            notebook = badge_notebook(read_file(readme) or "")
         link, badge = binder_link(Path(args.path), notebook=notebook)
-    except ValueError as err:
-        print(f"delvebook share: {err}", file=sys.stderr)
+        print(f"Binder link:  {link}")
+        print(f"README badge: {badge}")
+        if readme is not None:
+            changed = write_badge(readme, badge)
+            _say(f"{readme}: {'the Binder badge now launches this link' if changed else 'the badge already launches it'}")
+    except (ValueError, OSError) as err:
+        _say(f"delvebook share: {err}", file=sys.stderr)
         return 1
-    print(f"Binder link:  {link}")
-    print(f"README badge: {badge}")
-    if readme is not None:
-        changed = write_badge(readme, badge)
-        print(f"{readme}: {'the Binder badge now launches this link' if changed else 'the badge already launches it'}")
     return 0
 
 
