@@ -17,6 +17,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
+from .store.folder import fsync_dir
+
 __all__ = ["Refused", "write_file", "read_file", "replace_folder", "markdown_text", "markdown_code"]
 
 
@@ -34,19 +36,6 @@ def _lstat(path: Path) -> os.stat_result | None:
         return os.lstat(path)
     except FileNotFoundError:
         return None
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 # ---------------------------------------------------------------- one file
@@ -84,7 +73,7 @@ def write_file(path: str | os.PathLike, data: bytes | str) -> Path:
         except FileNotFoundError:
             pass
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return path
 
 
@@ -196,7 +185,7 @@ def replace_folder(target: str | os.PathLike, fill: Callable[[Path], object],
         os.chmod(new, 0o777 & ~_umask())
         if st is None:
             os.rename(new, target)
-            _fsync_dir(target.parent)
+            fsync_dir(target.parent)
             return target
         if _exchange(new, target):
             old = new  # the old folder now sits at the temporary name
@@ -209,7 +198,7 @@ def replace_folder(target: str | os.PathLike, fill: Callable[[Path], object],
             except BaseException:
                 os.rename(old, target)
                 raise
-        _fsync_dir(target.parent)
+        fsync_dir(target.parent)
         shutil.rmtree(old, ignore_errors=True)
         return target
     except BaseException:
