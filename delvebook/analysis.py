@@ -13,10 +13,8 @@ does not.
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import re
 import weakref
 from fractions import Fraction
 from typing import Any, Callable, Mapping
@@ -31,6 +29,7 @@ import pandas as pd
 from .campaign import Campaign
 from .events import standing as events_standing
 from .model import STATUS_DEAD
+from .typed_columns import json_column, typed_columns
 
 __all__ = ["frames", "events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness",
            "levels", "chi_squared_p", "fairness_verdict", "face_probabilities", "FAIR_LEVEL", "FRAME_NAMES"]
@@ -154,8 +153,9 @@ def xp(x: Source) -> pd.DataFrame:
 def encounters(x: Source) -> pd.DataFrame:
     """One row per fight in force: ``encounter`` (its number), ``name``, ``session``, ``start_seq``,
     ``end_seq`` (NA while running), ``start_ts``, ``end_ts``, ``rounds``, ``foes`` (how many), ``foe_kinds``
-    (a list: each foe's kind, in order of entry), ``party_dealt``/``party_taken`` (hearts of damage after armor dealt by and to delvers),
-    ``foes_dealt``/``foes_taken``, ``armor_absorbed`` (by the party's armor), ``vanquished`` (foes),
+    (a list: each foe's kind, in order of entry), ``party_dealt``/``party_taken`` (hearts of damage after armor
+    dealt by and to delvers), ``foes_dealt``/``foes_taken``, ``armor_absorbed`` (by the party's armor),
+    ``vanquished`` (foes),
     ``delvers_down`` (times a delver hit 0 hearts), ``deaths`` (delvers who died), ``death_saves`` (the
     last two count the death saves rolled after the fight too, until the next one begins in that session),
     ``xp`` (for the vanquished), ``ended``.
@@ -702,107 +702,20 @@ def _events_frame(log: list[dict], standing: set, replaced_by: dict, undone_by: 
         "amended": np.asarray([bool(a) for a in g("amended")], dtype=bool),
         "n_rolls": np.asarray([len(r) if r else 0 for r in g("rolls")], dtype=np.int64),
         "n_changes": np.asarray([len(c) if c else 0 for c in changes], dtype=np.int64),
-        "args": _json(g("args")),
-        "rolls": _json(g("rolls")),
-        "changes": _json(changes),
+        "args": json_column(g("args")),
+        "rolls": json_column(g("rolls")),
+        "changes": json_column(changes),
     })
     cols: dict[str, Any] = {}
     for k, values in fields.items():
         if k in _EVENT_FIXED or k in df.columns:
             continue
-        for name, column in _typed(k, values, n).items():
+        for name, column in typed_columns(k, values, n).items():
             if name not in df.columns and name not in cols:
                 cols[name] = column
     if cols:
         df = pd.concat([df, pd.DataFrame(cols, index=df.index)], axis=1)
     return df
-
-
-# How an event's field becomes columns, by the values it holds (so a new field types itself): plain values keep
-# their type; a list of plain values stays a list (Parquet's list type); an exact chance ("61/96") becomes a float
-# with its text beside (``NAME_exact``), a mapping of chances (an attack's win/tie/lose) one float column per key
-# (``NAME_win``...); anything else (a mapping, a list of mappings, a field mixing kinds) is one column of JSON text.
-_FRACTION = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
-_MAX_CHANCE_KEYS = 8
-
-
-def _typed(name: str, values: list, n: int) -> dict[str, Any]:
-    present = [v for v in values if v is not None]
-    types = {type(v) for v in present}
-    if types <= {str}:
-        if present and all(_FRACTION.fullmatch(v) for v in present) and any("/" in v for v in present):
-            return _chance_columns(name, values, [])
-        return {name: _cat(values) if len(set(values)) < max(50, n // 4) else pd.array(values, dtype="string")}
-    if types <= {bool}:
-        return {name: _bool(values)}
-    if types <= {int}:
-        return {name: _int(values)}
-    if types <= {int, float}:
-        return {name: pd.array(values, dtype="Float64")}
-    if types <= {list} and _plain_lists(present):
-        return {name: pd.Series(values, dtype=object)}
-    if types <= {str, dict}:
-        keys = _chance_keys(present)
-        if keys is not None:
-            return _chance_columns(name, values, keys)
-    return {name: _json(values)}
-
-
-def _plain_lists(lists: list) -> bool:
-    """Every list holds plain values of one kind (text, booleans, integers or floats) at one depth."""
-    kinds: set = set()
-
-    def walk(x: list, depth: int) -> None:
-        for v in x:
-            if isinstance(v, list):
-                walk(v, depth + 1)
-            elif v is not None:
-                kinds.add((depth, type(v)))
-    for lst in lists:
-        walk(lst, 0)
-    return len(kinds) <= 1 and not (kinds and next(iter(kinds))[1] not in (str, bool, int, float))
-
-
-def _is_chance(v: Any) -> bool:
-    return isinstance(v, str) and _FRACTION.fullmatch(v) is not None
-
-
-def _chance_keys(values: list) -> list[str] | None:
-    """The keys of the chance mappings among ``values`` (each a chance or a mapping of chances, at least one
-    with a ``/``), in order of appearance; None if they are not all chances."""
-    keys: dict[str, None] = {}
-    slash = False
-    for v in values:
-        if isinstance(v, dict):
-            if not all(isinstance(k, str) and _is_chance(x) for k, x in v.items()):
-                return None
-            keys.update(dict.fromkeys(v))
-            slash = slash or any("/" in x for x in v.values())
-        elif _is_chance(v):
-            slash = slash or "/" in v
-        else:
-            return None
-    return list(keys) if slash and 0 < len(keys) <= _MAX_CHANCE_KEYS else None
-
-
-def _chance_columns(name: str, values: list, keys: list[str]) -> dict[str, Any]:
-    cols: dict[str, Any] = {}
-
-    def pair(col: str, texts: list) -> None:
-        floats = {t: float(Fraction(t)) for t in set(texts) if t is not None}  # a few chances, many rows
-        cols[col] = pd.array([floats.get(t) for t in texts], dtype="Float64")
-        cols[f"{col}_exact"] = pd.array(texts, dtype="string")
-    if any(isinstance(v, str) for v in values):
-        pair(name, [v if isinstance(v, str) else None for v in values])
-    for k in keys:
-        pair(f"{name}_{k}", [v.get(k) if isinstance(v, dict) else None for v in values])
-    return cols
-
-
-def _json(values: list) -> Any:
-    """One column of JSON text (missing stays missing): what Parquet, CSV and SQL engines read as one type."""
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
-    return pd.array([None if v is None else dumps(v) for v in values], dtype="string")
 
 
 def _rolls_frame(R: dict) -> pd.DataFrame:

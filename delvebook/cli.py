@@ -475,8 +475,9 @@ def _parser() -> argparse.ArgumentParser:
                        "server; play is stored in the visitor's browser. Needs the lite extra and npm; downloads "
                        "from PyPI and npm once into the cache.")
     p.add_argument("campaign", metavar="CAMPAIGN")
-    p.add_argument("-o", "--output", default="build/lite", metavar="DIR", help="where the site goes (replaced; "
-                   "default: build/lite)")
+    p.add_argument("-o", "--output", default="build/lite", metavar="DIR", help="where the site goes: a new or "
+                   "empty folder, or a site delvebook lite built (replaced whole); any other folder is refused "
+                   "(default: build/lite)")
     p.add_argument("--cache", default=None, metavar="DIR", help="where downloads are kept (default: "
                    "$DELVEBOOK_LITE_CACHE or ~/.cache/delvebook-lite)")
 

@@ -20,7 +20,8 @@ LAYERS = {
              "statecheck"},
     "store": {"yamlsafe", "rules.load", "store", "publish"},
     "campaign": {"campaign", "forecast"},
-    "views": {"analysis", "charts", "report", "players", "table", "widgets", "cli", "share", "export", "lite", "__main__"},
+    "views": {"analysis", "typed_columns", "charts", "report", "players", "table", "widgets", "cli", "share",
+              "export", "lite", "__main__"},
 }
 ORDER = list(LAYERS)
 
