@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -51,7 +52,7 @@ def test_a_new_repositorys_readme_installs_the_table_and_jupyterlab_it_then_runs
     new_repo(repo, name="Salt Roads", requirement="delvebook[table,analysis,lab] @ git+https://github.com/a/b@abc")
     readme = (repo / "README.md").read_text()
     commands = re.findall(r"`([^`]+)`", readme)
-    [install] = [c for c in commands if c.startswith("python -m pip install ") and "-r" not in c]
+    [install] = [c for c in commands if c.startswith("python -m pip install ") and " -r " not in c]
     requirement = Requirement(shlex.split(install)[-1])
     assert requirement.name == "delvebook" and {"table", "lab"} <= requirement.extras
     assert "jupyter lab session.ipynb" in commands and (repo / "session.ipynb").is_file()
@@ -312,3 +313,34 @@ def test_new_repo_with_no_requirement_writes_the_pin(tmp_path, monkeypatch):
     monkeypatch.setattr(share, "pinned_requirement", lambda: ("delvebook[table,analysis,lab]==9.9.9", None))
     new_repo(tmp_path / "r", name="R")
     assert _installs(tmp_path / "r") == ["-c constraints.txt", "delvebook[table,analysis,lab]==9.9.9"]
+
+
+@pytest.mark.slow
+def test_a_new_repository_works_as_its_readme_says_in_a_fresh_environment(tmp_path):
+    """The README's own commands, run as written in a fresh venv: the install brings the table and JupyterLab,
+    and the session notebook runs there."""
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path / "dist"),
+                            str(REPO)], capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-3000:]
+    wheel, = (tmp_path / "dist").glob("delvebook-*.whl")
+    repo = tmp_path / "salt-roads"
+    new_repo(repo, name="Salt Roads", requirement=f"delvebook[table,analysis,lab] @ {wheel.as_uri()}")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    env = {**os.environ, "PATH": f"{venv / 'bin'}:{os.environ['PATH']}", "VIRTUAL_ENV": str(venv),
+           "JUPYTER_CONFIG_DIR": str(tmp_path / "jcfg"), "JUPYTER_DATA_DIR": str(tmp_path / "jdata"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "jrun"), "IPYTHONDIR": str(tmp_path / "ipython")}
+    env.pop("PYTHONPATH", None)
+    commands = re.findall(r"`([^`]+)`", (repo / "README.md").read_text())
+    [install] = [c for c in commands if c.startswith("python -m pip install ") and " -r " not in c]
+    run = subprocess.run(install, shell=True, cwd=repo, env=env, capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    lab = subprocess.run("jupyter lab --version", shell=True, cwd=repo, env=env, capture_output=True, text=True)
+    assert lab.returncode == 0 and re.match(r"4\.", lab.stdout), lab.stderr[-2000:]
+    executed = subprocess.run("jupyter nbconvert --to notebook --execute --output ran.ipynb session.ipynb",
+                              shell=True, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    assert executed.returncode == 0, executed.stderr[-3000:]
+    ran = json.loads((repo / "ran.ipynb").read_text())
+    outputs = [o for c in ran["cells"] if c["cell_type"] == "code" for o in c["outputs"]]
+    assert outputs and not [o for o in outputs if o.get("output_type") == "error"]
+    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs), "the table shows"
