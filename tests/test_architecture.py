@@ -18,9 +18,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "delvebook"
 LAYERS = {
     "core": {"dice", "distribution", "rules", "rules.schema", "model", "events", "engine", "narrate", "extras",
              "statecheck"},
-    "store": {"yamlsafe", "rules.load", "store", "holder"},
+    "store": {"yamlsafe", "rules.load", "store", "publish", "holder"},
     "campaign": {"campaign", "forecast"},
-    "views": {"analysis", "charts", "report", "players", "table", "widgets", "cli", "share", "export", "lite", "__main__"},
+    "views": {"analysis", "typed_columns", "charts", "report", "players", "table", "widgets", "cli", "share",
+              "export", "lite", "__main__"},
 }
 ORDER = list(LAYERS)
 

@@ -5,7 +5,8 @@ and ``roll(camp, outcome)`` show one part alone in a cell, live. The campaign fi
 (``delvebook.views``), and a delver, a fight or an outcome left last in a cell shows itself through them (their
 ``_ipython_display_``, in ``delvebook.campaign``).
 
-- ``view``: ``table_view(camp, ui) -> dict``, the view model (pure Python, tested without a browser);
+- ``view``: ``table_view(camp, ui) -> dict``, the view model (pure Python, tested without a browser), one module
+  per panel;
 - ``intents``: a click's intent -> one campaign call (``perform``); ``shape``: what a click's message must be;
 - ``slot``: the table's place in the table notebook (a reload with no save finds the live table there);
 - ``words``: an event told in the game's words;
@@ -49,7 +50,6 @@ def dashboard(camp) -> Table:
     live = _DASHBOARDS.get(key)
     if live is not None and live.camp is camp and live.comm is not None:
         return live
-    _load_charts()
     table = _table(camp, **_slot_for(camp, key))
     _DASHBOARDS[key] = table
     return table
@@ -66,15 +66,6 @@ def _slot_for(camp, key: Path) -> dict:
             return {}
         holder.close()  # its campaign was opened again: the new one takes the notebook's slot
     return {"model_id": SLOT}
-
-
-def _load_charts() -> None:
-    """With the analysis extra here, load it as the table opens (pandas takes most of a second to import), so the
-    Charts panel draws at once when first opened instead of after that wait (no thread: Pyodide has none)."""
-    from .view import charts_available
-    if charts_available():
-        import importlib
-        importlib.import_module("delvebook.analysis")
 
 
 def card(camp, name: str) -> Table:
