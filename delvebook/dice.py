@@ -156,11 +156,11 @@ class Expression:
                 parts.append(("-" if t.sign < 0 else "+") + t.text())
         self.text = "".join(parts)
         self.dice_count = sum(2 if t.d66 else t.count for t in terms)
-        # the hot path's plan, per term: None for a constant (the constants summed once), else (sides, bits a draw
-        # takes, count, sign, keep, keep_n, d66), a d66 as two d6
+        # what rolling draws, per term: None for a constant (the constants summed once), else (sides, count, sign,
+        # keep, keep_n, d66), a d66 as two d6
         self._plan = tuple(None if t.is_constant else
-                           (6 if t.d66 else t.sides, (6 if t.d66 else t.sides).bit_length(), 2 if t.d66 else t.count,
-                            t.sign, t.keep, t.keep_n, t.d66) for t in terms)
+                           (6 if t.d66 else t.sides, 2 if t.d66 else t.count, t.sign, t.keep, t.keep_n, t.d66)
+                           for t in terms)
         self._constant = sum(t.sign * t.constant for t in terms if t.is_constant)
 
     @property
@@ -177,9 +177,7 @@ class Expression:
             return self._from_faces(faces, who, why)
         if rng is None:
             rng = _random.Random()
-        # A plain Random draws by CPython's own rejection sampling over ``getrandbits``: the faces ``randrange``
-        # gives, from the same stream, one call fewer a die. Any other generator draws by its ``randrange``.
-        bits = rng.getrandbits if type(rng) is _Random else None
+        draw = rng.randrange
         faces_by_term: list = []
         dropped = None
         total = self._constant
@@ -187,22 +185,8 @@ class Expression:
             if p is None:  # a constant (summed once)
                 faces_by_term.append(None)
                 continue
-            sides, k, count, sign, keep, keep_n, d66 = p
-            if bits is None:
-                fs = tuple([rng.randrange(sides) + 1 for _ in range(count)])
-            elif count == 1:
-                r = bits(k)
-                while r >= sides:
-                    r = bits(k)
-                fs = (r + 1,)
-            else:
-                out = []
-                for _ in range(count):
-                    r = bits(k)
-                    while r >= sides:
-                        r = bits(k)
-                    out.append(r + 1)
-                fs = tuple(out)
+            sides, count, sign, keep, keep_n, d66 = p
+            fs = (draw(sides) + 1,) if count == 1 else tuple([draw(sides) + 1 for _ in range(count)])
             if d66:
                 value = fs[0] * 10 + fs[1]
             elif keep is None:
@@ -228,7 +212,7 @@ class Expression:
             if p is None:  # a constant (summed once)
                 faces_by_term.append(None)
                 continue
-            sides, _, count, sign, keep, keep_n, d66 = p
+            sides, count, sign, keep, keep_n, d66 = p
             if d66:
                 if i < typed and _is_int(faces[i]) and 11 <= faces[i] <= 66:
                     # the keeper typed the table value, e.g. 34
@@ -271,8 +255,6 @@ class Expression:
     def __repr__(self) -> str:
         return f"Expression({self.text!r})"
 
-
-_Random = _random.Random
 
 
 def _is_int(x) -> bool:
