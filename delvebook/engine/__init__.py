@@ -272,14 +272,17 @@ _BOUND: set = set()
 
 
 def _bind(kind: str, fn, args: Mapping) -> None:
-    """Refuse arguments the command does not take, or a required one left out, naming it and the accepted ones
-    (a command with ``**options`` checks its own options)."""
+    """Refuse arguments the command does not take, or a required one left out, naming it and the accepted ones:
+    its parameters and the options it declares (``command(kind, options=...)``); a command with ``**options`` and
+    no declaration checks its own."""
     sig = _SIGNATURES.get(fn)
     if sig is None:
         params = list(inspect.signature(fn).parameters.values())[1:]  # after ctx
         named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        sig = _SIGNATURES[fn] = ([p.name for p in named], [p.name for p in named if p.default is p.empty],
-                                 any(p.kind == p.VAR_KEYWORD for p in params))
+        declared = getattr(fn, "options", None)
+        sig = _SIGNATURES[fn] = ([p.name for p in named] + list(declared or ()),
+                                 [p.name for p in named if p.default is p.empty],
+                                 declared is None and any(p.kind == p.VAR_KEYWORD for p in params))
     names, required, open_ended = sig
     takes = f"{kind} takes: {', '.join(names) or 'nothing'}" + (", and options" if open_ended else "")
     if not open_ended:

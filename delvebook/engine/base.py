@@ -36,10 +36,15 @@ class Overridable(Refused):
     command with ``keeper_override="why"`` waives it and records why. A view offers the override only for these."""
 
 
-def command(kind: str):
+def command(kind: str, *, options: tuple[str, ...] | None = None):
+    """Register ``fn`` as the command ``kind``. ``options``: the keywords it takes in ``**options`` beyond its
+    parameters (what classes bring to it: ``smite=True``, ``focus=True``), each answered by a hook in ``effects``;
+    anything else is refused before the command runs. None: the command reads and checks its own (an ability's
+    inputs, an item's details)."""
     def register(fn: Callable) -> Callable:
         COMMANDS[kind] = fn
         fn.kind = kind  # type: ignore[attr-defined]
+        fn.options = None if options is None else tuple(options)  # type: ignore[attr-defined]
         return fn
     return register
 

@@ -29,7 +29,7 @@ from .progress import award
 from .queries import attack_ready, plan_attack_on, unarmed, weapon_of
 
 __all__ = ["PARTY", "FOES", "current_actor", "armor_value", "deal_damage", "damage_roll", "heal", "attack",
-           "strike", "prepare_attack", "resolve_attack"]
+           "strike", "prepare_attack", "resolve_attack", "ATTACK_WORDS", "CLASS_OPTIONS"]
 
 
 # ---------------------------------------------------------------- foes and encounters
@@ -366,23 +366,21 @@ def damage_roll(ctx: Ctx, who: str, w: Mapping, *, max_damage: bool, extra: list
 
 # ---------------------------------------------------------------- attacks
 
-_ATTACK_WORDS = ("advantage", "multi", "bonus", "target_bonus", "counter", "counter_weapon", "max_damage",
-                 "extra_damage")
+ATTACK_WORDS = ("advantage", "multi", "bonus", "target_bonus", "counter", "counter_weapon", "max_damage",
+                "extra_damage")
+"""The attack's own options, whoever attacks."""
 
-
-_ATTACK_WORD_SET = frozenset(_ATTACK_WORDS)
+CLASS_OPTIONS = ("smite", "sentry", "surprised", "thrown", "focus", "dodge")
+"""What classes bring to an attack, each answered by a hook in ``effects``: an Oath's smite, a Sentry's attack, a
+surprised target (Ambush), a thrown weapon, Focus on the roll, the target's Dodge."""
 
 
 def _check_options(ctx: Ctx, options: Mapping) -> None:
-    if _ATTACK_WORD_SET.issuperset(options):  # the attack's own words (every attack has them)
-        return
-    unknown = [k for k in options if k not in _ATTACK_WORD_SET and k not in effects.ATTACK_OPTIONS
-               and k not in effects.SKILL_BOOSTS and k not in effects.DAMAGE_REDUCERS]
+    """An attack made as part of another deed (``strike``) takes what the attack command takes."""
+    unknown = [k for k in options if k not in ATTACK_WORDS and k not in CLASS_OPTIONS]
     if unknown:
-        known = set(_ATTACK_WORDS) | set(effects.ATTACK_OPTIONS) | set(effects.SKILL_BOOSTS) | \
-            set(effects.DAMAGE_REDUCERS)
         ctx.refuse(f"attack takes no option {', '.join(map(repr, sorted(unknown)))} "
-                   f"(its options: {', '.join(_ATTACK_WORDS + tuple(sorted(known - set(_ATTACK_WORDS))))})")
+                   f"(its options: {', '.join(ATTACK_WORDS + CLASS_OPTIONS)})")
 
 
 def _thrown(r: Reader, plan) -> None:
@@ -555,7 +553,7 @@ def strike(ctx: Ctx, attacker: str, target: str, weapon: Any = None, *, on_lande
     resolve_attack(ctx, prepare_attack(ctx, attacker, target, weapon, **asked), on_landed)
 
 
-@command("attack")
+@command("attack", options=CLASS_OPTIONS)
 def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: bool = False,
            multi: int | None = None, bonus=None, target_bonus=None, counter: bool | None = None,
            counter_weapon: Any = None, max_damage: bool = False, extra_damage: str | None = None,
@@ -574,15 +572,11 @@ def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: 
     resolve_attack(ctx, plan)
 
 
-@command("damage")
+@command("damage", options=("dodge",))
 def damage_cmd(ctx: Ctx, who: str, amount: int, source: str = "keeper", armor: bool = False,
                **options: Any) -> None:
     """The keeper deals damage outside an attack (a trap, a fall); armor applies only if asked.
     ``options`` are what may take damage off first (``dodge=True``: a rogue spends grit to Dodge it)."""
-    unknown = [k for k in options if k not in effects.DAMAGE_REDUCERS]
-    if unknown:
-        ctx.refuse(f"damage takes no option {', '.join(map(repr, sorted(unknown)))} "
-                   f"(its options: {', '.join(sorted(effects.DAMAGE_REDUCERS)) or 'none'})")
     if not isinstance(amount, int) or amount < 0:
         ctx.refuse(f"damage is a whole number of hearts, not {amount!r}")
     _, c = ctx.combatant(who)
