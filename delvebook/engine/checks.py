@@ -9,7 +9,7 @@ from ..distribution import odds
 from ..model import STATUS_ALIVE, STATUS_DEAD, combatant, is_dying
 from . import queries
 from .base import Ctx, command
-from .queries import d20_in, opposed_expr, skill_id
+from .queries import d20_in, opposed_expr, save_roll, skill_id
 
 __all__ = ["check", "plain_roll", "death_save", "resolve_death_save"]
 
@@ -27,7 +27,7 @@ def check(ctx: Ctx, who: str, skill: str | None = None, target: int | None = Non
         ctx.refuse("a check is against a target number or an opponent, not both")
     c = ctx.require_able(who, "make a check")
     sid = skill_id(ctx, c, skill)
-    roll = d20_in(ctx, who, c, sid, advantage=advantage, bonus=bonus, asked=options)
+    roll = (save_roll if save else d20_in)(ctx, who, c, sid, advantage=advantage, bonus=bonus, asked=options)
     for spend in roll.spends:
         spend(ctx)
     expr = roll.expr

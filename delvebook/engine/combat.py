@@ -26,9 +26,9 @@ from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, taken_names
 from .gear import fired, spend_ammo
 from .progress import award
-from .queries import attack_ready, plan_attack_on, unarmed, weapon_of
+from .queries import armor_in, attack_ready, healing_banned, plan_attack_on, unarmed, weapon_of
 
-__all__ = ["PARTY", "FOES", "current_actor", "armor_value", "deal_damage", "damage_roll", "heal", "attack",
+__all__ = ["PARTY", "FOES", "current_actor", "deal_damage", "damage_roll", "heal", "attack",
            "strike", "prepare_attack", "resolve_attack", "ATTACK_WORDS", "CLASS_OPTIONS"]
 
 
@@ -265,20 +265,6 @@ def end_encounter(ctx: Ctx, keep: list | None = None) -> None:
 
 # ---------------------------------------------------------------- damage and armor
 
-def armor_value(ctx: Reader, name: str, c: Mapping) -> tuple[int, list[int]]:
-    """Total AV of intact armor as worn (and what conditions add, like Hold the line), and the intact pieces'
-    indexes."""
-    intact = []
-    av = 0
-    for i, a in enumerate(c.get("armor", ())):
-        if a["dv"] > 0:
-            intact.append(i)
-            av += a["av"] + a.get("bonus_av", 0)
-    for bonus in effects.ARMOR_BONUSES.now(ctx.state):
-        av += bonus(ctx, name)
-    return av, intact
-
-
 def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = True,
                 asked: Mapping[str, Any] | None = None, attack: bool = False) -> dict:
     """Damage reaches ``target``: reducers take theirs first (a Dodge, asked for in ``asked`` or readied), then
@@ -297,7 +283,7 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
                 reductions.append(red)
     reduced = sum(red.amount for red in reductions) if reductions else 0
     incoming = raw - min(raw, reduced)
-    av, intact = armor_value(ctx, target, c) if armor else (0, [])
+    av, intact = armor_in(ctx, target, c) if armor else (0, [])
     if incoming == 0 and any(not red.spares_armor for red in reductions):
         intact = []  # dodged down to nothing: the blow never reached the armor
     armor_rules = core["armor"]
@@ -593,10 +579,9 @@ def heal(ctx: Ctx, who: str, amount: int, source: str, *, above_max: bool = Fals
         ctx.refuse(f"{who} is dead: hearts cannot be restored")
     if is_dying(c):
         ctx.refuse(f"{who} is dying and must make a death save first")
-    for guard in effects.HEAL_GUARDS.now(ctx.state):
-        banned = guard(ctx, who)
-        if banned:
-            ctx.refuse(banned)
+    banned = healing_banned(ctx, who)
+    if banned:
+        ctx.refuse(banned)
     path = ctx.path_of(who)
     before = c["hearts"]
     cap = c["max_hearts"] if not above_max else max(c["max_hearts"], before + amount)

@@ -30,9 +30,9 @@ __all__ = [
     "skill_id", "skill_bonus", "skill_label", "d20_in", "check_expr", "opposed_expr", "check_odds",
     "unarmed", "weapon_of", "weapon_skill", "weapons", "plan_attack", "plan_attack_on", "attack_exprs", "attack_odds",
     "hit_chance",
-    "plan_spell_attack", "spell_attack_odds", "save_expr", "death_save", "luck_die_sides", "coin_talons",
+    "plan_spell_attack", "spell_attack_odds", "save_roll", "death_save", "luck_die_sides", "coin_talons",
     "current_actor", "present", "able", "can_act", "Acting", "may_act", "ACTION", "FREE", "REACTION",
-    "ability_timing", "turn_problem", "acting_problem", "armor_value", "ammo_of", "reloads", "ammo_left",
+    "ability_timing", "turn_problem", "acting_problem", "armor_in", "armor_value", "healing_banned", "ammo_of", "reloads", "ammo_left",
     "free_reload", "attack_ready", "attack_problem", "Reload", "reloadable", "Carried", "carried",
     "ability_refusal", "ability_ready", "abilities_available", "ability_available", "spells_available",
     "spell_inputs",
@@ -431,9 +431,12 @@ def spell_attack_odds(state: dict, rules: Rules, who: str, target: str, **asked:
     return odds(s.expr, vs=s.resist)
 
 
-def save_expr(r: Reader, who: str, c: Mapping) -> str:
-    """What ``who`` rolls to save against a spell (its D20, and any blessing die)."""
-    return d20_in(r, who, c, None, die=r.core["save"]["die"]).expr
+def save_roll(r: Reader, who: str, c: Mapping, skill: str | None = None, *, advantage: bool = False,
+              bonus: Any = None, asked: Mapping[str, Any] | None = None) -> D20:
+    """What ``who`` rolls to save ("a check made to prevent something"): the save's die (``core.save.die``), a
+    skill's bonus where the keeper names one, any blessing die. A save the keeper calls for and a save against a
+    spell roll the same."""
+    return d20_in(r, who, c, skill, die=r.core["save"]["die"], advantage=advantage, bonus=bonus, asked=asked)
 
 
 # ---------------------------------------------------------------- death and luck
@@ -646,18 +649,35 @@ def acting_problem(acting: Acting, who: str, timing: str, what: str) -> str | No
 
 # ---------------------------------------------------------------- armor and gear in play
 
+def armor_in(r: Reader, who: str, c: Mapping) -> tuple[int, list[int]]:
+    """The armor that meets damage reaching ``who`` now: the AV of its intact pieces as worn (an Armorer's bonus
+    included) and what conditions add (Hold the line), and the intact pieces' indexes (each loses DV on a hit)."""
+    intact = []
+    av = 0
+    for i, a in enumerate(c.get("armor", ())):
+        if a["dv"] > 0:
+            intact.append(i)
+            av += a["av"] + a.get("bonus_av", 0)
+    for bonus in effects.ARMOR_BONUSES.now(r.state):
+        av += bonus(r, who)
+    return av, intact
+
+
+def healing_banned(r: Reader, who: str) -> str | None:
+    """Why ``who`` cannot be healed now (Blood Magic's ban until a rest), or None."""
+    for guard in effects.HEAL_GUARDS.now(r.state):
+        banned = guard(r, who)
+        if banned:
+            return banned
+    return None
+
+
 def armor_value(state: dict, rules: Rules, who: str) -> int | None:
-    """The AV that applies to damage reaching ``who`` now: its intact pieces as worn (an Armorer's bonus
-    included) and what conditions add (Hold the line). None when no one is called that."""
+    """The AV that applies to damage reaching ``who`` now (``armor_in``); None when no one is called that."""
     found = combatant(state, who)
     if found is None:
         return None
-    r = Reader(state, rules)
-    c = found[1]
-    av = sum(a["av"] + a.get("bonus_av", 0) for a in c.get("armor", ()) if a["dv"] > 0)
-    for bonus in effects.ARMOR_BONUSES.now(state):
-        av += bonus(r, who)
-    return av
+    return armor_in(Reader(state, rules), who, found[1])[0]
 
 
 def ammo_of(rules: Rules, w: Mapping) -> str | None:

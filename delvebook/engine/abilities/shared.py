@@ -21,7 +21,7 @@ from ...model import STATUS_DYING, format_purse, is_dying
 from .. import combat, effects
 from ..base import Ctx, data_items
 from ..effects import Input
-from ..queries import ability_refusal, plan_spell_attack, save_expr
+from ..queries import ability_refusal, plan_spell_attack, save_roll
 
 __all__ = ["Options", "TARGET", "ATTACK_INPUTS", "ATTACK_OPTIONS", "SPELL_ATTACK_OPTIONS", "find_ability", "require_ability",
            "pay", "cost_paid", "in_fight", "until_next_turn", "end_kind", "heal_with", "save_target", "save",
@@ -148,7 +148,8 @@ def save_target(ctx: Ctx, spell: Mapping, opts: Options) -> int:
 
 
 def save(ctx: Ctx, target: str, t: dict, number: int, why: str) -> dict:
-    expr = save_expr(ctx, target, t)
+    """``target`` saves against a spell: the save any check with ``save=True`` rolls, meeting or beating ``number``."""
+    expr = save_roll(ctx, target, t).expr
     r = ctx.roll("save", expr, who=target, why=why)
     return {"who": target, "expr": expr, "total": r.total, "target": number, "success": r.total >= number,
             "chance": str(odds(expr, target=number))}
