@@ -90,13 +90,10 @@ class Engine:
         try:
             fn(ctx, **call)
             ctx.check_faces_used()
-            self._charge_luck(ctx)
+            _charge_luck(ctx)
         finally:  # refused, or a programming error (which propagates as itself): nothing stays changed
             ctx.rollback()
         return ctx
-
-    def _charge_luck(self, ctx: Ctx) -> None:
-        _charge_luck(ctx)
 
     def _event(self, seq: int, kind: str, args: dict, ctx: Ctx, meta: dict, **extra: Any) -> dict:
         clash = _RESERVED & set(ctx.fields)

@@ -37,7 +37,7 @@ __all__ = [
     "ability_refusal", "ability_ready", "abilities_available", "ability_available", "spells_available",
     "spell_inputs",
     "signature_choice", "cost_text", "option_name",
-    "find_choice", "raisable_skills", "choice_options", "odds_inputs",
+    "find_choice", "raisable_skills", "choice_options",
 ]
 
 
@@ -1001,17 +1001,3 @@ def choice_options(state: dict, rules: Rules, who: str, pending: Mapping) -> lis
     if "from_skills" in spec:
         return [(s, s) for s in raisable_skills(rules, d, spec)]
     return [(str(opt["name"]), oid) for oid, opt in data_items(spec["options"])]
-
-
-# ---------------------------------------------------------------- what odds depend on
-
-def odds_inputs(state: dict, *names: str | None) -> tuple:
-    """What the odds of ``names``' rolls depend on besides who, which skill or weapon, and the target: the
-    conditions in play (blessings, marks, orders) and each one's skills, weapons and attack bonus. Equal keys,
-    equal odds: a view may keep its odds while this stays the same."""
-    out: list = [tuple(c["id"] for c in state["conditions"])]
-    for n in names:
-        found = combatant(state, n) if n else None
-        c = found[1] if found is not None else None
-        out.append(None if c is None else repr((c.get("skills"), c.get("weapons"), c.get("attack_bonus"))))
-    return tuple(out)
