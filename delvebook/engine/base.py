@@ -12,7 +12,6 @@ Standard library only: part of the pure core.
 from __future__ import annotations
 
 import random
-import weakref
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
@@ -21,8 +20,7 @@ from ..events import apply_changes, clone, get_path, revert
 from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
-__all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items", "rules_table",
-           "class_of", "class_abilities", "path_in", "rules_tables"]
+__all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items", "path_in"]
 
 COMMANDS: dict[str, Callable] = {}
 
@@ -56,54 +54,7 @@ def data_items(mapping: Mapping):
             yield k, v
 
 
-_TABLES: "weakref.WeakKeyDictionary[Rules, dict]" = weakref.WeakKeyDictionary()
-
-
-def rules_table(rules: Rules, name: str) -> Mapping:
-    """``rules.gear`` / ``classes`` / ``bestiary`` / ``spells``, built once per ``Rules``: each such property
-    merges the rules' tables afresh on every read, and a ``Rules`` never changes (its data is frozen), so the
-    merged table is a pure function of it (an attack asks for the gear table a dozen times)."""
-    t = rules_tables(rules).get(name)
-    if t is None:
-        t = rules_tables(rules)[name] = getattr(rules, name)
-    return t
-
-
-_LAST: list = [lambda: None, None]  # (a weak reference to the Rules asked about last, its tables): one game a fight
-
-
-def rules_tables(rules: Rules) -> dict:
-    """What is kept for ``rules``: answers that depend on the rules alone (its merged tables, a class's abilities,
-    the death save), by name. A ``Rules`` never changes, so they never go stale; the last rules asked about are
-    found without the weak dictionary's lookup."""
-    last = _LAST
-    if last[0]() is rules:
-        return last[1]
-    tables = _TABLES.get(rules)
-    if tables is None:
-        tables = _TABLES[rules] = {}
-    last[0], last[1] = weakref.ref(rules), tables
-    return tables
-
-
-def class_of(rules: Rules, class_id: str) -> Mapping:
-    """``rules.class_(class_id)`` from the table built once (``rules_table``); an unknown class as it refuses."""
-    found = rules_table(rules, "classes").get(class_id)
-    return found if found is not None else rules.class_(class_id)
-
-
 _NONE: Mapping = MappingProxyType({})
-
-
-def class_abilities(rules: Rules, class_id: str) -> Mapping:
-    """A class's abilities by id, without provenance keys, read-only: built once per ``Rules`` and class (an
-    attack asks for them to offer a smite, a Dodge to pay for one)."""
-    tables = rules_tables(rules)
-    key = ("abilities", class_id)
-    found = tables.get(key)
-    if found is None:
-        found = tables[key] = MappingProxyType(dict(data_items(class_of(rules, class_id)["abilities"])))
-    return found
 
 
 def path_in(side: str, name: str) -> list:
@@ -190,7 +141,7 @@ class Reader:
         """A delver's class abilities by id (a foe has none), read-only."""
         if "class_id" not in c:
             return _NONE
-        return class_abilities(self.rules, c["class_id"])
+        return self.rules.abilities(c["class_id"])
 
 
 class Ctx(Reader):

@@ -22,7 +22,7 @@ from ..model import (CREATURE, combatant, current_actor, is_dead, is_dying, owne
                      used_this_turn)
 from ..rules import Rules, RulesError
 from . import effects
-from .base import Reader, Refused, class_abilities, class_of, data_items, rules_table, rules_tables
+from .base import Reader, Refused, data_items
 from .effects import AttackPlan, Input
 
 __all__ = [
@@ -54,7 +54,7 @@ def skill_id(r: Reader, c: Mapping, skill: str | None) -> str | None:
         if sid == wanted:
             return sid
     if "class_id" in c:
-        for sid, spec in data_items(class_of(r.rules, c["class_id"])["skills"]):
+        for sid, spec in data_items(r.rules.class_(c["class_id"])["skills"]):
             if spec["name"].lower() == skill.strip().lower() or sid == wanted:
                 return sid
     return wanted
@@ -79,7 +79,7 @@ def skill_label(state: dict, rules: Rules, who: str, sid: str) -> str:
     """'Stealth +D6': the class's name for the delver's skill (a creature's by its id), and its bonus dice."""
     found = combatant(state, who)
     d = found[1] if found is not None else state["delvers"][who]
-    spec = class_of(rules, d["class_id"])["skills"].get(sid) if "class_id" in d else None
+    spec = rules.class_(d["class_id"])["skills"].get(sid) if "class_id" in d else None
     name = spec["name"] if spec is not None else None
     bonus = rules.core["skill_bonus"].get(d["skills"][sid], "")
     return f"{name or sid.replace('_', ' ').capitalize()} +{str(bonus).upper()}"
@@ -450,29 +450,14 @@ class DeathSave(NamedTuple):
 
 
 def death_save(state: dict, rules: Rules) -> DeathSave:
-    """What a dying delver rolls, what it needs, and its chance (before luck dice): the rules' alone, so worked
-    out once per ``Rules`` (a fight makes dozens)."""
-    tables = rules_tables(rules)
-    found = tables.get("death_save")
-    if found is None:
-        rule = rules.core["death_save"]
-        found = tables["death_save"] = DeathSave(str(rule["die"]), rule["target"],
-                                                 odds(str(rule["die"]), target=rule["target"]))
-    return found
+    """What a dying delver rolls, what it needs, and its chance (before luck dice)."""
+    rule = rules.core["death_save"]
+    return DeathSave(str(rule["die"]), rule["target"], odds(str(rule["die"]), target=rule["target"]))
 
 
 def luck_die_sides(rules: Rules) -> int:
     """The sides of the luck die: one die of N sides (d4, d6, d8...), the only kind a luck die can be (it is
-    rolled and added to, or subtracted from, a roll already made). Anything else is a RulesError. The rules'
-    alone, so worked out once per ``Rules`` (a forecast spends thousands of luck dice)."""
-    tables = rules_tables(rules)
-    sides = tables.get("luck_die_sides")
-    if sides is None:
-        sides = tables["luck_die_sides"] = _luck_die_sides(rules)
-    return sides
-
-
-def _luck_die_sides(rules: Rules) -> int:
+    rolled and added to, or subtracted from, a roll already made). Anything else is a RulesError."""
     text = rules.core["luck_dice"]["die"]
     try:
         e = parse(str(text))
@@ -687,7 +672,7 @@ def ammo_of(rules: Rules, w: Mapping) -> str | None:
     item = w.get("item")
     if item is None:  # a foe's own attack
         return None
-    found = rules_table(rules, "gear").get(item)
+    found = rules.gear.get(item)
     return found.get("ammo") if found is not None else None
 
 
@@ -698,7 +683,7 @@ def reloads(rules: Rules, w: Mapping) -> bool:
     item = w.get("item")
     if item is None:  # a foe's own attack
         return False
-    found = rules_table(rules, "gear").get(item)
+    found = rules.gear.get(item)
     return bool(found.get("reload_action")) if found is not None else False
 
 
@@ -732,7 +717,7 @@ def attack_ready(state: dict, rules: Rules, who: str, w: Mapping, shots: int = 1
         need = shots * int(rules.core["ammunition"]["per_attack"])
         have = ammo_left(c, ammo)
         if have < need:
-            gear = rules_table(rules, "gear")
+            gear = rules.gear
             name = gear[ammo]["name"].lower() if ammo in gear else ammo
             plural = name if name.endswith("s") else name + "s"
             if have == 0:
@@ -905,7 +890,7 @@ def abilities_available(state: dict, rules: Rules, who: str) -> list[AbilityChoi
     d = state["delvers"].get(who)
     if d is None:
         return []
-    return [_ability_choice(rules, d, aid, a) for aid, a in class_abilities(rules, d["class_id"]).items()
+    return [_ability_choice(rules, d, aid, a) for aid, a in rules.abilities(d["class_id"]).items()
             if ability_refusal(rules, who, d, aid, a) is None]
 
 
@@ -915,7 +900,7 @@ def ability_available(state: dict, rules: Rules, who: str, aid: str) -> AbilityC
     d = state["delvers"].get(who)
     if d is None:
         return None
-    a = class_abilities(rules, d["class_id"]).get(aid)
+    a = rules.abilities(d["class_id"]).get(aid)
     if a is None or ability_refusal(rules, who, d, aid, a) is not None:
         return None
     return _ability_choice(rules, d, aid, a)
@@ -989,7 +974,7 @@ def find_choice(rules: Rules, d: Mapping, pending: Mapping) -> Mapping:
 def raisable_skills(rules: Rules, d: Mapping, spec: Mapping) -> list[str]:
     """For a choice among the delver's own skills (``from_skills``): the skills it may raise."""
     wanted = spec["from_skills"]
-    class_skills = class_of(rules, d["class_id"])["skills"]
+    class_skills = rules.class_(d["class_id"])["skills"]
     return [s for s, bonus in d["skills"].items()
             if bonus == wanted["bonus"] and bool(class_skills[s]["weapon"]) == bool(wanted["weapon"])]
 
