@@ -1,7 +1,7 @@
 """Dice notation, rolls that keep every die, luck dice, and faces typed by hand.
 
 Parsing, rolling and showing are separate steps: ``parse`` turns text into an
-``Expression`` (cached), ``Expression.roll`` draws faces into a ``Roll`` that keeps
+``Expression`` (read once per notation), ``Expression.roll`` draws faces into a ``Roll`` that keeps
 every die (kept and dropped), and a ``Roll`` renders itself as text or HTML.
 
 Notation (case-insensitive, spaces allowed): ``d20``, ``2d6``, ``3d6+1``,
@@ -291,23 +291,20 @@ def _term_bounds(t: Term) -> tuple[int, int]:
 
 # ---------------------------------------------------------------- parsing
 
-_cache: dict[str, Expression] = {}
-
-
 def parse(expr: str) -> Expression:
     """Read dice notation into an ``Expression``; raises ``DiceError`` saying where and what was expected."""
+    if isinstance(expr, str):
+        return _parse_text(expr)
     if isinstance(expr, Expression):
         return expr
-    cached = _cache.get(expr)
-    if cached is not None:
-        return cached
-    if not isinstance(expr, str):
-        raise DiceError(f"dice notation must be text like '2d6+1', got {type(expr).__name__}")
-    result = _Parser(expr).parse()
-    if len(_cache) > 4096:
-        _cache.clear()
-    _cache[expr] = result
-    return result
+    raise DiceError(f"dice notation must be text like '2d6+1', got {type(expr).__name__}")
+
+
+# Kept: the same few notations are read by every roll, attack plan and odds; worth 1.58x the forecast's fights,
+# 1.24x a recorded action, 1.39x a view model (bench/caches.py).
+@lru_cache(maxsize=4096)
+def _parse_text(expr: str) -> Expression:
+    return _Parser(expr).parse()
 
 
 class _Parser:
@@ -565,16 +562,11 @@ _DIE_STYLE = ("display:inline-flex;align-items:center;justify-content:center;min
               "height:1.9em;margin:0 .12em;border-radius:.3em;font-weight:600;")
 
 
-@lru_cache(maxsize=4096)  # the same names and expressions are escaped on every roll and card shown
-def _escape_text(text: str) -> str:
-    return html.escape(text, quote=True)
-
-
 def escape_html(value: object) -> str:
     """The one escape every value shown in HTML goes through, numbers included: the value as text, with
-    ``& < > " '`` escaped (text that recurs all session is remembered)."""
+    ``& < > " '`` escaped."""
     if value.__class__ is str:
-        return _escape_text(value)
+        return html.escape(value, quote=True)
     try:
         text = str(value)
     except ValueError:  # an integer longer than Python writes out
@@ -600,11 +592,6 @@ def _die_html(d: Die, extra_class: str = "", title: str = "", styled: bool = Tru
             f'title="{label}"{style}>{esc(face)}</span>')
 
 
-@lru_cache(maxsize=1024)  # a die's HTML depends on its sides, face and whether it counts: a few hundred kinds
-def _plain_die_html(sides: int, face: int, kept: bool, styled: bool) -> str:
-    return _die_html(Die(sides, face, kept), styled=styled)
-
-
 def roll_html(r: Roll, outcome: str | None = None, *, styled: bool = True) -> str:
     """HTML for a roll: dice drawn as dice (D6 pips, other dice as numbers), total, luck; all text escaped.
 
@@ -621,7 +608,7 @@ def roll_html(r: Roll, outcome: str | None = None, *, styled: bool = True) -> st
                         + _die_html(g[1], title=f"d66 ones: {g[1].face}", styled=styled)
                         + f'<span class="delvebook-d66">({esc(g[0].face)}{esc(g[1].face)})</span>')
         else:
-            bits.append(sign + "".join([_plain_die_html(d.sides, d.face, d.kept, styled) for d in g]))
+            bits.append(sign + "".join([_die_html(d, styled=styled) for d in g]))
     for l in r.luck:
         who = f" by {l.who}" if l.who else ""
         bits.append(f' {"+" if l.sign > 0 else "&minus;"} '

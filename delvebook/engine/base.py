@@ -11,9 +11,10 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
+import inspect
 import random
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 from ..dice import DiceError, Roll, parse
 from ..events import apply_changes, clone, get_path, revert
@@ -34,15 +35,31 @@ class Overridable(Refused):
     command with ``keeper_override="why"`` waives it and records why. A view offers the override only for these."""
 
 
+class Takes(NamedTuple):
+    """What a command takes by name: its parameters and the options it declares (in order, and as a set), the ones
+    it needs, and whether it reads and checks its own (``**options`` and no declaration)."""
+
+    order: tuple
+    names: frozenset
+    required: frozenset
+    open_ended: bool
+
+
 def command(kind: str, *, options: tuple[str, ...] | None = None):
     """Register ``fn`` as the command ``kind``. ``options``: the keywords it takes in ``**options`` beyond its
     parameters (what classes bring to it: ``smite=True``, ``focus=True``), each answered by a hook in ``effects``;
     anything else is refused before the command runs. None: the command reads and checks its own (an ability's
     inputs, an item's details)."""
     def register(fn: Callable) -> Callable:
-        COMMANDS[kind] = fn
+        params = list(inspect.signature(fn).parameters.values())[1:]  # after ctx
+        named = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        order = tuple(named) + tuple(options or ())
         fn.kind = kind  # type: ignore[attr-defined]
         fn.options = None if options is None else tuple(options)  # type: ignore[attr-defined]
+        fn.takes = Takes(order, frozenset(order),  # type: ignore[attr-defined]
+                         frozenset(p.name for p in params if p.name in named and p.default is p.empty),
+                         options is None and any(p.kind == p.VAR_KEYWORD for p in params))
+        COMMANDS[kind] = fn
         return fn
     return register
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ..dice import parse
-from ..distribution import distribution, odds
+from ..distribution import odds
 from ..events import clone
 from ..model import (CREATURE, FOES, PARTY, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
                      is_dying, present, used_this_turn)
@@ -318,26 +318,14 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
     return result
 
 
-_DAMAGE: dict = {}
-
-
 def _damage_expr(damage: Any, extra: tuple, bonus: Any):
-    """The parsed damage of a hit: the weapon's dice, any extra dice and its bonus, joined (kept by them)."""
-    key = (damage, extra, bonus)
-    try:
-        e = _DAMAGE.get(key)
-    except TypeError:  # a value no dict can hold (a hand-edited sheet): read as it is, not kept
-        key = e = None
-    if e is None:
-        parts = [str(damage)] + [str(x) for x in extra]
-        if bonus:
-            parts.append(str(bonus))
-        e = parse("+".join(p.lstrip("+") for p in parts))
-        if key is not None:
-            if len(_DAMAGE) > 4096:
-                _DAMAGE.clear()
-            _DAMAGE[key] = e
-    return e
+    """The parsed damage of a hit: the weapon's dice, any extra dice and its bonus, joined."""
+    if not extra and not bonus:
+        return parse(str(damage))
+    parts = [str(damage)] + [str(x) for x in extra]
+    if bonus:
+        parts.append(str(bonus))
+    return parse("+".join(p.lstrip("+") for p in parts))
 
 
 def damage_roll(ctx: Ctx, who: str, w: Mapping, *, max_damage: bool, extra: list[str] = (),
@@ -346,7 +334,7 @@ def damage_roll(ctx: Ctx, who: str, w: Mapping, *, max_damage: bool, extra: list
     e = _damage_expr(w["damage"], tuple(extra), w.get("bonus"))
     expr = e.text
     if max_damage or e.dice_count == 0:  # flat damage (unarmed 2) needs no roll
-        return distribution(expr).max, expr
+        return e.max, expr
     return ctx.roll(name, expr, who=who, why=f"damage ({w['name']})").total, expr
 
 
@@ -468,9 +456,9 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                                     name="damage")
         added = []
         for name, dice in extras:  # an on-hit option's dice are their own roll: the weapon's stay as rolled
-            expr = parse("+".join(str(x).lstrip("+") for x in dice)).text
-            total = distribution(expr).max if plan.max_damage else \
-                ctx.roll(name, expr, who=attacker, why=f"{name} damage").total
+            e = parse("+".join(str(x).lstrip("+") for x in dice))
+            expr = e.text
+            total = e.max if plan.max_damage else ctx.roll(name, expr, who=attacker, why=f"{name} damage").total
             added.append({"option": name, "expr": expr, "total": total})
             amount += total
         d = deal_damage(ctx, target, amount, f"{attacker} ({w['name']})", asked=plan.asked, attack=True)

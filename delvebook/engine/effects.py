@@ -86,9 +86,9 @@ class AttackPlan:
     ranged: bool = False
     timing: str = "action"           # how the attack sits in the turn economy: action, reaction (a Sentry's),
                                      # or a companion's slot in its owner's turn (the Holy Weapon's)
-    base: str = ""                   # the D20 part of the attack roll
-    bonus: str | None = None         # the bonus dice, rolled once for every attack of a multi-attack
-    expr: str = ""                   # base and bonus as one roll (what a single attack rolls)
+    expr: str = ""                   # the attack roll: the D20 and every bonus
+    base: str = ""                   # a multi-attack's D20, rolled once for each attack
+    bonus: str | None = None         # a multi-attack's bonus dice, rolled once for all its attacks
     resist: str = ""                 # the target's resist roll
 
     def spend(self, fn: Callable) -> None:

@@ -98,37 +98,9 @@ def _join(parts: list[str]) -> str:
     return parts[0] + "".join(p if p[0] in "+-" else "+" + p for p in parts[1:])
 
 
-_TEXTS: dict[tuple, str] = {}
-
-
 def _text(parts: list[str]) -> str:
-    """The canonical notation of ``parts`` joined (``parse``'s text), kept by the parts: a roll's parts recur all
-    fight long ('d20', '+d6')."""
-    key = tuple(parts)
-    text = _TEXTS.get(key)
-    if text is None:
-        text = parse(_join(parts)).text
-        if len(_TEXTS) > 4096:
-            _TEXTS.clear()
-        _TEXTS[key] = text
-    return text
-
-
-_SPLITS: dict[tuple, tuple] = {}
-
-
-def _split(parts: list[str]) -> tuple[str, str | None, str]:
-    """(the die, the bonus dice or None, both as one roll) of a D20 roll's parts, each in canonical notation: a
-    multi-attack rolls the die once an attack and the bonus once for all (kept by the parts, as ``_text`` keeps
-    them)."""
-    key = tuple(parts)
-    found = _SPLITS.get(key)
-    if found is None:
-        found = (_text(parts[:1]), _text(parts[1:]).lstrip("+") if len(parts) > 1 else None, _text(parts))
-        if len(_SPLITS) > 4096:
-            _SPLITS.clear()
-        _SPLITS[key] = found
-    return found
+    """The canonical notation of ``parts`` joined (``parse``'s text)."""
+    return parse(_join(parts)).text
 
 
 def d20_in(r: Reader, who: str, c: Mapping, skill: str | None, *, die: str | None = None, advantage: bool = False,
@@ -342,7 +314,10 @@ def plan_attack_on(r: Reader, attacker: str, a_side: str, a: Mapping, target: st
                                   plan.attack_bonus, asked)
     if spends:
         plan.spends += spends
-    plan.base, plan.bonus, plan.expr = _split(parts)
+    plan.expr = _text(parts)
+    if plan.n > 1:  # a multi-attack rolls the die once an attack and the bonus once for all
+        plan.base = _text(parts[:1])
+        plan.bonus = _text(parts[1:]).lstrip("+") if len(parts) > 1 else None
     plan.resist = _text(_d20_parts(r, target, t, None, attack_rule["resist_die"], False, get("target_bonus"), (),
                                    None)[0])
     return plan

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ...distribution import distribution, odds
+from ...dice import parse
+from ...distribution import odds
 from ...model import STATUS_DYING, format_purse, is_dying
 from .. import combat, effects
 from ..base import Ctx, data_items
@@ -184,7 +185,7 @@ def damage_with(ctx: Ctx, who: str, target: str, expr: str, what: str, *, halve:
     to ``target``; armor meets it as the rules say of spells (``core.spell_damage.armor``) unless told."""
     if armor is None:
         armor = bool(ctx.core["spell_damage"]["armor"])
-    rolled = distribution(expr).max if max_damage else ctx.roll("damage", expr, who=who, why=f"{what} on {target}").total
+    rolled = parse(expr).max if max_damage else ctx.roll("damage", expr, who=who, why=f"{what} on {target}").total
     amount = rolled // 2 if halve else rolled
     d = combat.deal_damage(ctx, target, amount, f"{who} ({what})", armor=armor, attack=attack)
     d.update(expr=expr, rolled=rolled, halved=halve, max_damage=max_damage)
