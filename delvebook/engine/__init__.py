@@ -221,9 +221,9 @@ def _charge_luck(ctx: Ctx) -> None:
 
 def play(state: dict, rules: Rules, kind: str, args: Mapping[str, Any], rng: random.Random, *,
          recorded: Mapping[str, dict] | None = None, extra_luck: Mapping[str, list] | None = None) -> Play:
-    """Play command ``kind`` on ``state`` in place and keep what it changed: a simulation's fast path (the danger
-    forecast plays thousands of fights). The same command as ``Engine.decide`` runs, but no event is made and
-    nothing is recorded (see ``Play``); refused, the state is as it was. ``recorded`` and ``extra_luck`` re-run
+    """Play command ``kind`` on ``state`` in place and keep what it changed, for a simulation (the danger
+    forecast). The same command as ``Engine.decide`` runs, but no event is made and nothing is recorded (see
+    ``Play``); refused, the state is as it was. ``recorded`` and ``extra_luck`` re-run
     it with the faces a first run rolled plus luck dice, which are charged to their players as
     ``Engine.decide_luck`` charges them. Returns the context (its ``roll_objects``: the rolls made)."""
     fn = COMMANDS.get(kind)

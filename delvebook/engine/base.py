@@ -149,10 +149,8 @@ class Reader:
         return side, c
 
     def conditions(self, who: str | None = None, kind: str | None = None) -> list[dict]:
-        conds = self.state["conditions"]
-        if not conds:  # most of a fight: the registries ask, and nothing is there
-            return []
-        return [c for c in conds if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
+        return [c for c in self.state["conditions"]
+                if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
 
     def class_abilities(self, c: Mapping) -> Mapping:
         """A delver's class abilities by id (a foe has none), read-only."""
@@ -292,10 +290,7 @@ class Ctx(Reader):
 
     def end_conditions(self, keep: Callable[[dict], bool], why: str) -> list[dict]:
         """Remove every condition for which ``keep`` is false; record which ended and why."""
-        conds = self.state["conditions"]
-        if not conds:  # most of a fight: nothing to end (the one test every caller relies on)
-            return []
-        ended = [c for c in conds if not keep(c)]
+        ended = [c for c in self.state["conditions"] if not keep(c)]
         if ended:
             self.set(["conditions"], [c for c in self.state["conditions"] if keep(c)])
             prior = self.fields.get("conditions_ended", [])

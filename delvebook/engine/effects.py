@@ -10,9 +10,10 @@ each class module registers here what its features do, and the core asks the reg
 - ``attacks_against``: what gives every attack against a creature advantage, weapon or spell (a mark).
 - ``attack_edge``: what gives a creature's every attack roll, weapon or spell, advantage or max damage (the
   orders Charge! and Fire).
-- ``attack_option``: a keyword a class brings to ``attack`` (smite, surprised, sentry, thrown) with its hooks:
-  shaping the attack, extra damage on a hit, a check after the hits, and the choice it offers once a hit is
-  seen (a smite chosen after the hit replaces the attack, re-run with the same dice).
+- ``attack_option``: what an option of ``attack`` does (smite, surprised, sentry, thrown; the command declares
+  the keyword), with its hooks: shaping the attack, extra damage on a hit, a check after the hits, and the
+  choice it offers once a hit is seen (a smite chosen after the hit replaces the attack, re-run with the same
+  dice).
 - ``on_vanquish``: what a kill does for the attacker (a Blood Magic sword is charged).
 - ``conjured_weapon``: a weapon a condition provides (the cleric's Holy Weapon), and ``conjured_names``: the ones
   a creature has now (what a view lists as attacks); ``turn_slots``: what acts in a creature's turn besides its

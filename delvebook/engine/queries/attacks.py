@@ -132,13 +132,12 @@ def plan_attack_on(r: Reader, attacker: str, a_side: str, a: Mapping, target: st
     if w.get("turn_slot"):  # a companion weapon acts in its own slot of the owner's turn (the Holy Weapon's sword)
         plan.timing = w["turn_slot"]
     get = asked.get
-    if asked and any(asked.values()):  # (most attacks are asked for nothing but the attack's defaults)
-        if get("extra_damage"):
-            plan.extra_damage.append(str(asked["extra_damage"]))
-        plan.options = [opt for name, opt in effects.ATTACK_OPTIONS.items() if get(name)]
-        for opt in plan.options:
-            if opt.shape is not None:
-                opt.shape(r, plan)
+    if get("extra_damage"):
+        plan.extra_damage.append(str(asked["extra_damage"]))
+    plan.options = [opt for name, opt in effects.ATTACK_OPTIONS.items() if get(name)]
+    for opt in plan.options:
+        if opt.shape is not None:
+            opt.shape(r, plan)
     state = r.state
     for modify in effects.ATTACK_MODIFIERS.now(state):
         modify(r, plan)
