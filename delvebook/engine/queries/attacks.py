@@ -38,7 +38,7 @@ def weapon_of(r: Reader, who: str, c: Mapping, weapon: Any = None) -> dict:
     Weapon); by index, item or name among its weapons; its first weapon if none is named; else fists."""
     if "class_id" not in c:
         return _foe_attack(c)
-    for conjure in effects.CONJURED_WEAPONS:
+    for conjure in effects.CONJURED_WEAPONS.now(r.state):
         w = conjure(r, who, c, weapon)
         if w is not None:
             return w
