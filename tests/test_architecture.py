@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "delvebook"
 LAYERS = {
     "core": {"dice", "distribution", "rules", "rules.schema", "model", "events", "engine", "narrate", "extras",
              "statecheck"},
-    "store": {"yamlsafe", "rules.load", "store", "publish"},
+    "store": {"yamlsafe", "rules.load", "store", "publish", "holder"},
     "campaign": {"campaign", "forecast"},
     "views": {"analysis", "typed_columns", "charts", "report", "players", "table", "widgets", "cli", "share",
               "export", "lite", "__main__"},
