@@ -1,6 +1,8 @@
 """What every command shares: the context it runs in, refusals, rolls, and lookups.
 
-A command is a function ``(ctx, **args)`` registered with ``@command("kind")``. It reads the state,
+A command is a function ``(ctx, **args)`` registered with ``@command("kind", actor=..., targets=...)``, which
+declares its roles once (who acts, whom it is aimed at: ``roles.Roles``; the engine writes them on the event). It
+reads the state,
 rolls through ``ctx.roll`` (so every face is recorded, and a re-run can reuse them), changes the
 state only through ``ctx.set`` (so every change is recorded as ``[path, value]``), and writes what
 happened in the game's words with ``ctx.out``. A command that cannot be done calls ``ctx.refuse``:
@@ -19,12 +21,15 @@ from typing import Any, Callable, Mapping
 from ..dice import DiceError, Roll, parse
 from ..events import apply_changes, clone, get_path, revert
 from ..model import combatant, is_dead, is_dying
+from ..roles import Role, Roles
 from ..rules import PROVENANCE_KEYS, Rules
 
-__all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items", "rules_table",
-           "class_of", "class_abilities", "path_in", "rules_tables"]
+__all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "ROLES", "data_items",
+           "rules_table", "class_of", "class_abilities", "path_in", "rules_tables"]
 
 COMMANDS: dict[str, Callable] = {}
+ROLES: dict[str, Roles] = {}
+"""Each command's roles, as its registration declared them."""
 
 
 class Refused(ValueError):
@@ -36,9 +41,12 @@ class Overridable(Refused):
     command with ``keeper_override="why"`` waives it and records why. A view offers the override only for these."""
 
 
-def command(kind: str):
+def command(kind: str, actor: Role | None = None, targets: tuple[Role, ...] = ()):
+    """Register ``fn`` as the command ``kind``, with its roles: ``actor`` names the argument (or field of the event)
+    holding who acts (None: the keeper), ``targets`` those holding whom it is aimed at or about (``roles.Roles``)."""
     def register(fn: Callable) -> Callable:
         COMMANDS[kind] = fn
+        ROLES[kind] = Roles(actor, targets)
         fn.kind = kind  # type: ignore[attr-defined]
         return fn
     return register

@@ -22,7 +22,7 @@ from ..engine import Refused, effects, queries
 from ..events import standing
 from ..model import (Armor, combatant, creatures, current_actor, held_resources, is_dead, is_dying, owner_of,
                      present)
-from .words import fight_name, money, plural, tell, title
+from ..narrate import fight_name, money, plural, tell, title
 
 __all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "charts_available",
            "LAST_ROLLS"]
