@@ -107,14 +107,18 @@ def _list(x: Any) -> list:
 
 def side_in(state: Mapping, name: str) -> str | None:
     """The side of ``name`` in ``state``: party, foes or creatures; None for a name that is no one there."""
-    if name in state.get("delvers", ()):
+    if name in _held(state.get("delvers")):
         return PARTY
     enc = state.get("encounter")
-    if isinstance(enc, Mapping) and name in (enc.get("foes") or ()):
+    if isinstance(enc, Mapping) and name in _held(enc.get("foes")):
         return FOES
-    if name in (state.get("creatures") or ()):
+    if name in _held(state.get("creatures")):
         return CREATURES
     return None
+
+
+def _held(x: Any) -> Any:
+    return x if isinstance(x, Mapping) else ()
 
 
 _PLACES = {"delvers": PARTY, "creatures": CREATURES}
@@ -140,7 +144,7 @@ def _placed_by(changes: Any, name: str) -> str | None:
                 found = FOES
             elif n == 2 and path[1] == "foes" and isinstance(value, Mapping) and name in value:
                 found = FOES
-            elif n == 1 and isinstance(value, Mapping) and name in (value.get("foes") or ()):
+            elif n == 1 and isinstance(value, Mapping) and name in _held(value.get("foes")):
                 found = FOES
     return found
 

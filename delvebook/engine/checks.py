@@ -25,7 +25,8 @@ def roll_options(ctx: Ctx, what: str, options: dict, *also: dict) -> None:
 
 def _opponent(event) -> str | None:
     """Who opposes a check: the one its opposed roll is rolled for (someone here, or the keeper rolling dice)."""
-    opposed = (event.get("rolls") or {}).get("opposed")
+    rolls = event.get("rolls")
+    opposed = rolls.get("opposed") if isinstance(rolls, dict) else None
     return opposed.get("who") if isinstance(opposed, dict) else None
 
 

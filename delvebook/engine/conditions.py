@@ -31,7 +31,8 @@ def add_condition_cmd(ctx: Ctx, who: str, name: str, duration: str | None = None
 
 def _ended(event) -> list:
     """Whom an ended condition was on."""
-    return [c.get("who") for c in event.get("conditions_ended") or () if isinstance(c, dict)]
+    ended = event.get("conditions_ended")
+    return [c.get("who") for c in ended if isinstance(c, dict)] if isinstance(ended, list) else []
 
 
 @command("end_condition", targets=(_ended,))

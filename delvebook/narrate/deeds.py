@@ -24,19 +24,21 @@ def _title(e: Mapping, ctx: Any) -> str:
     return f"{who}'s {_name(e)}" + (f" on {target}" if target and target != who else "")
 
 
-_SAID = (("invisible", lambda v, who: f"{v} is invisible for an hour"),
-         ("illusion", lambda v, who: f"an illusion: {v}"),
-         ("light", lambda v, who: f"{v['item']} sheds light {v['ft']} ft"),
-         ("locating", lambda v, who: f"{who} senses the way to {v}"),
-         ("traced", lambda v, who: f"{spaced(v)} is traced on the sword"),
-         ("made", lambda v, who: f"{who} makes {v}"),
-         ("copied", lambda v, who: f"{spaced(v)} copied into the book"),
-         ("bard_spell", lambda v, who: f"the bard's spell is now {spaced(v)}"),
-         ("sentry_attacks", lambda v, who: f"{who} stands sentry: up to {v} attacks before the next turn"),
-         ("familiar", lambda v, who: f"{v['name']} the {v['form']} answers the call"),
-         ("dispelled", lambda v, who: f"{spaced(v['kind'])} on {v['who']} ends" if v else "the magic holds"),
-         ("signature_spell", lambda v, who: f"signature spell recorded: {v['name']}"),
-         ("effect", lambda v, who: str(v)))
+_SAID = (("invisible", lambda e, who: f"{e['invisible']} is invisible for an hour"),
+         ("illusion", lambda e, who: f"an illusion: {e['illusion']}"),
+         ("light", lambda e, who: f"{e['light']['item']} sheds light {e['light']['ft']} ft"),
+         ("locating", lambda e, who: f"{who} senses the way to {e['locating']}"),
+         ("traced", lambda e, who: f"{spaced(e['traced'])} is traced on the sword"),
+         ("made", lambda e, who: f"{who} makes {e['made']}"),
+         ("copied", lambda e, who: f"{spaced(e['copied'])} copied into the book"),
+         ("bard_spell", lambda e, who: f"the bard's spell is now {spaced(e['bard_spell'])}"),
+         ("sentry_attacks", lambda e, who: f"{who} stands sentry: up to {e['sentry_attacks']} attacks before the "
+                                           f"next turn"),
+         ("familiar", lambda e, who: f"{e['familiar']} the {e.get('form', 'familiar')} answers the call"),
+         ("dispelled", lambda e, who: f"{spaced(e['dispelled']['kind'])} on {e['dispelled']['who']} ends"
+                                      if e["dispelled"] else "the magic holds"),
+         ("signature_spell", lambda e, who: f"signature spell recorded: {e['signature_spell']['name']}"),
+         ("effect", lambda e, who: str(e["effect"])))
 """What an ability or spell records in one field, said in a line (in this order)."""
 
 
@@ -94,7 +96,7 @@ def _deed(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
                      f"{e.get('target', e.get('vs_total'))})")
     for key, say in _SAID:
         if e.get(key) not in (None, "", [], {}):
-            heads.append(say(e[key], who))
+            heads.append(say(e, who))
     cost = paid(ctx, e.get("paid"))
     via = f" from the {e['via']}" if k == "cast" and e.get("via") in ("wand", "sword") else ""
     if attacked:  # the attack told, the deed named
