@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from ..roles import KEEPER
 from .keeping import xp_lines
-from .words import fight_name, hearts, names, pct, plural, spaced, story, tells, verdict
+from .words import fight_name, hearts, names, pct, plural, said, spaced, story, tells, verdict
 
 __all__ = ["dealt", "healed"]
 
@@ -157,10 +157,9 @@ def _encounter(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
                  ["Roll initiative, or say which side goes first."])
 
 
-@tells("add_foes", title=lambda e, ctx: f"{names(e.get('foes', []))} joining the fight")
-def _add_foes(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    joined = e.get("foes", [])
-    return story(f"{names(joined)} {'joins' if len(joined) == 1 else 'join'} the fight, acting last on the foes' side")
+said("add_foes", lambda e, ctx: f"{names(e['foes'])} {'joins' if len(e['foes']) == 1 else 'join'} the fight, acting "
+                                f"last on the foes' side",
+     title=lambda e, ctx: f"{names(e.get('foes', []))} joining the fight")
 
 
 @tells("initiative", title=lambda e, ctx: "the initiative roll")
@@ -175,15 +174,11 @@ def _initiative(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     return story(text, [f"Round 1: {e['turn_of']} acts"] if e.get("turn_of") else [])
 
 
-@tells("next_turn", title=lambda e, ctx: f"the turn of {e.get('turn_of') or e.get('side')}")
-def _next_turn(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    who = e.get("turn_of") or e.get("side")
-    return story(f"Round {e['round']}: {who}'s turn" + (" (a new round)" if e.get("new_round") else ""))
-
-
-@tells("set_order", title=lambda e, ctx: "the new order")
-def _set_order(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    return story(f"The party's order: {', '.join(e.get('order', []))}")
+said("next_turn", lambda e, ctx: f"Round {e['round']}: {e.get('turn_of') or e.get('side')}'s turn"
+                                 + (" (a new round)" if e.get("new_round") else ""),
+     title=lambda e, ctx: f"the turn of {e.get('turn_of') or e.get('side')}")
+said("set_order", lambda e, ctx: f"The party's order: {', '.join(e.get('order', []))}",
+     title=lambda e, ctx: "the new order")
 
 
 @tells("end_encounter", title=lambda e, ctx: f"the end of the fight ({fight_name(e.get('name'))})")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .words import (duration, money, names, pct, plural, rules_of, skill_name, spaced, story, tells,
+from .words import (duration, money, names, pct, plural, rules_of, said, skill_name, spaced, story, tells,
                     verdict)
 
 __all__ = ["xp_lines", "level_line"]
@@ -84,14 +84,11 @@ def _roll(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
 
 # ---------------------------------------------------------------- sessions, time, rests
 
-@tells("start_session", title=lambda e, ctx: f"the start of session {e.get('number')}")
-def _start_session(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    return story(f"Session {e['number']} begins: every player has {plural(e['luck_dice'], 'luck die', 'luck dice')}")
-
-
-@tells("end_session", title=lambda e, ctx: f"the end of session {e.get('number')}")
-def _end_session(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    return story(f"Session {e['number']} ends")
+said("start_session", lambda e, ctx: f"Session {e['number']} begins: every player has "
+                                     f"{plural(e['luck_dice'], 'luck die', 'luck dice')}",
+     title=lambda e, ctx: f"the start of session {e.get('number')}")
+said("end_session", lambda e, ctx: f"Session {e['number']} ends",
+     title=lambda e, ctx: f"the end of session {e.get('number')}")
 
 
 @tells("rest", title=lambda e, ctx: "the party's rest")
@@ -106,9 +103,8 @@ def _rest(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     return story(text, [f"Ended: {names(ended)}"] if ended else [])
 
 
-@tells("advance_time", title=lambda e, ctx: "the time passing")
-def _advance_time(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    return story(f"Time passes: {duration(e.get('seconds', 0))}")
+said("advance_time", lambda e, ctx: f"Time passes: {duration(e.get('seconds', 0))}",
+     title=lambda e, ctx: "the time passing")
 
 
 # ---------------------------------------------------------------- XP, coins, quests and rooms
@@ -139,22 +135,18 @@ def _earn(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     return story(head, xp_lines(e))
 
 
-@tells("spend", title=lambda e, ctx: f"{e['who']} spending {money(rules_of(ctx), e.get('talons', 0))}")
-def _spend(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    return story(f"{e['who']} spends {money(rules_of(ctx), e['talons'])}" +
-                 (f" ({e['reason']})" if e.get("reason") else ""))
-
-
-@tells("buy", title=lambda e, ctx: f"{e['who']}'s purchase")
-def _buy(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    return story(f"{e['who']} buys {e['count']} {spaced(e['item'])} for {money(rules_of(ctx), e['talons'])}")
+said("spend", lambda e, ctx: f"{e['who']} spends {money(rules_of(ctx), e['talons'])}"
+                             + (f" ({e['reason']})" if e.get("reason") else ""),
+     title=lambda e, ctx: f"{e['who']} spending {money(rules_of(ctx), e.get('talons', 0))}")
+said("buy", lambda e, ctx: f"{e['who']} buys {e['count']} {spaced(e['item'])} for {money(rules_of(ctx), e['talons'])}",
+     title=lambda e, ctx: f"{e['who']}'s purchase")
 
 
 # ---------------------------------------------------------------- the party: joining, choices, levels
 
-@tells("add_delver", title=lambda e, ctx: f"{e['who']} joining the party")
-def _add_delver(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    return story(f"{e['who']} joins the party ({e['class_id']}, {e['hearts']} hearts, player {e['player']})")
+said("add_delver", lambda e, ctx: f"{e['who']} joins the party ({e['class_id']}, {e['hearts']} hearts, player "
+                                  f"{e['player']})",
+     title=lambda e, ctx: f"{e['who']} joining the party")
 
 
 @tells("choose", title=lambda e, ctx: f"{e['who']}'s choice of {e.get('option')}")
@@ -184,21 +176,14 @@ def _give(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     return story(f"{e['who']} gains {names(got)}" + (f" (x{count})" if count > 1 and e.get("items") else ""))
 
 
-@tells("take", title=lambda e, ctx: f"{names(e.get('taken', []))} taken from {e['who']}"
-                                    + (f" to {e['to']}" if e.get("to") else ""))
-def _take(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    to = f", handed to {e['to']}" if e.get("to") else ""
-    return story(f"{names(e.get('taken', []))} taken from {e['who']}{to}")
-
-
-@tells("drop", title=lambda e, ctx: f"{e['who']} dropping {names(e.get('dropped', []))}")
-def _drop(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    return story(f"{e['who']} drops {names(e.get('dropped', []))}")
-
-
-@tells("reload", title=lambda e, ctx: f"{e['who']}'s reload of the {e['weapon']}")
-def _reload(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    return story(f"{e['who']} reloads the {e['weapon']}")
+said("take", lambda e, ctx: f"{names(e.get('taken', []))} taken from {e['who']}"
+                            + (f", handed to {e['to']}" if e.get("to") else ""),
+     title=lambda e, ctx: f"{names(e.get('taken', []))} taken from {e['who']}"
+                          + (f" to {e['to']}" if e.get("to") else ""))
+said("drop", lambda e, ctx: f"{e['who']} drops {names(e.get('dropped', []))}",
+     title=lambda e, ctx: f"{e['who']} dropping {names(e.get('dropped', []))}")
+said("reload", lambda e, ctx: f"{e['who']} reloads the {e['weapon']}",
+     title=lambda e, ctx: f"{e['who']}'s reload of the {e['weapon']}")
 
 
 # ---------------------------------------------------------------- NPCs and conditions
@@ -213,17 +198,10 @@ def _npc(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     return story(f"{e['name']} enters the story ({kind}{shown})", [e["note"]] if e.get("note") else [])
 
 
-@tells("remove_npc", title=lambda e, ctx: f"{e['name']} leaving the story")
-def _remove_npc(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    return story(f"{e['name']} leaves the story")
-
-
-@tells("condition", title=lambda e, ctx: f"{e.get('name')} on {e['who']}")
-def _condition(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    return story(f"{e['who']} is now {spaced(e['name'])} (the keeper's ruling)")
-
-
-@tells("end_condition", title=lambda e, ctx: "the condition's end")
-def _end_condition(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    ended = [spaced(c["kind"]) + f" on {c['who']}" for c in e.get("conditions_ended", ())]
-    return story(f"Ended: {names(ended) or 'nothing'}")
+said("remove_npc", lambda e, ctx: f"{e['name']} leaves the story",
+     title=lambda e, ctx: f"{e['name']} leaving the story")
+said("condition", lambda e, ctx: f"{e['who']} is now {spaced(e['name'])} (the keeper's ruling)",
+     title=lambda e, ctx: f"{e.get('name')} on {e['who']}")
+said("end_condition", lambda e, ctx: "Ended: " + (names(spaced(c["kind"]) + f" on {c['who']}"
+                                                       for c in e.get("conditions_ended", ())) or "nothing"),
+     title=lambda e, ctx: "the condition's end")

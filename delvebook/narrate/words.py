@@ -13,7 +13,7 @@ from ..distribution import percent
 from ..model import format_purse
 
 __all__ = ["pct", "plural", "money", "fight_name", "names", "hearts", "duration", "story", "verdict", "Teller",
-           "TELLERS", "tells", "spaced", "skill_name", "paid", "rules_of"]
+           "TELLERS", "tells", "said", "spaced", "skill_name", "paid", "rules_of"]
 
 
 # ---------------------------------------------------------------- the story of an event
@@ -45,6 +45,11 @@ def tells(*kinds: str, title: Callable[[Mapping, Any], str] | None = None):
             TELLERS[kind] = Teller(fn, title)
         return fn
     return register
+
+
+def said(kind: str, text: Callable[[Mapping, Any], str], title: Callable[[Mapping, Any], str] | None = None) -> None:
+    """Register a kind told in one sentence, ``text(event, ctx)``, with no more lines and no verdict."""
+    tells(kind, title=title)(lambda e, ctx, pre, hidden: story(text(e, ctx)))
 
 
 # ---------------------------------------------------------------- words
