@@ -5,6 +5,10 @@ back, and returns the event; ``Engine.apply`` folds an event in (the same path r
 live state and a replayed log cannot drift apart). Luck dice and faces typed after the fact re-run
 the latest action with the same faces plus the new ones, as an action that replaces it.
 
+Every event names who did what to whom (``actor``, ``targets``, ``sides``; each damage or healing entry its dealer,
+``by``), from the roles its command declared where it is registered (``roles``); ``upgrade_event`` reads an event of
+an older format in today's as it is folded (``Engine.apply``, and the replay of a log).
+
 ``play`` runs a command on a plain state and keeps its changes with nothing recorded (a ``Play`` context): the
 same rules for a simulation, without the event, the copies and the log (the danger forecast).
 

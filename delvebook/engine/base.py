@@ -2,10 +2,9 @@
 
 A command is a function ``(ctx, **args)`` registered with ``@command("kind", actor=..., targets=...)``, which
 declares its roles once (who acts, whom it is aimed at: ``roles.Roles``; the engine writes them on the event). It
-reads the state,
-rolls through ``ctx.roll`` (so every face is recorded, and a re-run can reuse them), changes the
-state only through ``ctx.set`` (so every change is recorded as ``[path, value]``), and writes what
-happened in the game's words with ``ctx.out``. A command that cannot be done calls ``ctx.refuse``:
+reads the state, rolls through ``ctx.roll`` (so every face is recorded, and a re-run can reuse them), changes the
+state only through ``ctx.set`` (so every change is recorded as ``[path, value]``), and writes what happened in the
+game's words with ``ctx.out``. A command that cannot be done calls ``ctx.refuse``:
 nothing is changed.
 
 Standard library only: part of the pure core.

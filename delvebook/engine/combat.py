@@ -19,9 +19,9 @@ from typing import Any, Callable, Mapping
 from ..dice import parse
 from ..distribution import distribution, odds
 from ..events import clone
-from ..roles import KEEPER
 from ..model import (CREATURE, FOES, PARTY, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
                      is_dying, present, used_this_turn)
+from ..roles import KEEPER
 from . import effects, turns
 from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, taken_names
@@ -313,8 +313,8 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, by: str, armor:
     before = c["hearts"]
     after = max(core["hearts"]["floor"], before - dealt)
     ctx.set(path + ["hearts"], after)
-    result = {"target": target, "by": by, "source": source, "raw": raw, "av": av, "absorbed": incoming - dealt, "dealt": dealt,
-              "hearts_before": before, "hearts_after": after, "dv": dv_lost}
+    result = {"target": target, "by": by, "source": source, "raw": raw, "av": av, "absorbed": incoming - dealt,
+              "dealt": dealt, "hearts_before": before, "hearts_after": after, "dv": dv_lost}
     for red in reductions:
         result[red.field] = red.amount
     if dealt > 0 and before - dealt < core["death_save"]["retrigger_below"]:
