@@ -58,6 +58,18 @@ def test_every_command_declares_its_roles_where_it_is_registered():
     assert [kind for kind in COMMANDS if kind not in ROLES] == []
 
 
+def test_every_kind_of_event_is_told_by_the_one_teller():
+    assert [kind for kind in [*COMMANDS, "undo", "redo"] if kind not in narrate.words.TELLERS] == []
+
+
+def test_the_one_line_story_is_the_tables_sentence_then_its_lines(camp):
+    fight = _fight(camp)
+    e = fight.attack("Wren", "Bog goblin 1", faces={"attack": [1, 1], "resist": [19], "counter_damage": [3]})
+    told = narrate.tell(e, camp)
+    assert e.summary() == narrate.describe(e, camp) == "; ".join([told["text"], *told["lines"]])
+    assert "Bog goblin 1 hits back: Wren takes 3" in e.summary()
+
+
 def test_an_attack_is_by_its_attacker_at_its_target_and_a_counter_is_dealt_by_the_target(camp):
     fight = _fight(camp)
     e = fight.attack("Wren", "Bog goblin 1", faces={"attack": [1, 1], "resist": [19], "counter_damage": [3]})
