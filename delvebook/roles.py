@@ -124,28 +124,39 @@ def _held(x: Any) -> Any:
 _PLACES = {"delvers": PARTY, "creatures": CREATURES}
 
 
-def _placed_by(changes: Any, name: str) -> str | None:
-    """The side ``changes`` put ``name`` on (a delver joining, foes starting a fight, an NPC named), the last
-    change that places it winning; None if they place it nowhere."""
-    found = None
+def _placed(changes: Any, names: set) -> dict[str, str]:
+    """{name: side} for each of ``names`` that ``changes`` put somewhere (a delver joining, foes starting a fight, an
+    NPC named), the last change that places a name winning: one pass over the changes."""
+    found: dict[str, str] = {}
     for change in _list(changes):
         if not (isinstance(change, (list, tuple)) and len(change) == 2 and isinstance(change[0], list)):
             continue
         path, value = change
-        if not path:
+        n = len(path)
+        if not n:
             continue
-        head, n = path[0], len(path)
-        side = _PLACES.get(head)
-        if side is not None:
-            if (n >= 2 and path[1] == name) or (n == 1 and isinstance(value, Mapping) and name in value):
-                found = side
-        elif head == "encounter":
-            if n >= 3 and path[1] == "foes" and path[2] == name:
-                found = FOES
-            elif n == 2 and path[1] == "foes" and isinstance(value, Mapping) and name in value:
-                found = FOES
-            elif n == 1 and isinstance(value, Mapping) and name in _held(value.get("foes")):
-                found = FOES
+        head, key, held = path[0], None, ()  # a change places one name (key), or a mapping of them (held)
+        if head == "encounter":
+            side = FOES
+            if n >= 3 and path[1] == "foes":
+                key = path[2]
+            elif n == 2 and path[1] == "foes":
+                held = _held(value)
+            elif n == 1:
+                held = _held(value.get("foes")) if isinstance(value, Mapping) else ()
+        elif isinstance(head, str) and head in _PLACES:
+            side = _PLACES[head]
+            if n >= 2:
+                key = path[1]
+            else:
+                held = _held(value)
+        else:
+            continue
+        if isinstance(key, str) and key in names:
+            found[key] = side
+        for name in names:
+            if name in held:
+                found[name] = side
     return found
 
 
@@ -153,9 +164,12 @@ def side_of(name: str, state_before: Mapping, changes: Any = ()) -> str:
     """The side of a name an event mentions: the keeper; where the event's changes put it (a foe joining a fight
     is on the foes' side from then on); else where it stood before the event; else a hazard (a name that is no
     one: a trap, a fall)."""
-    if name == KEEPER:
-        return KEEPER
-    return _placed_by(changes, name) or side_in(state_before, name) or HAZARD
+    return _sides([name], state_before, changes)[name]
+
+
+def _sides(names: list[str], state_before: Mapping, changes: Any) -> dict[str, str]:
+    placed = _placed(changes, set(names) - {KEEPER})
+    return {n: KEEPER if n == KEEPER else placed.get(n) or side_in(state_before, n) or HAZARD for n in names}
 
 
 # ---------------------------------------------------------------- filling an event's roles
@@ -177,11 +191,7 @@ def fill(event: dict, roles: Roles, state_before: Mapping) -> dict:
             n = entry.get(key)
             if isinstance(n, str) and n:
                 named.append(n)
-    changes = event.get("changes")
-    sides = {}
-    for n in named:
-        if n not in sides:
-            sides[n] = side_of(n, state_before, changes)
+    sides = _sides(list(dict.fromkeys(named)), state_before, event.get("changes"))
     _put_after_frame(event, {"actor": actor, "targets": targets, "sides": sides})
     return event
 
