@@ -30,6 +30,7 @@ from .engine import Engine, Refused, upgrade_event
 from .model import current_actor
 from .events import History, Standing, Touched, clone, replay
 from .model import Creature, Delver, Foe, new_state
+from .preparation import Preparing
 
 __all__ = ["Campaign", "Fight", "Outcome", "Refused"]
 
@@ -112,8 +113,8 @@ def _locked(method):
     return locked
 
 
-class Campaign:
-    """A campaign folder opened for play (or read-only for analysis).
+class Campaign(Preparing):
+    """A campaign folder opened for play (or read-only for analysis); preparing an evening is ``Preparing``'s.
 
     Threads may share one: every action (deciding it, writing it, folding it in) holds the campaign's lock."""
 
@@ -334,16 +335,6 @@ class Campaign:
         return Fight(self) if self.state["encounter"] is not None else None
 
     @property
-    def prepared_encounters(self) -> dict[str, dict]:
-        """Encounters the keeper prepared in campaign.yaml, by id: ``name``, ``foes`` (one entry per foe,
-        counts expanded), ``note``; ``camp.encounter(id)`` starts one."""
-        out = {}
-        for eid, enc in (self._store.campaign.get("encounters") or {}).items():
-            out[eid] = {"name": enc.get("name") or eid, "foes": _expand_prepared(enc["foes"]),
-                        "note": enc.get("note")}
-        return out
-
-    @property
     def quests(self) -> list[dict]:
         """Quests prepared in campaign.yaml and any completed in play: ``id``, ``name``, ``note``, ``done``."""
         return self._prepared("quests", self.state["quests"])
@@ -468,10 +459,12 @@ class Campaign:
         return self._record(self.engine.decide(kind, args, self.rng, self._next_seq(), faces))
 
     def add_delver(self, name: str, class_id: str, player: str | None = None, *,
-                   choices: Mapping[str, str] | None = None, faces: Mapping | None = None) -> Delver:
-        """A new delver joins at the end of the table; the class's random things are rolled."""
+                   choices: Mapping[str, str] | None = None, seat: int | None = None,
+                   faces: Mapping | None = None) -> Delver:
+        """A new delver joins at the end of the table (or at ``seat``, counted clockwise from 0); the class's random
+        things are rolled, or typed from real dice (``faces={"hearts": [4]}``)."""
         self.act("add_delver", faces=faces, name=name, class_id=class_id, player=player,
-                 choices=dict(choices) if choices else None)
+                 choices=dict(choices) if choices else None, seat=seat)
         return self.delver(name)
 
     def start_session(self, *, keeper_override: str | None = None) -> Outcome:
@@ -582,10 +575,10 @@ class Campaign:
     def encounter(self, foes: list, name: str | None = None, *, keeper_override: str | None = None) -> "Fight":
         """A fight begins with these foes (bestiary ids, ``{"npc": name}`` for a named NPC, or a prepared
         encounter id from campaign.yaml)."""
-        prepared = self._store.campaign.get("encounters", {})
+        prepared = self.prepared_encounters
         if isinstance(foes, str) and foes in prepared:
             name = name or foes
-            foes = _expand_prepared(prepared[foes]["foes"])
+            foes = prepared[foes]["foes"]
         self.act("encounter", foes=list(foes), name=name, keeper_override=keeper_override)
         return Fight(self)
 
@@ -899,17 +892,6 @@ def setup_state(campaign: Mapping, rules) -> dict:
         engine.state["seats"] = list(seats) + [n for n in engine.state["seats"] if n not in seats]
     state = clone(engine.state)
     return state
-
-
-def _expand_prepared(foes: list) -> list:
-    out = []
-    for f in foes:
-        if isinstance(f, Mapping) and "count" in f:
-            spec = {k: v for k, v in f.items() if k != "count"}
-            out += [dict(spec) for _ in range(int(f["count"]))]
-        else:
-            out.append(f)
-    return out
 
 
 # ---------------------------------------------------------------- zips in and out

@@ -19,7 +19,7 @@ LAYERS = {
     "core": {"dice", "distribution", "rules", "rules.schema", "model", "events", "roles", "engine", "narrate", "extras",
              "statecheck"},
     "store": {"yamlsafe", "rules.load", "store", "publish", "holder"},
-    "campaign": {"campaign", "forecast"},
+    "campaign": {"campaign", "preparation", "forecast"},
     "views": {"analysis", "typed_columns", "charts", "report", "players", "table", "widgets", "cli", "share",
               "export", "lite", "__main__"},
 }

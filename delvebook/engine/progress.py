@@ -24,7 +24,8 @@ def start_session(ctx: Ctx) -> None:
         ctx.refuse(f"session {s['number']} is still running: end it first")
     per = ctx.core["luck_dice"]["per_session"]
     ctx.set(["session"], {"number": s["number"] + 1, "active": True})
-    players = sorted({d["player"] for d in ctx.state["delvers"].values()} | set(ctx.state["luck"]))
+    delvers = ctx.state["delvers"]  # the players at the table: a retired delver's player left with them
+    players = sorted({delvers[n]["player"] for n in ctx.state["seats"]} | set(ctx.state["luck"]))
     ctx.set(["luck"], {p: per for p in players})
     ctx.out(number=s["number"] + 1, luck_dice=per)
 

@@ -22,6 +22,8 @@ from typing import Any, Iterable, Iterator, NamedTuple
 
 from ..dice import DiceError, parse as _parse_dice
 from ..statecheck import MAX_INT, MAX_NAME, MAX_TEXT
+from .prepared import ENCOUNTER_MAX_FOES, encounter_problems, table_cycles, table_problems
+from .problem import Problem, show
 
 __all__ = [
     "Problem",
@@ -81,8 +83,8 @@ OPEN_TABLES = (
 )
 """Paths (``*`` matches any key) where house rules may add new keys; everywhere else an unknown key is an error."""
 
-CAMPAIGN_FIELDS = ("format", "name", "seed", "seats", "players", "delvers", "bestiary", "encounters", "rooms",
-                   "quests", "house_rules", "notes")
+CAMPAIGN_FIELDS = ("format", "name", "seed", "seats", "players", "delvers", "bestiary", "encounters", "tables",
+                   "rooms", "quests", "house_rules", "notes")
 """The top-level fields of ``campaign.yaml``, in the order delvebook writes them; any other key is an error."""
 
 SHEET_FIELDS = ("name", "class", "player", "hearts", "choices", "spells", "true_names", "purse")
@@ -90,7 +92,7 @@ SHEET_FIELDS = ("name", "class", "player", "hearts", "choices", "spells", "true_
 
 FOE_FIELDS = {
     "name": "text", "hearts": "posint", "attack_bonus": "dice", "damage": "dice", "tags": "texts",
-    "multi_attack": "posint", "ranged": "bool", "armor": "armor",
+    "multi_attack": "posint", "ranged": "bool", "armor": "armor", "counters": "bool",
 }
 """What a foe's fields hold, in the shipped bestiary, in house rules and in a campaign's own bestiary alike."""
 
@@ -99,9 +101,6 @@ FOE_REQUIRED = ("name", "hearts", "attack_bonus", "damage", "tags")
 
 ENCOUNTER_FIELDS = ("foes", "name", "note")
 """The fields of a prepared encounter; ``foes`` is required."""
-
-ENCOUNTER_MAX_FOES = 100
-"""Foes in one prepared encounter, counts added up (a table fights a handful; 20,000 took the engine 100 s)."""
 
 SHEET_MAX_HEARTS = 10_000
 """A delver's starting hearts on a sheet at most (the text's delvers start with a dozen or two)."""
@@ -136,13 +135,6 @@ _WORDS = {
 }
 
 
-class Problem(NamedTuple):
-    """One thing wrong: where (keys and list indexes from the top of the data), and what was expected."""
-
-    path: tuple
-    reason: str
-
-
 class RulesError(ValueError):
     """Rules data (shipped or a campaign's house rules) that has the wrong shape.
 
@@ -168,23 +160,6 @@ class RulesError(ValueError):
 
 
 # ---------------------------------------------------------------- words and small helpers
-
-
-def show(value: Any) -> str:
-    """A value as a problem's reason shows it: text quoted, true/false and null in YAML's words."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, str):
-        return repr(value) if len(value) <= 60 else repr(value[:57] + "...")
-    if isinstance(value, Mapping):
-        return "a mapping" if value else "an empty mapping"
-    if isinstance(value, (list, tuple)):
-        return "a list" if value else "an empty list"
-    if isinstance(value, (_dt.date, _dt.datetime)):
-        return f"a date ({value})"
-    return repr(value)
 
 
 def dotted(path: Iterable) -> str:
@@ -888,15 +863,21 @@ open ask for the same rules one after the other, and Rules never change, so the 
 
 def campaign_rules(campaign: Mapping, base: Any) -> tuple[Any, list[Problem]]:
     """The rules a campaign plays by: ``base`` (a ``Rules``) with the campaign's house rules, then its own bestiary,
-    laid over. Returns (the Rules, or None if they do not hold, and the problems at campaign-file paths)."""
+    laid over, and its prepared encounters and roll tables laid in (``Rules.with_campaign``). Returns (the Rules, or
+    None if they do not hold, and the problems at campaign-file paths)."""
     key = repr((campaign.get("house_rules"), campaign.get("bestiary")))
     hit = _CAMPAIGN_RULES.get(key)
     if hit is not None and hit[0] is base:
-        return hit[1], list(hit[2])
-    rules, problems = _campaign_rules(campaign, base)
-    if len(_CAMPAIGN_RULES) >= 16:
-        _CAMPAIGN_RULES.clear()
-    _CAMPAIGN_RULES[key] = (base, rules, tuple(problems))
+        rules, problems = hit[1], list(hit[2])
+    else:
+        rules, problems = _campaign_rules(campaign, base)
+        if len(_CAMPAIGN_RULES) >= 16:
+            _CAMPAIGN_RULES.clear()
+        _CAMPAIGN_RULES[key] = (base, rules, tuple(problems))
+    if rules is not None:
+        encounters, tables = campaign.get("encounters"), campaign.get("tables")
+        rules = rules.with_campaign(encounters if isinstance(encounters, Mapping) else None,
+                                    tables if isinstance(tables, Mapping) else None)
     return rules, problems
 
 
@@ -1066,36 +1047,12 @@ def check_campaign(campaign: Any, base: Any) -> tuple[Any, list[Problem]]:
             if isinstance(table, Mapping):
                 foes |= {f for f in table if _is_text(f)}
     for enc_id, enc in _table(p, campaign, "encounters", "encounter").items():
-        here = ("encounters", enc_id)
-        _unknown_fields(p, here, enc, ENCOUNTER_FIELDS, "a prepared encounter")
-        listed = enc.get("foes")
-        if "foes" not in enc:
-            p.add(here + ("foes",), "missing: the list of foes (bestiary ids, or {foe: id, count: N})")
-        elif not isinstance(listed, list) or not listed:
-            p.add(here + ("foes",), f"expected a list of at least one bestiary id or {{foe: id, count: N}}, "
-                                    f"got {show(listed)}")
-        else:
-            total = 0
-            for i, f in enumerate(listed):
-                at = here + ("foes", i)
-                if isinstance(f, Mapping):
-                    _unknown_fields(p, at, f, ("foe", "count"), "a foe entry")
-                    if "count" in f and p.kind(at + ("count",), f["count"], "posint"):
-                        total += f["count"] - 1
-                        if total + i + 1 > ENCOUNTER_MAX_FOES:
-                            p.add(at + ("count",), f"{f['count']:,} foes; a prepared encounter holds at most "
-                                                   f"{ENCOUNTER_MAX_FOES} foes, counts added up")
-                    if "foe" not in f:
-                        p.add(at + ("foe",), "missing: the bestiary id of the foe")
-                        continue
-                    f, at = f["foe"], at + ("foe",)
-                if not _is_text(f):
-                    p.add(at, f"expected a bestiary id (text), got {show(f)}")
-                elif f not in foes:
-                    p.add(at, f"no foe {f!r} in the bestiary (known: {', '.join(sorted(foes))})")
-        for key in ("note", "name"):
-            if enc.get(key) is not None and not isinstance(enc[key], str):
-                p.add(here + (key,), f"expected text, got {show(enc[key])}")
+        p.items += encounter_problems(enc, foes, ("encounters", enc_id), ENCOUNTER_FIELDS)
+    tables = _table(p, campaign, "tables", "roll table")
+    ids = set(tables) | set(known.roll_tables)
+    for table_id, table in tables.items():
+        p.items += table_problems(table, ("tables", table_id), ids)
+    p.items += table_cycles({**{k: v for k, v in known.roll_tables.items()}, **tables}, ("tables",))
 
     for key, what in (("rooms", "room"), ("quests", "quest")):
         for entry_id, entry in _table(p, campaign, key, what).items():

@@ -11,7 +11,8 @@ command's ``Ctx`` is one). A question about someone who is not there answers Non
 By topic, one module each, every name re-exported here (``queries.attack_odds``):
 ``rolls`` (skills, D20 rolls, checks, saves, the death save, the luck die), ``attacks`` (weapons, attacks and
 spell attacks), ``acting`` (who may act, turns, healing), ``gear`` (armor, ammunition, carried gear, the XP
-coin), ``abilities`` (abilities and spells now, level-up choices).
+coin), ``abilities`` (abilities and spells now, level-up choices), ``prepared`` (the foe types, prepared
+encounters and roll tables as they stand: campaign.yaml's with the table's laid over).
 
 Standard library only: part of the pure core.
 """
@@ -30,6 +31,8 @@ from .gear import (armor_in, armor_value, ammo_of, reloads, ammo_left, free_relo
 from .abilities import (option_name, ability_refusal, cost_text, AbilityChoice, abilities_available,
     ability_available, SpellChoice, spell_inputs, ability_ready, signature_choice, spells_available, find_choice,
     raisable_skills, choice_options)
+from .prepared import (Prepared, foe_types, foe_type, foe_id, encounters, encounter, encounter_foes, roll_tables,
+    roll_table, drawn)
 
 __all__ = ["current_actor", "present", "skill_id", "skill_bonus", "skill_label", "D20", "d20_in", "check_expr",
     "opposed_expr", "check_odds", "save_roll", "DeathSave", "death_save", "luck_die_sides", "unarmed", "weapon_of",
@@ -39,4 +42,6 @@ __all__ = ["current_actor", "present", "skill_id", "skill_bonus", "skill_label",
     "healing_banned", "armor_in", "armor_value", "ammo_of", "reloads", "ammo_left", "free_reload", "attack_ready",
     "Reload", "reloadable", "Carried", "carried", "coin_talons", "option_name", "ability_refusal", "cost_text",
     "AbilityChoice", "abilities_available", "ability_available", "SpellChoice", "spell_inputs", "ability_ready",
-    "signature_choice", "spells_available", "find_choice", "raisable_skills", "choice_options"]
+    "signature_choice", "spells_available", "find_choice", "raisable_skills", "choice_options", "Prepared",
+    "foe_types", "foe_type", "foe_id", "encounters", "encounter", "encounter_foes", "roll_tables", "roll_table",
+    "drawn"]

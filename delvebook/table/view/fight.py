@@ -38,7 +38,7 @@ def fight_starts(camp) -> dict:
             name = camp.rules.foe(kind).get("name", kind)
             counts[name] = counts.get(name, 0) + 1
         foes = ", ".join(f"{n} {name}s" if n > 1 else name for name, n in counts.items())
-        prepared.append({"label": f"{fight_name(enc['name'])}: {foes}", "note": enc.get("note") or "",
+        prepared.append({"label": f"{fight_name(eid, camp)}: {foes}", "note": enc.get("note") or "",
                          "intent": {"do": "start_fight", "prepared": eid, "where": "fight"}})
     bestiary = [option(k, camp.rules.foe(k).get("name", k)) for k in camp.rules.bestiary]
     return {"prepared": prepared,
@@ -78,7 +78,7 @@ def fight_bar(camp, ui: UI, now: str | None) -> dict | None:
     standing_foes = [f["name"] for f in enc["foes"].values() if not is_dead(f)]
     # the prepared encounter's note is the keeper's (what the foes plan, what a check would find)
     note = (camp.prepared_encounters.get(enc["name"]) or {}).get("note") or "" if keeper else ""
-    out = {"running": True, "name": fight_name(enc["name"]), "round": enc["round"], "status": status,
+    out = {"running": True, "name": fight_name(enc["name"], camp), "round": enc["round"], "status": status,
            "note": note, "order": order, "foes": _foes(camp, ui, now), "standing": len(standing_foes)}
     if keeper:
         if enc["round"] == 0:

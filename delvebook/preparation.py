@@ -1,0 +1,97 @@
+"""The keeper's API for preparing an evening (a part of ``Campaign``): the party's seats and retirements, the
+bestiary's foe types, prepared encounters, roll tables and rolls on them, and the forecast's tuner.
+
+Each is one campaign call -> one event (``engine.preparing``), written to the log, undoable, told by the narrator.
+What stands is campaign.yaml's preparation with the table's laid over, id by id (``engine.queries.prepared``):
+``camp.foe_types``, ``camp.prepared_encounters``, ``camp.roll_tables``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+__all__ = ["Preparing"]
+
+
+class Preparing:
+    """Preparing the evening: mixed into ``Campaign`` (which gives ``act``, ``state`` and ``rules``)."""
+
+    # ---- what stands
+    @property
+    def foe_types(self) -> Mapping:
+        """Every foe type by id (the bestiary: shipped, house rules, campaign.yaml, the table's), read-only."""
+        from .engine.queries import foe_types
+        return foe_types(self.state, self.rules)
+
+    @property
+    def roll_tables(self) -> Mapping:
+        """Every roll table by id (the namer's true names, campaign.yaml's, the table's), read-only."""
+        from .engine.queries import roll_tables
+        return roll_tables(self.state, self.rules)
+
+    @property
+    def prepared_encounters(self) -> dict[str, dict]:
+        """Encounters prepared in campaign.yaml or by the table, by id: ``name``, ``foes`` (one entry per foe, counts
+        expanded), ``note``; ``camp.encounter(id)`` starts one."""
+        from .engine.queries import encounter_foes, encounters
+        return {eid: {"name": enc.get("name") or eid, "foes": encounter_foes(enc), "note": enc.get("note")}
+                for eid, enc in encounters(self.state, self.rules).items()}
+
+    # ---- the party
+    def retire_delver(self, name: str) -> Any:
+        """``name`` leaves the table for good (off the seats, out of every split), kept in the history."""
+        return self.act("retire_delver", who=name)
+
+    def set_seats(self, order: Iterable[str]) -> Any:
+        """The delvers at the table in a new clockwise order (the party's default order in a fight)."""
+        return self.act("set_seats", order=list(order))
+
+    # ---- the bestiary
+    def prepare_foe(self, name: str, hearts: int, attack_bonus: Any = 0, damage: Any = "d6", *,
+                    id: str | None = None, tags: Iterable[str] = (), armor: Mapping | None = None,
+                    multi_attack: int | None = None, ranged: bool | None = None, counters: bool | None = None,
+                    note: str | None = None, change: bool = False) -> Any:
+        """A foe type for the bestiary (its id made from the name unless given), or one changed (``change=True``):
+        hearts, attack bonus and damage (dice or a number), tags (undead, demon...), armor ``{"av", "dv"}``,
+        multi-attack, ranged, ``counters=False`` for one that never hits back, a keeper's note."""
+        return self.act("prepare_foe", name=name, hearts=hearts, attack_bonus=attack_bonus, damage=damage, id=id,
+                        tags=list(tags), armor=dict(armor) if armor else None, multi_attack=multi_attack,
+                        ranged=ranged, counters=counters, note=note, change=change or None)
+
+    def remove_foe(self, id: str) -> Any:
+        return self.act("remove_foe", id=id)
+
+    # ---- prepared encounters
+    def prepare_encounter(self, name: str, foes: Any, *, id: str | None = None, note: str | None = None,
+                          change: bool = False) -> Any:
+        """A named encounter: ``foes`` as ``{"goblin": 3, "ogre": 1}``, or a list of ids and ``{"foe", "count"}``;
+        ``camp.encounter(id)`` starts it, ``camp.danger(id)`` forecasts it."""
+        if isinstance(foes, Mapping):
+            foes = [{"foe": k, "count": v} for k, v in foes.items()]
+        return self.act("prepare_encounter", name=name, foes=list(foes), id=id, note=note, change=change or None)
+
+    def remove_encounter(self, id: str) -> Any:
+        return self.act("remove_encounter", id=id)
+
+    # ---- roll tables
+    def prepare_table(self, name: str, dice: str, entries: Any, *, id: str | None = None,
+                      without_replacement: bool = False, note: str | None = None, change: bool = False) -> Any:
+        """A roll table: ``dice`` (d6, 2d6, d66...) and ``entries``, a list of ``{"range": "1-3", "result": ...,
+        "roll": other table}`` or a mapping ``{"1-3": "a rusty dagger", 6: {"roll": "gems"}}``."""
+        if isinstance(entries, Mapping):
+            entries = [{"range": k, **(v if isinstance(v, Mapping) else {"result": v})} for k, v in entries.items()]
+        return self.act("prepare_table", name=name, dice=dice, entries=[dict(e) if isinstance(e, Mapping) else e
+                                                                         for e in entries],
+                        id=id, without_replacement=without_replacement or None, note=note, change=change or None)
+
+    def remove_table(self, id: str) -> Any:
+        return self.act("remove_table", id=id)
+
+    def roll_table(self, table: str, who: str | None = None, faces: Mapping | None = None) -> Any:
+        """A roll on ``table``: the entry its total lands in (and what that entry rolls on); a luck die on it
+        (``spend_luck``) moves the entry, and the outcome says what it was."""
+        return self.act("roll_table", faces=faces, table=table, who=who)
+
+    def reset_table(self, table: str) -> Any:
+        """A table drawn without replacement made whole again."""
+        return self.act("reset_table", table=table)
