@@ -595,19 +595,30 @@ class Campaign(Preparing):
         """How deadly a fight is, before the first roll: up to ``fights`` fights of the party as it stands against
         ``foes`` (bestiary ids or specs, or a prepared encounter's id; None: the fight running now, from where it
         stands), played by the rules in memory. Nothing is written to the campaign. Returns a
-        ``forecast.Danger``; ``options``: ``policy``, ``precision``, ``progress``, ``workers``, ``name`` (see
-        ``delvebook.forecast.forecast``)."""
+        ``forecast.Danger``; ``options``: ``policy``, ``precision``, ``progress``, ``workers``, ``name``,
+        ``sitting_out`` (delvers who do not fight: a what-if) (see ``delvebook.forecast.forecast``)."""
         from .forecast import forecast
-        name = options.pop("name", None)
+        foes, name = self._danger_foes(foes, options.pop("name", None))
+        return forecast(self.rules, self.state, foes, name=name, fights=fights, seed=seed,
+                        campaign=self._store.campaign, **options)
+
+    def danger_job(self, foes: Any = None, fights: int = 2000, seed: int | None = None, **options: Any):
+        """The forecast ``danger`` gives, played a slice at a time (a ``forecast.Job``: ``job.step(seconds)``,
+        ``job.danger()`` so far, ``job.cancel()``): what a view drives between its messages, so the kernel keeps
+        answering clicks while it runs. Nothing is written to the campaign."""
+        from .forecast import Job
+        foes, name = self._danger_foes(foes, options.pop("name", None))
+        return Job(self.rules, self.state, foes, name=name, fights=fights, seed=seed, campaign=self._store.campaign,
+                   **options)
+
+    def _danger_foes(self, foes: Any, name: str | None) -> tuple[list | None, str | None]:
         prepared = self.prepared_encounters
         if isinstance(foes, str):
             if foes not in prepared:
                 raise Refused(f"there is no prepared encounter {foes!r} (prepared: {', '.join(prepared) or 'none'});"
                               " name foes as a list of bestiary ids")
-            name = name or prepared[foes]["name"]
-            foes = prepared[foes]["foes"]
-        return forecast(self.rules, self.state, None if foes is None else list(foes), name=name, fights=fights,
-                        seed=seed, campaign=self._store.campaign, **options)
+            return prepared[foes]["foes"], name or prepared[foes]["name"]
+        return (None if foes is None else list(foes)), name
 
     # ---- luck, typed dice, undo
     @_locked

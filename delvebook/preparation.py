@@ -95,3 +95,23 @@ class Preparing:
     def reset_table(self, table: str) -> Any:
         """A table drawn without replacement made whole again."""
         return self.act("reset_table", table=table)
+
+    # ---- tuning an encounter
+    def tune(self, foe: str, target: str = "nobody dies", base: Any = None, **options: Any):
+        """How many ``foe`` (a foe type's id or name) meet ``target`` ("nobody dies": the chance of a death at most
+        5%; "a real threat": the party wins at most 80% of the time) beside ``base`` (foes, or a prepared
+        encounter's id): each count's forecast, and the count proposed (``forecast.Tuner``: ``.proposed``,
+        ``.candidates``). Options as ``danger``'s, and ``most`` (the most foes tried, 12)."""
+        return self.tuner(foe, target, base, **options).run()
+
+    def tuner(self, foe: str, target: str = "nobody dies", base: Any = None, **options: Any):
+        """``tune``, played a slice at a time (``step(seconds)``, ``cancel()``): what a view drives."""
+        from .engine import Refused
+        from .engine.queries import foe_id
+        from .forecast import Tuner
+        fid = foe_id(self.state, self.rules, foe)
+        if fid is None:
+            raise Refused(f"there is no foe type {foe!r} in the bestiary")
+        foes, name = self._danger_foes(base, options.pop("name", None)) if base is not None else ([], None)
+        return Tuner(self.rules, self.state, fid, target, foes, name=name, campaign=self._store.campaign,
+                     **options)
