@@ -147,7 +147,10 @@ function mount(model, el) {
         input.appendChild(opt);
       }
       input.value = value === null || value === undefined ? "" : String(value);
-      input.addEventListener("change", () => remember(input.value));
+      input.addEventListener("change", () => {
+        remember(input.value);
+        if (f.send) send({ ...f.send, value: input.value });  // a choice the form is drawn from (a class)
+      });
     } else if (f.kind === "multi") {
       const picked = new Set((value || []).map(String));
       input = h("span", { cls: "db-multi", data: { key } });
@@ -165,6 +168,20 @@ function mount(model, el) {
       input.checked = !!value;
       input.addEventListener("change", () => remember(input.checked));
       return h("label", { cls: "db-field db-check", title: f.hint }, input, f.label);
+    } else if (f.kind === "lines") {
+      input = h("textarea", { cls: "db-input db-lines", data: { key }, attrs: { name: f.name, rows: 5, placeholder: f.hint || f.label } });
+      input.value = value === null || value === undefined ? "" : String(value);
+      input.addEventListener("input", () => remember(input.value));
+    } else if (f.kind === "find") {
+      // a big bestiary: typed (an id or a name), with the first few as suggestions
+      const list = `db-${me}-${formId}-${f.name}`.replace(/[^A-Za-z0-9_-]/g, "_");
+      input = h("input", { cls: "db-input", data: { key }, attrs: { type: "text", list, placeholder: f.hint || f.label, name: f.name } });
+      input.value = value === null || value === undefined ? "" : String(value);
+      input.addEventListener("input", () => remember(input.value));
+      const options = h("datalist", { attrs: { id: list } });
+      for (const o of f.options || []) { const opt = text("option", null, o.label); opt.value = String(o.value); options.appendChild(opt); }
+      return h("label", { cls: "db-field", title: f.hint, data: { error: f.error ? 1 : null } },
+        f.label ? text("span", "db-label", f.label) : null, input, options, f.error ? text("span", "db-field-error", f.error) : null);
     } else {
       input = h("input", {
         cls: `db-input${f.kind === "number" ? " db-num" : ""}`, data: { key },
@@ -173,8 +190,9 @@ function mount(model, el) {
       input.value = value === null || value === undefined ? "" : String(value);
       input.addEventListener("input", () => remember(input.value));
     }
-    return h(f.kind === "multi" ? "div" : "label", { cls: "db-field", title: f.hint },
-      f.label ? text("span", "db-label", f.label) : null, input);
+    if (f.error) { input.classList.add("db-invalid"); input.setAttribute("aria-invalid", "true"); }
+    return h(f.kind === "multi" ? "div" : "label", { cls: "db-field", title: f.hint, data: { error: f.error ? 1 : null } },
+      f.label ? text("span", "db-label", f.label) : null, input, f.error ? text("span", "db-field-error", f.error) : null);
   }
 
   function readField(container, formId, f) {
@@ -477,8 +495,14 @@ function mount(model, el) {
       r.note ? text("div", "db-note", r.note) : null));
   }
 
+  const prep = preparePanels({ h, text, button, formEl, card, section });
+
   function keeperPanel(k) {
+    const tabs = h("div", { cls: "db-row db-wrap db-ktabs" }, (k.tabs || []).map((t) =>
+      button(t.label, t.intent, { cls: `db-mini db-ktab${t.on ? " db-on" : ""}`, data: { ktab: t.id } })));
+    if (k.tab && k.tab !== "table") return h("div", { cls: "db-keeper db-prep" }, tabs, prep.section(k));
     const out = [
+      tabs,
       card("Session", "keeper:session", text("div", "db-sub", k.session.text),
         h("div", { cls: "db-row db-wrap" }, k.session.buttons.map((b) => button(b.label, b.intent, { cls: b.primary ? "db-primary" : "" })))),
     ];
@@ -632,11 +656,14 @@ function mount(model, el) {
     // a refusal or a question shows where the keeper clicked (else beside the outcome)
     const place = (id) => where.get(id) || (lastWhere && where.get(lastWhere)) || where.get("outcome") || body.firstChild;
     if (v.refusal) {
-      const box = notice("refused", [text("b", null, "Refused: "), text("span", "db-said", v.refusal.text),
-        v.refusal.override ? formEl(v.refusal.override, "db-inline") : null],
-        { do: "dismiss", where: v.refusal.where });
       const at = place(v.refusal.where);
-      at.insertBefore(box, at.firstChild ? at.firstChild.nextSibling : null);
+      // something typed wrong is said beside its field (drawn with the form); anything else at the click
+      if (!(v.refusal.field && at.querySelector("[data-error]"))) {
+        const box = notice("refused", [text("b", null, "Refused: "), text("span", "db-said", v.refusal.text),
+          v.refusal.override ? formEl(v.refusal.override, "db-inline") : null],
+          { do: "dismiss", where: v.refusal.where });
+        at.insertBefore(box, at.firstChild ? at.firstChild.nextSibling : null);
+      }
     }
     if (v.confirm) {
       const c = v.confirm;

@@ -10,7 +10,8 @@ computed from state each time (the Charts panel's series, kept up to date per ev
 
 One module per panel, as table.js draws them: ``header``, ``party`` (the party strip and the creatures),
 ``fight``, ``actor`` (the action bar, with ``checks``, ``attacks``, ``actions`` and ``choices``), ``outcome`` (with
-the luck dice), ``log`` (with the players' last rolls), ``keeper``, ``sheets``, ``charts``; ``shared`` holds what
+the luck dice), ``log`` (with the players' last rolls), ``keeper`` (with its preparing sections: ``preparing`` for the
+party and the bestiary, ``encounters`` for the builder, ``rolltables``), ``sheets``, ``charts``; ``shared`` holds what
 they share (the ``UI`` state, who acts, how hearts show).
 
 Standard library only, and nothing Pyodide lacks (no threads, no subprocess): the table runs in JupyterLite.
@@ -31,9 +32,9 @@ from .log import LAST_ROLLS, last_rolls, log_rows
 from .outcome import luck, outcome_panel, standing_version
 from .party import creature_strip, party_strip
 from .sheets import sheets_panel
-from .shared import PANELS, SCOPES, UI, actor_of, turn_key
+from .shared import KEEPER_TABS, PANELS, SCOPES, UI, actor_of, turn_key
 
-__all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "charts_available",
+__all__ = ["UI", "table_view", "SCOPES", "PANELS", "KEEPER_TABS", "actor_of", "turn_key", "asked_of", "charts_available",
            "LAST_ROLLS"]
 
 

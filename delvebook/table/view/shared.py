@@ -10,12 +10,18 @@ from typing import Any, Mapping
 from ...distribution import percent
 from ...model import combatant, creatures, current_actor, is_dead, is_dying
 
-__all__ = ["UI", "SCOPES", "PANELS", "turn_key", "actor_of", "combatant_names", "creature_names", "familiars",
+__all__ = ["UI", "SCOPES", "PANELS", "KEEPER_TABS", "FIND_FROM", "foe_field", "field_error", "turn_key", "actor_of", "combatant_names", "creature_names", "familiars",
            "frac", "wound", "bar_frac", "clock", "odds_text", "field_", "option", "hearts_label", "hearts_hidden",
            "hidden_names"]
 
 SCOPES = ("table", "card", "fight", "log", "roll")
 PANELS = ("play", "keeper", "party", "charts")
+KEEPER_TABS = ("table", "party", "bestiary", "encounters", "tables")
+"""The Keeper panel's sections: at the table (sessions, XP, NPCs...), then preparing the evening: the party, the
+bestiary, prepared encounters (the builder, its forecast and the tuner), roll tables."""
+FIND_FROM = 40
+"""A foe field lists the foe types to pick from up to this many; past it, the keeper types an id or a name (with
+this many suggestions): a bestiary of ten thousand costs a click no more than one of ten."""
 
 
 @dataclass
@@ -43,6 +49,12 @@ class UI:
     hide_hearts: bool = False         # players' mode: the delvers' exact hearts are not shown
     foe_hearts: bool = False          # players' mode: the foes' exact hearts are shown (the keeper says so)
     ack: Any = None                   # the last intent handled (the page waits for it)
+    keeper_tab: str | None = None     # the Keeper panel's section (KEEPER_TABS; None: the party for an empty table)
+    edit: dict | None = None          # what a Keeper form edits: {"kind": "foe" | "table", "id"}
+    new_class: str | None = None      # the class whose starting choices the new-delver form shows
+    builder: dict | None = None       # the encounter builder: {"id", "name", "note", "foes": [[id, n]], "out": [names]}
+    forecast: dict | None = None      # the builder's forecast as it runs (written by table.forecasting)
+    tuning: dict | None = None        # the tuner as it runs (written by table.forecasting)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -143,6 +155,34 @@ def field_(name: str, kind: str, label: str, value: Any = None, options: list | 
 
 def option(value: Any, label: str) -> dict:
     return {"value": value, "label": label}
+
+
+def foe_field(camp, name: str, label: str, value: Any = None, *, blank: str | None = None, hint: str = "") -> dict:
+    """A field picking a foe type: a list of them while the bestiary is small, else text (an id or a name, as
+    ``queries.foe_id`` reads it) with the first ``FIND_FROM`` as suggestions: one step whatever its size."""
+    from itertools import islice
+    from ...engine.queries import foe_types
+    types = foe_types(camp.state, camp.rules)
+    many = len(types) > FIND_FROM
+    shown = [option(k, str(types[k].get("name", k))) for k in islice(types, FIND_FROM)]
+    if many:
+        return field_("foe" if name is None else name, "find", label, "" if value is None else value, shown,
+                      hint=hint or f"a foe's id or name ({len(types):,} in the bestiary)")
+    options = ([option("", blank)] if blank is not None else []) + shown
+    first = options[0]["value"] if options else None
+    return field_(name, "choice", label, first if value is None else value, options, hint=hint)
+
+
+def field_error(form: dict, ui: "UI", where: str) -> dict:
+    """``form`` with the last refusal written beside the field it names (``ui.refusal["field"]``), when it came
+    from here: what was typed wrong is said next to it."""
+    r = ui.refusal
+    if not r or r.get("where") != where or not r.get("field"):
+        return form
+    for f in form.get("fields", ()):
+        if f["name"] == r["field"]:
+            f["error"] = r["text"]
+    return form
 
 
 def hearts_label(camp, name: str, ui: UI) -> str:
