@@ -10,11 +10,24 @@ from typing import Any, Mapping
 
 from ..engine import Invalid, Refused, queries
 from ..forecast.tune import TARGETS
+from ..narrate import fight_name
 from .intents import FormError, _args, _ask, _int, _text, intent
 from .view import KEEPER_TABS, UI
 from .view.encounters import draft_foes
 
 __all__ = ["entries_from_lines"]
+
+
+def prepares(name: str, tab: str, *, ui_only: bool = False):
+    """Register an intent of the Keeper panel's section ``tab``: the panel stays on that section whatever it does
+    (adding the first delver does not send the keeper away from the party)."""
+    def register(fn):
+        def handler(camp, ui: UI, i):
+            ui.keeper_tab = tab
+            return fn(camp, ui, i)
+        handler.__doc__ = fn.__doc__
+        return intent(name, ui_only=ui_only)(handler)
+    return register
 
 
 def _form_field(err: Invalid, fields: Mapping[str, str]) -> Invalid:
@@ -44,7 +57,7 @@ def _edit_cancel(camp, ui: UI, i):
 
 # ---------------------------------------------------------------- the party
 
-@intent("new_class", ui_only=True)
+@prepares("new_class", "party", ui_only=True)
 def _new_class(camp, ui: UI, i):
     value = i.get("value")
     if value not in camp.rules.classes:
@@ -63,7 +76,7 @@ def _faces(text: Any, what: str) -> list[int] | None:
             from None
 
 
-@intent("add_delver")
+@prepares("add_delver", "party")
 def _add_delver(camp, ui: UI, i):
     a = _args(i)
     name = _text(a.get("name"))
@@ -87,7 +100,7 @@ def _add_delver(camp, ui: UI, i):
     return camp.events[-1] if d is not None else None
 
 
-@intent("retire_delver")
+@prepares("retire_delver", "party")
 def _retire(camp, ui: UI, i):
     who = i.get("who")
     if not i.get("confirmed"):
@@ -96,7 +109,7 @@ def _retire(camp, ui: UI, i):
     return camp.retire_delver(who)
 
 
-@intent("seat_earlier")
+@prepares("seat_earlier", "party")
 def _seat_earlier(camp, ui: UI, i):
     seats = list(camp.state["seats"])
     who = i.get("who")
@@ -109,7 +122,7 @@ def _seat_earlier(camp, ui: UI, i):
 
 # ---------------------------------------------------------------- the bestiary
 
-@intent("foe_edit", ui_only=True)
+@prepares("foe_edit", "bestiary", ui_only=True)
 def _foe_edit(camp, ui: UI, i):
     text = i.get("id") or _text(_args(i).get("find"))
     fid = queries.foe_id(camp.state, camp.rules, text)
@@ -118,7 +131,7 @@ def _foe_edit(camp, ui: UI, i):
     ui.edit = {"kind": "foe", "id": fid}
 
 
-@intent("prepare_foe")
+@prepares("prepare_foe", "bestiary")
 def _prepare_foe(camp, ui: UI, i):
     a = _args(i)
     editing = ui.edit if ui.edit and ui.edit.get("kind") == "foe" and ui.edit.get("id") == i.get("id") else None
@@ -147,7 +160,7 @@ def _prepare_foe(camp, ui: UI, i):
     return out
 
 
-@intent("remove_foe")
+@prepares("remove_foe", "bestiary")
 def _remove_foe(camp, ui: UI, i):
     fid = i.get("id")
     found = queries.foe_type(camp.state, camp.rules, fid)
@@ -161,7 +174,7 @@ def _remove_foe(camp, ui: UI, i):
 
 # ---------------------------------------------------------------- the encounter builder
 
-@intent("builder_open")
+@prepares("builder_open", "encounters")
 def _builder_open(camp, ui: UI, i):
     eid = i.get("id")
     if eid is None:
@@ -174,7 +187,7 @@ def _builder_open(camp, ui: UI, i):
         for f in queries.encounter_foes(enc):
             fid = f if isinstance(f, str) else f.get("foe")
             counts[fid] = counts.get(fid, 0) + 1
-        ui.builder = {"id": eid, "name": str(enc.get("name") or eid), "note": str(enc.get("note") or ""),
+        ui.builder = {"id": eid, "name": str(enc.get("name") or fight_name(eid)), "note": str(enc.get("note") or ""),
                       "foes": [[k, n] for k, n in counts.items()], "out": []}
     ui.keeper_tab = "encounters"
     ui.forecast = ui.tuning = None
@@ -186,7 +199,7 @@ def _builder(ui: UI) -> dict:
     return ui.builder
 
 
-@intent("builder_foe")
+@prepares("builder_foe", "encounters")
 def _builder_foe(camp, ui: UI, i):
     """One foe more or less (a what-if in one click)."""
     b = _builder(ui)
@@ -195,7 +208,7 @@ def _builder_foe(camp, ui: UI, i):
     b["foes"] = [[f, n] for f, n in foes if n > 0]
 
 
-@intent("builder_add")
+@prepares("builder_add", "encounters")
 def _builder_add(camp, ui: UI, i):
     b = _builder(ui)
     a = _args(i)
@@ -215,7 +228,7 @@ def _builder_add(camp, ui: UI, i):
         b["foes"].append([fid, count])
 
 
-@intent("builder_out")
+@prepares("builder_out", "encounters")
 def _builder_out(camp, ui: UI, i):
     """A delver sits the fight out, or comes back in (a what-if in one click)."""
     b = _builder(ui)
@@ -225,7 +238,7 @@ def _builder_out(camp, ui: UI, i):
     b["out"] = [n for n in b["out"] if n != who] if who in b["out"] else b["out"] + [who]
 
 
-@intent("builder_save")
+@prepares("builder_save", "encounters")
 def _builder_save(camp, ui: UI, i):
     b = _builder(ui)
     a = _args(i)
@@ -263,23 +276,23 @@ def _counted(foes: list) -> dict:
     return out
 
 
-@intent("builder_close")
+@prepares("builder_close", "encounters")
 def _builder_close(camp, ui: UI, i):
     ui.builder = ui.forecast = ui.tuning = None
 
 
-@intent("forecast_cancel")
+@prepares("forecast_cancel", "encounters")
 def _forecast_cancel(camp, ui: UI, i):
     if ui.forecast is not None and ui.forecast.get("status") == "running":
         ui.forecast = {**ui.forecast, "status": "cancelled", "why": "cancelled"}
 
 
-@intent("forecast_again")
+@prepares("forecast_again", "encounters")
 def _forecast_again(camp, ui: UI, i):
     ui.forecast = None  # the runner starts it afresh
 
 
-@intent("tune")
+@prepares("tune", "encounters")
 def _tune(camp, ui: UI, i):
     _builder(ui)
     a = _args(i)
@@ -294,7 +307,7 @@ def _tune(camp, ui: UI, i):
                                                            .get("name", fid)), "target": target}
 
 
-@intent("tune_use")
+@prepares("tune_use", "encounters")
 def _tune_use(camp, ui: UI, i):
     b = _builder(ui)
     fid, count = i.get("foe"), _int(i.get("count"), "how many")
@@ -304,13 +317,13 @@ def _tune_use(camp, ui: UI, i):
     b["foes"] = b["foes"] + others if b["foes"][0][1] > 0 else others
 
 
-@intent("tune_cancel")
+@prepares("tune_cancel", "encounters")
 def _tune_cancel(camp, ui: UI, i):
     if ui.tuning is not None and ui.tuning.get("status") in ("asked", "running"):
         ui.tuning = {**ui.tuning, "status": "cancelled", "why": "cancelled"}
 
 
-@intent("remove_encounter")
+@prepares("remove_encounter", "encounters")
 def _remove_encounter(camp, ui: UI, i):
     eid = i.get("id")
     enc = queries.encounter(camp.state, camp.rules, eid)
@@ -364,7 +377,7 @@ def _entry_lines_field(err: Invalid, entries: list[dict]) -> Invalid:
     return _form_field(err, {"name": "name", "id": "name", "dice": "dice", "note": "note"})
 
 
-@intent("table_edit", ui_only=True)
+@prepares("table_edit", "tables", ui_only=True)
 def _table_edit(camp, ui: UI, i):
     tid = i.get("id")
     if queries.roll_table(camp.state, camp.rules, tid) is None:
@@ -372,7 +385,7 @@ def _table_edit(camp, ui: UI, i):
     ui.edit = {"kind": "table", "id": tid}
 
 
-@intent("prepare_table")
+@prepares("prepare_table", "tables")
 def _prepare_table(camp, ui: UI, i):
     a = _args(i)
     editing = ui.edit if ui.edit and ui.edit.get("kind") == "table" and ui.edit.get("id") == i.get("id") else None
@@ -388,7 +401,7 @@ def _prepare_table(camp, ui: UI, i):
     return out
 
 
-@intent("remove_table")
+@prepares("remove_table", "tables")
 def _remove_table(camp, ui: UI, i):
     tid = i.get("id")
     t = queries.roll_table(camp.state, camp.rules, tid)
@@ -399,11 +412,11 @@ def _remove_table(camp, ui: UI, i):
     return camp.remove_table(tid)
 
 
-@intent("roll_table")
+@prepares("roll_table", "tables")
 def _roll_table(camp, ui: UI, i):
     return camp.roll_table(i.get("table"))
 
 
-@intent("reset_table")
+@prepares("reset_table", "tables")
 def _reset_table(camp, ui: UI, i):
     return camp.reset_table(i.get("table"))

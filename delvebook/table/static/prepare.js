@@ -62,18 +62,22 @@ function preparePanels(kit) {
     const sitting = h("div", { cls: "db-row db-wrap db-sitting" }, text("span", "db-label", "sitting out:"),
       (b.sitting || []).map((s) => button(s.name, s.intent, { cls: `db-mini${s.out ? " db-on" : ""}`, data: { out: s.name },
         title: s.out ? `${s.name} sits this fight out: click to bring them back` : `what if ${s.name} sits this fight out?` })));
-    return card(b.title, b.where,
-      h("div", { cls: "db-row" }, button("\u00d7", b.close, { cls: "db-close", title: "close the builder" })),
-      formEl(b.form, "db-inline db-prepform"), foes, formEl(b.add, "db-inline"), sitting,
+    const box = card(b.title, b.where, formEl(b.form, "db-inline db-prepform"), foes, formEl(b.add, "db-inline"), sitting,
       forecastEl(b.forecast), h("div", { cls: "db-tuner" }, text("b", "db-h", "Tune"), formEl(b.tune, "db-inline"),
         tuningEl(b.tuning)));
+    const title = box.firstChild;  // the close button beside the card's title
+    const row = h("div", { cls: "db-row" });
+    box.insertBefore(row, title);
+    row.appendChild(title);
+    row.appendChild(button("\u00d7", b.close, { cls: "db-close", title: "close the builder" }));
+    return box;
   }
 
   function forecastEl(f) {
     if (!f) return null;
     const head = h("div", { cls: "db-row db-wrap" }, text("b", "db-h", "How deadly"),
       h("div", { cls: `db-progress db-${f.status}`, data: { status: f.status, done: f.done },
-        title: "how close every chance is to \u00b12 points" }, h("div", { cls: "db-fill", width: f.frac || 0 })),
+        title: "how close every chance is to \u00b12 points" }, h("div", { cls: "db-pfill", width: f.frac || 0 })),
       text("span", "db-sub db-ftext", f.text),
       f.cancel ? button("Cancel", f.cancel, { cls: "db-mini db-fcancel" }) : null,
       f.again ? button("Forecast again", f.again, { cls: "db-mini" }) : null);

@@ -419,7 +419,11 @@ function mount(model, el) {
   }
 
   function actor(a, v) {
-    if (!a) return text("div", "db-muted", "No one at the table yet.");
+    if (!a) {
+      if (!v.empty) return text("div", "db-muted", "No one at the table yet.");
+      return section("actor", "db-empty", text("div", "db-muted", v.empty.text),
+        button(v.empty.label, v.empty.intent, { cls: "db-primary" }));
+    }
     const sheet = a.sheet ? text("div", "db-sheet", a.sheet.rows.join(" \u00b7 "), a.sheet.rows.join("\n")) : null;
     const parts = [section("actor", "db-actor-head",
       h("div", { cls: "db-row" }, text("b", "db-actor-name", a.name), text("span", "db-sub", a.hearts_text),
@@ -630,7 +634,8 @@ function mount(model, el) {
         text("b", "db-h db-logh", "Log"), logEl(v.log || [], v));
       // what the left column shows: a panel, or an actor on a turn (a new turn is a new page, read from its top)
       const turn = v.fight && v.fight.running ? v.fight.status : "";
-      const shown = !keeper || v.panel === "play" ? `play:${v.actor ? v.actor.name : ""}:${turn}` : v.panel;
+      const shown = !keeper || v.panel === "play" ? `play:${v.actor ? v.actor.name : ""}:${turn}` :
+        v.panel === "keeper" && v.keeper ? `keeper:${v.keeper.tab}` : v.panel;  // (each Keeper section its own page)
       body.appendChild(h("div", { cls: "db-main" }, h("div", { cls: "db-left", data: { scroll: `left:${shown}` } }, left), right));
     } else if (v.scope === "card") {
       if (v.party && v.party.length) body.appendChild(partyStrip(v.party, v));

@@ -58,6 +58,10 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
         out["fight"] = fight_bar(camp, ui, now)
         if ui.panel == "play" or ui.mode == "players":
             out["actor"] = actor_bar(camp, ui, actor)
+            if not s["seats"] and ui.mode == "keeper":  # a new campaign: where the party is made
+                out["empty"] = {"text": "No one at the table yet: make the party, the foes and the encounters "
+                                        "in the Keeper panel.", "label": "Prepare the evening",
+                                "intent": {"do": "panel", "panel": "keeper", "where": "actor"}}
         elif ui.panel == "keeper":
             out["keeper"] = keeper_panel(camp, ui)
         elif ui.panel == "party":
