@@ -14,6 +14,7 @@ here needs threads or a subprocess of its own (under Pyodide the forecast plays 
 from __future__ import annotations
 
 import json
+import time
 from typing import Callable, Mapping
 
 from ..engine import Refused, queries
@@ -74,6 +75,7 @@ class Runner:
         self.job = None
         self.key: str | None = None
         self.tuner = None
+        self._said = 0.0  # when what the forecast says was last written (a summary costs a pass over its fights)
 
     @property
     def busy(self) -> bool:
@@ -148,7 +150,10 @@ class Runner:
         elif self.job is not None:
             self.job.step(seconds)
             done = self.job.done
-            ui.forecast = _forecast_summary(self.job, self.key, "done" if done else "running")
+            now = time.monotonic()
+            if done or now - self._said >= PUSH * 0.9 or not (ui.forecast or {}).get("done"):
+                self._said = now
+                ui.forecast = _forecast_summary(self.job, self.key, "done" if done else "running")
             if done:
                 self.job, self.key = None, None
         return self.busy
