@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from ..rules.prepared import (ROLL_DEPTH, TRUE_NAMES, encounter_problems, entry_for, normal_foes, parse_range,
                               range_text, slug, table_cycles, table_problems)
-from ..rules.schema import FOE_FIELDS, foe_problems
+from ..rules.schema import foe_problems
 from .base import Ctx, Invalid, command
 from .queries import drawn, encounters, foe_id, foe_type, foe_types, roll_table, roll_tables
 
@@ -91,22 +91,23 @@ def set_seats(ctx: Ctx, order: list) -> None:
 
 # ---------------------------------------------------------------- the bestiary
 
-@command("prepare_foe", options=tuple(k for k in FOE_FIELDS if k != "name") + ("note",))
-def prepare_foe(ctx: Ctx, name: str, id: str | None = None, change: bool = False, **fields: Any) -> None:
+@command("prepare_foe")
+def prepare_foe(ctx: Ctx, name: str, hearts: Any = None, attack_bonus: Any = 0, damage: Any = "d6", tags: Any = (),
+                armor: Any = None, multi_attack: Any = None, ranged: Any = None, counters: Any = None,
+                note: Any = None, id: str | None = None, change: bool = False) -> None:
     """A foe type added to the bestiary, or one changed (``change=True``: every field given again, as on the
     form): name, hearts, attack_bonus, damage, tags, and optionally multi_attack, ranged, armor {av, dv}, counters
     (false: it never hits back) and a keeper's note, kept off the players' screen."""
     name = _name(ctx, name, "foe type")
-    entry = {"name": name, **{k: v for k, v in fields.items() if v is not None}}
-    entry.setdefault("attack_bonus", 0)
-    entry.setdefault("damage", "d6")
-    entry.setdefault("tags", [])
-    if entry.get("armor") in ({}, None):
-        entry.pop("armor", None)
-    if entry.get("counters") is True:
-        entry.pop("counters")  # the default: a foe counters when the exchange allows it
-    if "hearts" not in entry:
+    if hearts is None:
         raise Invalid("a foe type has hearts (a whole number of 1 or more)", "hearts")
+    entry: dict = {"name": name, "hearts": hearts, "attack_bonus": attack_bonus, "damage": damage,
+                   "tags": list(tags) if isinstance(tags, (list, tuple)) else tags}
+    for key, value in (("multi_attack", multi_attack), ("ranged", ranged), ("armor", armor), ("note", note)):
+        if value not in (None, {}, ""):
+            entry[key] = value
+    if counters is False:
+        entry["counters"] = False  # (the default, a foe that counters when the exchange allows, is left unsaid)
     ctx.invalid(foe_problems(entry))
     types = foe_types(ctx.state, ctx.rules)
     fid = _new_id(ctx, id, name, types, "foe type", change)

@@ -160,16 +160,21 @@ def _prepare_foe(camp, ui: UI, i):
     return out
 
 
+def _removed(ui: UI, i, found: Mapping | None, what: str, remove, verb: str = "Drop"):
+    """Remove a prepared entry after asking once (``_ask``); a click about one that is not there is refused."""
+    key = i.get("id")
+    if found is None:
+        raise Refused(f"there is no {what} {key!r}")
+    if not i.get("confirmed"):
+        return _ask(ui, i, f"{verb} the {what} {found.get('name') or key}? (Undo brings it back.)",
+                    f"{verb} it", "Keep it")
+    return remove(key)
+
+
 @prepares("remove_foe", "bestiary")
 def _remove_foe(camp, ui: UI, i):
-    fid = i.get("id")
-    found = queries.foe_type(camp.state, camp.rules, fid)
-    if found is None:
-        raise Refused(f"there is no foe type {fid!r} in the bestiary")
-    if not i.get("confirmed"):
-        return _ask(ui, i, f"Remove {found.get('name', fid)} from this campaign's bestiary? (Undo brings it back.)",
-                    "Remove it", "Keep it")
-    return camp.remove_foe(fid)
+    return _removed(ui, i, queries.foe_type(camp.state, camp.rules, i.get("id")), "foe type", camp.remove_foe,
+                    "Remove")
 
 
 # ---------------------------------------------------------------- the encounter builder
@@ -326,15 +331,9 @@ def _tune_cancel(camp, ui: UI, i):
 @prepares("remove_encounter", "encounters")
 def _remove_encounter(camp, ui: UI, i):
     eid = i.get("id")
-    enc = queries.encounter(camp.state, camp.rules, eid)
-    if enc is None:
-        raise Refused(f"there is no prepared encounter {eid!r}")
-    if not i.get("confirmed"):
-        return _ask(ui, i, f"Drop the prepared encounter {enc.get('name') or eid}? (Undo brings it back.)",
-                    "Drop it", "Keep it")
-    out = camp.remove_encounter(eid)
-    if ui.builder is not None and ui.builder.get("id") == eid:
-        ui.builder["id"] = None
+    out = _removed(ui, i, queries.encounter(camp.state, camp.rules, eid), "prepared encounter", camp.remove_encounter)
+    if out is not None and ui.builder is not None and ui.builder.get("id") == eid:
+        ui.builder["id"] = None  # the builder's draft is a new encounter now
     return out
 
 
@@ -403,13 +402,7 @@ def _prepare_table(camp, ui: UI, i):
 
 @prepares("remove_table", "tables")
 def _remove_table(camp, ui: UI, i):
-    tid = i.get("id")
-    t = queries.roll_table(camp.state, camp.rules, tid)
-    if t is None:
-        raise Refused(f"there is no roll table {tid!r}")
-    if not i.get("confirmed"):
-        return _ask(ui, i, f"Drop the roll table {t.get('name') or tid}? (Undo brings it back.)", "Drop it", "Keep it")
-    return camp.remove_table(tid)
+    return _removed(ui, i, queries.roll_table(camp.state, camp.rules, i.get("id")), "roll table", camp.remove_table)
 
 
 @prepares("roll_table", "tables")

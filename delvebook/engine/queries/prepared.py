@@ -84,12 +84,17 @@ def foe_types(state: Mapping, rules) -> Prepared:
     return Prepared(rules.bestiary, _over(state, "foes"))
 
 
+def _one(state: Mapping, kind: str, base: Mapping, key: Any) -> Mapping | None:
+    """One entry of ``kind`` by id as it stands (the log's, else the rules'), or None: one step, however many."""
+    over = _over(state, kind)
+    if key in over:
+        return over[key]
+    return base.get(key) if isinstance(key, str) else None
+
+
 def foe_type(state: Mapping, rules, fid: Any) -> Mapping | None:
     """The foe type ``fid`` as it stands, or None."""
-    over = _over(state, "foes")
-    if fid in over:
-        return over[fid]
-    return rules.bestiary.get(fid) if isinstance(fid, str) else None
+    return _one(state, "foes", rules.bestiary, fid)
 
 
 def foe_id(state: Mapping, rules, text: Any) -> str | None:
@@ -113,8 +118,8 @@ def encounters(state: Mapping, rules) -> Prepared:
 
 
 def encounter(state: Mapping, rules, eid: Any) -> Mapping | None:
-    found = encounters(state, rules)
-    return found[eid] if eid in found else None
+    """The prepared encounter ``eid`` as it stands, or None."""
+    return _one(state, "encounters", rules.encounters, eid)
 
 
 def encounter_foes(enc: Mapping) -> list:
@@ -129,10 +134,8 @@ def roll_tables(state: Mapping, rules) -> Prepared:
 
 
 def roll_table(state: Mapping, rules, tid: Any) -> Mapping | None:
-    over = _over(state, "tables")
-    if tid in over:
-        return over[tid]
-    return rules.roll_tables.get(tid) if isinstance(tid, str) else None
+    """The roll table ``tid`` as it stands, or None."""
+    return _one(state, "tables", rules.roll_tables, tid)
 
 
 def drawn(state: Mapping, tid: str) -> list[int]:

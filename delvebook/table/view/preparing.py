@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from ...engine import queries
 from ...engine.base import data_items
 from ...narrate import plural
-from .shared import KEEPER_TABS, UI, field_, field_error, option
+from .shared import KEEPER_TABS, UI, edit_form, field_, field_error, option
 
 __all__ = ["keeper_tab", "tabs", "party_section", "bestiary_section", "LISTED"]
 
@@ -143,14 +143,8 @@ def _foe_form(camp, ui: UI, where: str) -> dict:
         field_("counters", "flag", "counters", f.get("counters", True) is not False),
         field_("note", "text", "keeper's note", str(f.get("note") or ""), hint="kept off the players' screen"),
     ]
-    if editing is not None:
-        submit = [{"label": f"Save {f.get('name', editing['id'])}", "intent": {"do": "prepare_foe",
-                                                                             "id": editing["id"], "where": where}},
-                  {"label": "Cancel", "intent": {"do": "edit_cancel", "where": where}}]
-    else:
-        submit = {"label": "Add to the bestiary", "intent": {"do": "prepare_foe", "where": where}}
-    return field_error({"id": f"foe:{editing['id']}" if editing else "foe", "fields": fields, "submit": submit},
-                       ui, where)
+    return edit_form(ui, "foe", fields, "prepare_foe", "Add to the bestiary",
+                     str(f.get("name", (editing or {}).get("id"))), where)
 
 
 def bestiary_section(camp, ui: UI) -> dict:

@@ -10,7 +10,7 @@ from typing import Mapping
 from ...engine import queries
 from ...narrate import plural
 from ...rules.prepared import TRUE_NAMES, parse_range, range_text
-from .shared import UI, field_, field_error
+from .shared import UI, edit_form, field_
 
 __all__ = ["tables_section", "entry_lines"]
 
@@ -38,14 +38,8 @@ def _form(camp, ui: UI, where: str) -> dict:
                      hint="one a line: 1-3: a rusty dagger\n4-5: 2d6 talons\n6: a gem -> gems"),
               field_("without_replacement", "flag", "draw without replacement", bool(t.get("without_replacement"))),
               field_("note", "text", "note", str(t.get("note") or ""), hint="the keeper's")]
-    if editing is not None:
-        submit = [{"label": f"Save {t.get('name', editing['id'])}",
-                   "intent": {"do": "prepare_table", "id": editing["id"], "where": where}},
-                  {"label": "Cancel", "intent": {"do": "edit_cancel", "where": where}}]
-    else:
-        submit = {"label": "Make the table", "intent": {"do": "prepare_table", "where": where}}
-    return field_error({"id": f"table:{editing['id']}" if editing else "table", "fields": fields, "submit": submit},
-                       ui, where)
+    return edit_form(ui, "table", fields, "prepare_table", "Make the table",
+                     str(t.get("name", (editing or {}).get("id"))), where)
 
 
 def tables_section(camp, ui: UI) -> dict:

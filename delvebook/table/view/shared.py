@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from ...distribution import percent
 from ...model import combatant, creatures, current_actor, is_dead, is_dying
 
-__all__ = ["UI", "SCOPES", "PANELS", "KEEPER_TABS", "FIND_FROM", "foe_field", "field_error", "turn_key", "actor_of", "combatant_names", "creature_names", "familiars",
+__all__ = ["UI", "SCOPES", "PANELS", "KEEPER_TABS", "FIND_FROM", "foe_field", "field_error", "edit_form", "turn_key", "actor_of", "combatant_names", "creature_names", "familiars",
            "frac", "wound", "bar_frac", "clock", "odds_text", "field_", "option", "hearts_label", "hearts_hidden",
            "hidden_names"]
 
@@ -171,6 +171,19 @@ def foe_field(camp, name: str, label: str, value: Any = None, *, blank: str | No
     options = ([option("", blank)] if blank is not None else []) + shown
     first = options[0]["value"] if options else None
     return field_(name, "choice", label, first if value is None else value, options, hint=hint)
+
+
+def edit_form(ui: "UI", kind: str, fields: list, do: str, add_label: str, name: str, where: str) -> dict:
+    """A Keeper form that makes a new ``kind`` of thing, or changes the one ``ui.edit`` names (then it says whose
+    it saves, and offers Cancel); the last refusal beside its field (``field_error``)."""
+    editing = ui.edit if ui.edit and ui.edit.get("kind") == kind else None
+    if editing is not None:
+        submit: Any = [{"label": f"Save {name}", "intent": {"do": do, "id": editing["id"], "where": where}},
+                       {"label": "Cancel", "intent": {"do": "edit_cancel", "where": where}}]
+    else:
+        submit = {"label": add_label, "intent": {"do": do, "where": where}}
+    return field_error({"id": f"{kind}:{editing['id']}" if editing else kind, "fields": fields, "submit": submit},
+                       ui, where)
 
 
 def field_error(form: dict, ui: "UI", where: str) -> dict:
