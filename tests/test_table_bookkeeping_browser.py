@@ -96,7 +96,7 @@ def test_fields_undo_labels_charts_and_names_by_clicks(browser, keeper_lab, arti
         assert apart["count"] == len(lines) and not apart["overlapping"], apart
         xp = k.table.locator("svg.db-chart").first.evaluate(LABELS_APART)
         assert xp["count"] == 5 and not xp["overlapping"], f"the XP chart's labels (all at 0 XP): {xp}"
-        k.in_view(chart, "the hearts chart")
+        chart.scroll_into_view_if_needed()
         k.shot("charts")
 
         # ---- a name that reads like one in play, refused next to the click; the table keeps answering
