@@ -31,7 +31,7 @@ bundled long campaign (the-long-delve, 10k events), --n clicks of each kind:
 - the Charts panel: from the click to its SVG drawn, the first time (its series built) and after a new event.
 
 Target: median click to visible at most 150 ms, one comm message each way per click. Prints; asserts nothing.
-Run: .venv/bin/python bench/table.py [--n 30] [--events 100000] [--big DIR] [--no-browser]
+Run: .venv/bin/python bench/table.py [--n 30] [--events 100000] [--big DIR] [--no-browser | --browser-only]
 """
 
 from __future__ import annotations
@@ -390,7 +390,11 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=100_000, help="the generated campaign's length")
     ap.add_argument("--big", default=None, help="generate the long campaign here once and reuse it (kept)")
     ap.add_argument("--no-browser", action="store_true", help="the in-process figures only")
+    ap.add_argument("--browser-only", action="store_true", help="the browser's figures only")
     args = ap.parse_args()
+    if args.browser_only:
+        in_browser(args.n)
+        return
     in_process(args.n)
     tmp = None
     big = Path(args.big) if args.big else None

@@ -4,34 +4,15 @@ turn of the same one starts with them empty, so an option set for Wren never cha
 The target number and the opponent of a check say the situation and stay."""
 from __future__ import annotations
 
-import json
-import shutil
-
 import pytest
 
 pytest.importorskip("anywidget")
 
-import delvebook as db  # noqa: E402
 from delvebook.distribution import percent  # noqa: E402
 from delvebook.engine import queries  # noqa: E402
 from delvebook.table import UI, perform, table_view  # noqa: E402
 
-from conftest import CAMPAIGNS  # noqa: E402
-
-
-@pytest.fixture
-def camp(tmp_path):
-    shutil.copytree(CAMPAIGNS / "the-sunken-keep", tmp_path / "keep")
-    c = db.Campaign.open(tmp_path / "keep")
-    yield c
-    c.close()
-
-
-def click(camp, ui, **intent):
-    perform(camp, ui, intent)
-    view = table_view(camp, ui)
-    json.dumps(view)
-    return view
+from test_table import camp, click  # noqa: E402,F401  (the prepared campaign's scratch copy; a click and its view)
 
 
 def in_a_fight(camp, ui):

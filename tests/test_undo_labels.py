@@ -3,8 +3,6 @@ undo takes back only that (the action stands again as it was), and its label, th
 label name it; once it is taken back, the label names the action itself, never the same words twice."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 pytest.importorskip("anywidget")
@@ -13,16 +11,8 @@ import delvebook as db  # noqa: E402
 from delvebook import narrate  # noqa: E402
 from delvebook.table import UI, perform, table_view  # noqa: E402
 
-from conftest import CAMPAIGNS  # noqa: E402
+from test_table import camp  # noqa: E402,F401  (the prepared campaign's scratch copy)
 from test_table_rules import _oath  # noqa: E402
-
-
-@pytest.fixture
-def camp(tmp_path):
-    shutil.copytree(CAMPAIGNS / "the-sunken-keep", tmp_path / "keep")
-    c = db.Campaign.open(tmp_path / "keep")
-    yield c
-    c.close()
 
 
 def labels(camp) -> tuple[str, str]:
