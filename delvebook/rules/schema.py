@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, Iterable, Iterator, NamedTuple
 
 from ..dice import DiceError, parse as _parse_dice
+from ..names import look_alike, name_problem
 from ..statecheck import MAX_INT, MAX_NAME, MAX_TEXT
 
 __all__ = [
@@ -365,8 +366,16 @@ def _check_foe(p: _Problems, foe: Any, path: tuple) -> None:
             close = difflib.get_close_matches(str(key), list(FOE_FIELDS), n=1)
             hint = f"did you mean {close[0]}? " if close else ""
             p.add(path + (key,), f"unknown field; {hint}a foe has {', '.join(FOE_FIELDS)}")
-        else:
-            p.kind(path + (key,), value, kind)
+        elif p.kind(path + (key,), value, kind) and key == "name":
+            _check_name(p, path + (key,), value, "a foe type's name")
+
+
+def _check_name(p: _Problems, path: tuple, name: str, what: str) -> bool:
+    """A name written by hand is a name a command would make (``names.name_problem``): said at its path."""
+    problem = name_problem(name, what)
+    if problem is not None:
+        p.add(path, problem)
+    return problem is None
 
 
 def _check_provenance(p: _Problems, node: Any, parts: tuple, inherited: str | None) -> None:
@@ -635,8 +644,7 @@ def rules_problems(data: Mapping) -> list[Problem]:
             p.add(("true_names", "names"), "a name appears twice")
 
     # bestiary
-    for fid, foe in _data_items(data["bestiary"]):
-        _check_foe(p, foe, ("bestiary", fid))
+    _check_foes(p, data["bestiary"])
 
     # classes
     resources_all: set = set()
@@ -754,9 +762,25 @@ def bestiary_problems(data: Mapping) -> list[Problem]:
         p.add(("bestiary",), "missing or not a mapping")
         return p.items
     _check_provenance(p, bestiary, ("bestiary",), None)
+    _check_foes(p, bestiary)
+    return p.items
+
+
+def _check_foes(p: _Problems, bestiary: Mapping) -> None:
+    """Every foe of a bestiary, and no two foe types whose names read the same ("Goblin" beside "goblin" or a
+    Cyrillic "Gоblin"): their foes would be told apart by nothing a keeper can see."""
+    named: dict[str, Any] = {}
     for fid, foe in _data_items(bestiary):
         _check_foe(p, foe, ("bestiary", fid))
-    return p.items
+        name = foe.get("name") if isinstance(foe, Mapping) else None
+        if not isinstance(name, str) or name_problem(name) is not None:
+            continue
+        other = look_alike(name, named)
+        if other is not None:
+            p.add(("bestiary", fid, "name"), f"{name!r} reads the same as {other!r}, the name of foe "
+                                             f"{named[other]!r}: foe types need names that read differently")
+        else:
+            named[name] = fid
 
 
 # ---------------------------------------------------------------- house rules
@@ -969,9 +993,15 @@ def _unique_texts(p: _Problems, path: tuple, value: Any, what: str) -> list[str]
     for i, v in enumerate(value):
         if not _is_text(v):
             p.add(path + (i,), f"expected {what} (text), got {show(v)}")
-        elif v in seen:
+            continue
+        if v in seen:
             p.add(path + (i,), f"{v!r} is listed twice (first at {field_name(path + (seen[v],))})")
-        else:
+            continue
+        other = look_alike(v, seen)
+        if other is not None:
+            p.add(path + (i,), f"{v!r} reads the same as {other!r} (at {field_name(path + (seen[other],))}): "
+                               f"names need to read differently")
+        elif _check_name(p, path + (i,), v, "a name"):
             seen[v] = i
     return list(seen)
 
@@ -1138,6 +1168,7 @@ def _check_delvers(p: _Problems, delvers: Any, rules: Any, players: list[str] | 
 
     ``pending``: class ids the house rules add but that did not hold (reported there, not as unknown here)."""
     names: dict[str, int] = {}
+    played: dict[str, int] = {}  # the players the sheets name, and the first sheet naming each
     if delvers is None:
         return []
     if not isinstance(delvers, list):
@@ -1155,10 +1186,14 @@ def _check_delvers(p: _Problems, delvers: Any, rules: Any, players: list[str] | 
         elif isinstance(d["name"], str) and len(d["name"]) > MAX_NAME:
             p.add(here + ("name",), f"a name of {len(d['name']):,} characters; at most {MAX_NAME}")
         elif p.kind(here + ("name",), d["name"], "text"):
-            if d["name"] in names:
+            other = look_alike(d["name"], names)
+            if other == d["name"]:
                 p.add(here + ("name",), f"two delvers are named {d['name']!r} (the other is "
                                         f"delvers[{names[d['name']]}]); names must differ")
-            else:
+            elif other is not None:
+                p.add(here + ("name",), f"{d['name']!r} reads the same as {other!r} (delvers[{names[other]}]); "
+                                        f"names need to read differently")
+            elif _check_name(p, here + ("name",), d["name"], "a delver's name"):
                 names[d["name"]] = i
         klass = None
         if "class" not in d:
@@ -1170,7 +1205,13 @@ def _check_delvers(p: _Problems, delvers: Any, rules: Any, players: list[str] | 
                 p.add(here + ("class",), f"unknown class {d['class']!r} (known: {', '.join(classes)})")
         else:
             klass = classes[d["class"]]
-        if d.get("player") is not None and p.kind(here + ("player",), d["player"], "text"):
+        if d.get("player") is not None and p.kind(here + ("player",), d["player"], "text") \
+                and _check_name(p, here + ("player",), d["player"], "a player's name"):
+            other = look_alike(d["player"], played)
+            if other is not None and other != d["player"]:
+                p.add(here + ("player",), f"{d['player']!r} reads the same as {other!r}, the player of "
+                                          f"delvers[{played[other]}]: one player, or names that read differently")
+            played.setdefault(d["player"], i)
             if players is not None and d["player"] not in players:
                 p.add(here + ("player",), f"{d['player']!r} is not one of the players "
                                           f"({', '.join(players) or 'none listed'})")

@@ -31,10 +31,10 @@ from .log import LAST_ROLLS, last_rolls, log_rows
 from .outcome import luck, outcome_panel, standing_version
 from .party import creature_strip, party_strip
 from .sheets import sheets_panel
-from .shared import PANELS, SCOPES, UI, actor_of, turn_key
+from .shared import PANELS, SCOPES, UI, actor_of, attack_fields, fields_key, turn_key
 
-__all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "charts_available",
-           "LAST_ROLLS"]
+__all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "attack_fields", "fields_key",
+           "charts_available", "LAST_ROLLS"]
 
 
 def table_view(camp, ui: UI | Mapping | None = None) -> dict:
