@@ -35,13 +35,16 @@ from .base import COMMANDS, Ctx, Overridable, Play, Reader, Refused, command
 from .queries import coin_talons, luck_die_sides
 from . import creation, checks, combat, progress, conditions, gear, creatures, abilities  # noqa: F401  (commands)
 
-__all__ = ["Engine", "Refused", "Overridable", "Reader", "Play", "COMMANDS", "command", "play", "redecide", "Unrecorded", "OVERRIDE"]
+__all__ = ["Engine", "Refused", "Overridable", "Reader", "Play", "COMMANDS", "command", "play", "redecide", "Unrecorded", "OVERRIDE", "ASKED_BY"]
 
 
 _RESERVED = {"seq", "kind", "v", "at", "session", "encounter", "args", "rolls", "changes", "replaces",
-             "luck", "amended", "ts", "undoes", "redoes", "keeper_override", "on_hit"}
+             "luck", "amended", "ts", "undoes", "redoes", "keeper_override", "on_hit", "asked_by"}
 OVERRIDE = "keeper_override"
 """The argument any command takes for the keeper's override: a reason in words."""
+ASKED_BY = "asked_by"
+"""The field of an event a player asked for from their own device and the keeper accepted: ``{"player", "request"}``
+(the campaign writes it as it records the event; the rules never read it)."""
 
 
 class Engine:
