@@ -376,6 +376,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = (front.esm() if name == "table.js" else front.static(name)).encode("utf-8")
             self._send(200, body, f"{STATIC[name]}; charset=utf-8")
             return
+        if path == "/favicon.ico":
+            self._send(204, b"")
+            return
         if path not in ("/", "/events"):
             self._plain(404, "Nothing here.")
             return

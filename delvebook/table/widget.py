@@ -19,7 +19,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..players import desk as requests_desk
+from ..players.desk import follow as follow_requests, open_desk
 from . import front
 from .intents import perform
 from .slot import PLAIN
@@ -52,7 +52,7 @@ def _listener(table: "Table"):
 def _follow_requests(table: "Table") -> None:
     """The keeper's whole table follows its players' requests (``players.desk``) on the kernel's event loop and
     redraws when one comes, without a click; a table that is gone (closed, or let go) stops listening."""
-    desk = requests_desk.open_desk(table.camp)
+    desk = open_desk(table.camp)
     if desk is None:
         return
     ref = weakref.ref(table)
@@ -65,11 +65,10 @@ def _follow_requests(table: "Table") -> None:
             except ValueError:
                 pass
             return
-        if not t._acting:
-            t.refresh()
+        t.requests_changed()
 
     desk.listeners.append(on_requests)
-    requests_desk.follow(table.camp)
+    follow_requests(table.camp)
 
 
 def _where(intent: Any) -> str | None:
@@ -147,6 +146,12 @@ class Table(anywidget.AnyWidget):
                                "where": _where(intent)}
             self.refresh()
         return out
+
+    # ---- from the players' phones
+    def requests_changed(self) -> None:
+        """A player asked for something (or the keeper answered it elsewhere): show it, without a click."""
+        if not self._acting:
+            self.refresh()
 
     # ---- from the campaign
     def campaign_changed(self, outcome) -> None:

@@ -9,7 +9,7 @@ event loop: the view reads what the desk holds and reads no file itself.
 from __future__ import annotations
 
 from ...model import is_dying
-from ...players import links
+from ...players.links import link, qr
 from ...players.allowed import delvers_of, request_refusal, request_words
 from ...players.desk import desk_of
 from .shared import UI, field_, option
@@ -69,15 +69,15 @@ def phones_card(camp, ui: UI) -> dict | None:
         key = keys.players.get(player)
         if key is None:
             continue
-        url = links.link(host, server["port"], key)
+        url = link(host, server["port"], key)
         names = delvers_of(camp.state, player)
         rows.append({"player": player, "label": f"{player}" + (f" ({', '.join(names)})" if names else ""),
-                     "link": url, "qr": links.qr(url)})
-    table = links.link(host, server["port"], keys.table)
+                     "link": url, "qr": qr(url)})
+    table = link(host, server["port"], keys.table)
     rows.append({"player": None, "label": "The second screen (everyone's view, read-only)", "link": table,
-                 "qr": links.qr(table)})
+                 "qr": qr(table)})
     local = server.get("local", False)
-    return {"running": True, "rows": rows, "command": command, "qr_missing": links.qr("x") is None,
+    return {"running": True, "rows": rows, "command": command, "qr_missing": qr("x") is None,
             "text": (f"The players' server listens on {', '.join(server['hosts'])}, port {server['port']}"
                      + (" (this machine only: start it with --ip 0.0.0.0 for the players' phones)" if local else
                         ": each player scans their own code on the same Wi-Fi")),
