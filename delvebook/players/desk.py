@@ -286,7 +286,7 @@ class Desk:
         log = open(self.folder / "requests" / "server.log", "ab") if (self.folder / "requests").is_dir() else \
             subprocess.DEVNULL
         self._started = subprocess.Popen(
-            [sys.executable, "-m", "delvebook", "players", str(self.folder), "--ip", "0.0.0.0",
+            [sys.executable, "-m", "delvebook", "players", str(self.folder.resolve()), "--ip", "0.0.0.0",
              "--parent", str(os.getpid())], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True)
 

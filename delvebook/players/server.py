@@ -16,6 +16,7 @@ server's log. Standard library only (``http.server``).
 
 from __future__ import annotations
 
+import errno
 import html
 import ipaddress
 import json
@@ -42,6 +43,7 @@ MAX_BODY = 4096        # bytes of one click's message
 HEARTBEAT = 2.0        # seconds between two messages on an idle event stream: a page gone is noticed by then
 BURST, REFILL = 5, 2.0  # a player may send 5 requests at once, then one every 2 s
 POLL = 0.25            # seconds between two looks at the log and the keeper's answers
+PORT_RETRIES = 10      # the ports after the one asked for, tried in turn when it is taken
 STATIC = {"table.js": "text/javascript", "table.css": "text/css", "players.js": "text/javascript"}
 SECURITY = {"Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
                                        "connect-src 'self'; img-src 'self' data:; base-uri 'none'; "
@@ -122,7 +124,14 @@ class PlayersServer:
         family = socket.AF_INET6 if ":" in ip else socket.AF_INET
         server_class = type("Server", (ThreadingHTTPServer,), {"address_family": family, "daemon_threads": True,
                                                                "allow_reuse_address": True})
-        self.httpd = server_class((ip, port), _Handler)
+        for tried in range(PORT_RETRIES + 1):  # the next ports when one is taken, as Jupyter's servers do
+            try:
+                self.httpd = server_class((ip, port + tried if port else 0), _Handler)
+                break
+            except OSError as err:
+                if err.errno != errno.EADDRINUSE or not port or tried == PORT_RETRIES:
+                    self.camp.close()
+                    raise
         self.httpd.players = self
         self.port = self.httpd.server_address[1]
         if ip in ("0.0.0.0", "::"):

@@ -608,8 +608,8 @@ function mount(model, el) {
       else if (v.panel === "party") left = sheets(v.sheets || []);
       else if (v.panel === "charts") left = chartsEl(v.charts);
       const right = h("div", { cls: "db-right" },
-        h("div", { cls: "db-outbox", data: { scroll: "out" } }, outcomeEl(v.outcome, v), keeper ? luckEl(v.luck) : null,
-          keeper ? phones.requestsEl(v.requests) : null),
+        h("div", { cls: "db-outbox", data: { scroll: "out" } }, keeper ? phones.requestsEl(v.requests) : null,
+          outcomeEl(v.outcome, v), keeper ? luckEl(v.luck) : null),
         text("b", "db-h db-logh", "Log"), logEl(v.log || [], v));
       // what the left column shows: a panel, or an actor on a turn (a new turn is a new page, read from its top)
       const turn = v.fight && v.fight.running ? v.fight.status : "";
