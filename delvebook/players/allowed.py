@@ -25,11 +25,8 @@ def delvers_of(state: Mapping, player: str) -> list[str]:
 
 
 def aimed_at(event: Mapping) -> set[str]:
-    """The names an action is aimed at: its ``targets`` where it names them, and the target or opponent it
-    records."""
-    out = {t for t in event.get("targets") or () if isinstance(t, str)}
-    out |= {event[k] for k in ("target", "vs") if isinstance(event.get(k), str)}
-    return out
+    """The names an action is aimed at: its ``targets`` (the roles every event carries)."""
+    return {t for t in event.get("targets") or () if isinstance(t, str)}
 
 
 def luck_rolls(camp, player: str, event: Mapping | None = None) -> list[str]:
