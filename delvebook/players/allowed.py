@@ -16,12 +16,22 @@ from ..engine import queries
 from ..model import is_dead, is_dying
 from .requests import Exchange
 
-__all__ = ["delvers_of", "luck_rolls", "request_refusal", "ask_refusal", "aimed_at"]
+__all__ = ["players_at", "delvers_of", "luck_rolls", "request_refusal", "ask_refusal", "aimed_at"]
 
 
 def delvers_of(state: Mapping, player: str) -> list[str]:
     """The player's delvers, in seat order."""
     return [n for n in state["seats"] if state["delvers"][n].get("player") == player]
+
+
+def players_at(state: Mapping) -> list[str]:
+    """The players at the table: each delver's player in seat order, then any other player with luck dice."""
+    out: list[str] = []
+    for n in state["seats"]:
+        p = state["delvers"][n].get("player")
+        if isinstance(p, str) and p not in out:
+            out.append(p)
+    return out + [p for p in state["luck"] if p not in out]
 
 
 def aimed_at(event: Mapping) -> set[str]:

@@ -25,7 +25,7 @@ from typing import Any, Callable
 from ..engine import Refused
 from ..model import is_dying
 from . import links
-from .allowed import ask_refusal, delvers_of, request_refusal
+from .allowed import ask_refusal, players_at, request_refusal
 from .requests import ROLLS, Exchange, RequestError, answers_file, append, now
 
 __all__ = ["Desk", "desk_of", "open_desk", "follow", "MAX_WAITING", "POLL_SECONDS"]
@@ -70,14 +70,7 @@ class Desk:
 
     # ---- reading
     def players(self) -> list[str]:
-        """The players at the table: each delver's player in seat order, then any other player with luck dice."""
-        s = self.camp.state
-        out: list[str] = []
-        for n in s["seats"]:
-            p = s["delvers"][n].get("player")
-            if isinstance(p, str) and p not in out:
-                out.append(p)
-        return out + [p for p in s["luck"] if p not in out]
+        return players_at(self.camp.state)
 
     def exchange(self, player: str) -> Exchange:
         ex = self.exchanges.get(player)

@@ -17,7 +17,7 @@ import stat
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..publish import write_file
+from ..publish import pid_alive, write_file
 from .requests import FOLDER
 
 __all__ = ["KEYS", "SERVER", "Keys", "read_keys", "ensure_keys", "read_server", "write_server", "clear_server",
@@ -135,12 +135,8 @@ def server_alive(info: Mapping | None) -> bool:
     if not info:
         return False
     pid = info["pid"]
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    if not pid_alive(pid):
         return False
-    except (PermissionError, OSError):
-        return True
     cmdline = Path(f"/proc/{pid}/cmdline")
     try:
         return b"players" in cmdline.read_bytes()

@@ -32,8 +32,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from ..publish import pid_alive
 from . import links
-from .allowed import request_refusal, request_words
+from .allowed import players_at, request_refusal, request_words
 from .desk import MAX_WAITING
 from .requests import Exchange, RequestError, append, now, request_problem, requests_file
 
@@ -146,13 +147,7 @@ class PlayersServer:
 
     # ---- who is at the table
     def players(self) -> list[str]:
-        s = self.camp.state
-        out: list[str] = []
-        for n in s["seats"]:
-            p = s["delvers"][n].get("player")
-            if isinstance(p, str) and p not in out:
-                out.append(p)
-        return out + [p for p in s["luck"] if p not in out]
+        return players_at(self.camp.state)
 
     def exchange(self, player: str) -> Exchange:
         ex = self.exchanges.get(player)
@@ -177,7 +172,7 @@ class PlayersServer:
         """Every ``poll`` seconds: the keeper's new events, answers and asks; a new player's link; the keeper's
         kernel gone (``--parent``). Runs until the server stops."""
         while not self.stopping.wait(self.poll_every):
-            if self.parent is not None and not _alive(self.parent):
+            if self.parent is not None and not pid_alive(self.parent):
                 self.stop()
                 return
             changed = False
@@ -310,16 +305,6 @@ class PlayersServer:
         self.stopping.set()
         with self.changed:
             self.changed.notify_all()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 def _gone(sock: socket.socket) -> bool:
