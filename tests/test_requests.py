@@ -306,3 +306,51 @@ def test_a_link_becomes_a_qr_code_the_page_draws_as_one_path():
     pytest.importorskip("segno")
     q = links.qr("http://192.168.1.20:8866/?key=abc")
     assert q["size"] >= 21 and set(q["d"]) <= set("Mhvz0123456789 -")
+
+
+# ---------------------------------------------------------------- the keeper's table and the player's page
+
+def test_the_keepers_table_shows_a_request_and_accepts_it_by_a_click(camp, desk):
+    from delvebook.table import UI, perform, table_view
+    camp.check("Wren", "stealth", 12, faces={"check": [9, 2]})
+    line = ask_for(camp, "Ana", **luck_on_latest(camp))
+    desk.poll()
+    ui = UI()
+    [row] = table_view(camp, ui)["requests"]["rows"]
+    assert row["text"] == "Ana (Wren) asks: a luck die (+) on the check roll" and row["why_not"] is None
+    out = perform(camp, ui, row["accept"])
+    assert ui.refusal is None and out["asked_by"] == {"player": "Ana", "request": line["n"]}
+    assert table_view(camp, ui)["requests"] is None, "nothing left to say: no request, no server, no ask"
+    assert table_view(camp, ui)["log"][0]["asked_by"] == "Ana"
+
+
+def test_the_keeper_sends_a_roll_to_a_players_page_from_the_action_bar(camp, desk):
+    from delvebook.table import UI, perform, table_view
+    desk.server = {"pid": 1, "port": 8866, "hosts": ["192.168.1.20"]}  # as a running players' server says
+    ui = UI(selected="Wren", target=12)
+    form = table_view(camp, ui)["actor"]["ask"]
+    assert form["submit"]["label"] == "Send to Ana"
+    assert ("check:stealth", "Stealth check") in [(o["value"], o["label"]) for o in form["fields"][0]["options"]]
+    perform(camp, ui, {**form["submit"]["intent"], "args": {"what": "check:stealth", "target": "12"}})
+    assert ui.refusal is None and desk.exchange("Ana").open_asks()[0]["label"] == "Wren: Stealth check against 12"
+    perform(camp, ui, {**form["submit"]["intent"], "args": {"what": "death_save:", "target": "12"}})
+    assert "no death save" in ui.refusal["text"]
+    perform(camp, ui, {**form["submit"]["intent"], "args": {"what": "check:stealth", "target": "<b>"}})
+    assert "a target number" in ui.refusal["text"]
+
+
+def test_a_players_page_offers_only_their_own_and_hides_the_foes_hearts(camp):
+    from delvebook.table import UI, table_view
+    fight = camp.encounter(["drowned_dead"])
+    fight.initiative(first="foes")
+    fight.attack("Drowned dead 1", "Wren", faces={"attack": [15], "resist": [3], "damage": [2]})
+    ana = table_view(camp, UI(mode="player", who="Ana"))
+    assert [d["name"] for d in ana["delvers"]] == ["Wren"] and ana["luck"] == {"left": 3, "max": 3}
+    assert {r["roll"] for r in ana["spend"]["rows"]} >= {"attack"}, "a foe's roll against her delver"
+    assert all(r["plus"]["on"] == camp.latest_action["seq"] for r in ana["spend"]["rows"])
+    ben = table_view(camp, UI(mode="player", who="Ben"))
+    assert ben["spend"]["rows"] == [] and "No roll of yours" in ben["spend"]["note"]
+    foe = camp.fight.foes[0]
+    assert f"{foe.hearts}/{foe.max_hearts}" not in json.dumps(ana), "a foe's hearts stay the keeper's"
+    intents = json.dumps(ana)
+    assert '"do": "select"' not in intents and '"do": "attack"' not in intents and '"do": "undo"' not in intents

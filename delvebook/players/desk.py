@@ -67,6 +67,7 @@ class Desk:
         self.keys: links.Keys | None = None
         self._started: subprocess.Popen | None = None
         self._marks: tuple = ()
+        self._polls = 0
 
     # ---- reading
     def players(self) -> list[str]:
@@ -93,7 +94,8 @@ class Desk:
         return changed
 
     def _read_links(self) -> bool:
-        """Where the players' server listens and the links' secrets, read again when their files change."""
+        """Where the players' server listens and the links' secrets, read again when their files change (and
+        whether that server still runs, every few polls)."""
         marks = []
         for name in (links.SERVER, links.KEYS):
             try:
@@ -101,15 +103,15 @@ class Desk:
                 marks.append((st.st_mtime_ns, st.st_size, st.st_ino))
             except OSError:
                 marks.append(None)
-        info = links.read_server(self.folder) if marks[0] else None
-        alive = links.server_alive(info)
-        marks.append(alive)
-        if tuple(marks) == self._marks:
+        self._polls += 1
+        if tuple(marks) == self._marks and (self.server is None or self._polls % 8):
             return False
-        self._marks = tuple(marks)
-        self.server = info if alive else None
+        info = links.read_server(self.folder) if marks[0] else None
+        server = info if links.server_alive(info) else None
+        changed = tuple(marks) != self._marks or server != self.server
+        self._marks, self.server = tuple(marks), server
         self.keys = links.read_keys(self.folder) if marks[1] else None
-        return True
+        return changed
 
     def _settle(self, ex: Exchange) -> bool:
         """Answer what needs no keeper: refuse what is unreadable, refused by the state or one too many; record a
@@ -276,12 +278,13 @@ class Desk:
             raise Refused("the players' server already runs")
         if self._started is not None and self._started.poll() is None:
             raise Refused("the players' server is starting")
-        log = open(self.folder / "requests" / "server.log", "ab") if (self.folder / "requests").is_dir() else \
-            subprocess.DEVNULL
-        self._started = subprocess.Popen(
-            [sys.executable, "-m", "delvebook", "players", str(self.folder.resolve()), "--ip", "0.0.0.0",
-             "--parent", str(os.getpid())], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True)
+        folder = self.folder / "requests"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        with open(folder / "server.log", "ab") as log:  # what it says goes there, not into the notebook
+            self._started = subprocess.Popen(
+                [sys.executable, "-m", "delvebook", "players", str(self.folder.resolve()), "--ip", "0.0.0.0",
+                 "--parent", str(os.getpid())], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True)
 
     def stop_server(self) -> None:
         if self._started is None or self._started.poll() is not None:
