@@ -176,6 +176,14 @@ def test_players_act_from_their_phones_and_the_keeper_accepts(browser, keeper_la
         k.expected.append("check")
         a.shows_seq(typed["seq"])
 
+        # ---- a luck die on that roll, then the keeper undoes the roll: the request is stale, and A's phone says why
+        a.page.locator(".db-spend .db-luck-plus").first.click()
+        k.table.locator(".db-requests .db-request", has_text="Ana (Wren) asks").wait_for(timeout=5_000)
+        k.act(k.table.locator(".db-undo-btn"), "undo")
+        a.page.wait_for_selector('.db-myrequest[data-status="refused"]', timeout=5_000)
+        assert "stale: the keeper undid that roll" in a.page.locator(".db-myrequest").first.inner_text()
+        a.shot("stale")
+
         # ---- a level-up choice made from A's phone
         k.panel("keeper")
         xp = k.table.locator('[data-form="award_xp"]')

@@ -354,3 +354,17 @@ def test_a_players_page_offers_only_their_own_and_hides_the_foes_hearts(camp):
     assert f"{foe.hearts}/{foe.max_hearts}" not in json.dumps(ana), "a foe's hearts stay the keeper's"
     intents = json.dumps(ana)
     assert '"do": "select"' not in intents and '"do": "attack"' not in intents and '"do": "undo"' not in intents
+
+
+def test_a_dying_delvers_death_save_is_sent_to_its_player_and_rolled_with_their_die(camp, desk):
+    with pytest.raises(db.Refused, match="no death save"):
+        desk.ask("Wren", "death_save")
+    camp.damage("Wren", 40, source="a fall")
+    assert camp.delver("Wren").status == "dying"
+    k = desk.ask("Wren", "death_save")
+    assert desk.exchange("Ana").asks[k]["label"] == "Wren: death save (D6, needs 6)"
+    line = ask_for(camp, "Ana", kind="roll", ask=k, faces=[6])
+    desk.poll()
+    saved = camp.events[-1]
+    assert saved["kind"] == "death_save" and saved["rolls"]["death_save"]["faces"] == [6]
+    assert saved["asked_by"] == {"player": "Ana", "request": line["n"]} and camp.delver("Wren").status != "dying"
