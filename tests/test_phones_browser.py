@@ -179,8 +179,13 @@ def test_players_act_from_their_phones_and_the_keeper_accepts(browser, keeper_la
         # ---- a luck die on that roll, then the keeper undoes the roll: the request is stale, and A's phone says why
         a.page.locator(".db-spend .db-luck-plus").first.click()
         k.table.locator(".db-requests .db-request", has_text="Ana (Wren) asks").wait_for(timeout=5_000)
-        k.act(k.table.locator(".db-undo-btn"), "undo")
+        k.table.locator(".db-undo-btn").click()  # the table redraws twice: the undo, then the request refused
+        k.wait_answered()
         a.page.wait_for_selector('.db-myrequest[data-status="refused"]', timeout=5_000)
+        k.table.locator(".db-requests", has_text="No request waiting").wait_for(timeout=5_000)
+        k.expected.append("undo")
+        assert [e["kind"] for e in k.events()] == k.expected
+        k.in_view(k.table.locator(".db-outcome"), "the undo's outcome")
         assert "stale: the keeper undid that roll" in a.page.locator(".db-myrequest").first.inner_text()
         a.shot("stale")
 
