@@ -225,6 +225,20 @@ def test_pages_that_close_leave_nothing_running_within_ten_seconds(served):
     assert children == [], "no kernel, no child process"
 
 
+def test_a_connection_that_never_speaks_is_let_go(served):
+    time.sleep(0.5)
+    before = served.threads()
+    silent = [socket.create_connection(("127.0.0.1", served.port), timeout=30) for _ in range(5)]
+    time.sleep(0.5)
+    assert served.threads() == before + 5
+    start = time.time()
+    while time.time() < start + 30 and served.threads() > before:
+        time.sleep(0.5)
+    assert served.threads() <= before, "a silent connection holds a thread for 20 s at most"
+    for s in silent:
+        s.close()
+
+
 def test_the_second_screen_follows_the_keepers_log(served):
     with db.Campaign.open(served.campaign) as camp:
         s = socket.create_connection(("127.0.0.1", served.port), timeout=5)

@@ -320,6 +320,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "delvebook"
     sys_version = ""
     protocol_version = "HTTP/1.0"
+    timeout = 20  # seconds a connection may wait to speak (or to take a write): a silent one is let go
 
     @property
     def players(self) -> PlayersServer:
