@@ -22,11 +22,11 @@ import threading
 import weakref
 import zipfile
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from .dice import roll_html
 from .dice import Roll
-from .engine import Engine, Refused, upgrade_event
+from .engine import ASKED_BY, Engine, Refused, upgrade_event
 from .model import current_actor
 from .events import History, Standing, Touched, clone, replay
 from .model import Creature, Delver, Foe, new_state
@@ -129,6 +129,7 @@ class Campaign:
         self.listeners: list = []  # called with each Outcome once it is on disk and applied (views refresh)
         self._tail = None  # a read-only campaign's follower of its log (catch_up)
         self._frozen = False  # whether opening froze it out of the cycle collector's passes (close thaws it)
+        self._asked_by: dict | None = None  # who asked for the actions being recorded (``asked``)
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -411,6 +412,8 @@ class Campaign:
         if event.get("seq") != self._next_seq():  # decided outside the lock, on a state that has moved on
             raise Refused("another action was recorded while this one was decided; nothing was recorded, try again")
         event["ts"] = self._now()
+        if self._asked_by is not None:
+            event[ASKED_BY] = dict(self._asked_by)
         self._store.append(event)  # on disk (fsync'ed) before the state changes
         touched = self.engine.apply(event)
         outcome = Outcome(event)
@@ -420,6 +423,19 @@ class Campaign:
         for listener in list(self.listeners):
             listener(outcome)
         return outcome
+
+    @contextlib.contextmanager
+    def asked(self, player: str, request: int) -> Iterator[None]:
+        """Actions recorded inside carry who asked for them: ``asked_by: {"player", "request"}``, a player's request
+        from their own device that the keeper accepted (``delvebook.players``). The event is the one the keeper's
+        click would have made, and undo takes it back like any other."""
+        with self._lock:
+            before = self._asked_by
+            self._asked_by = {"player": str(player), "request": int(request)}
+            try:
+                yield
+            finally:
+                self._asked_by = before
 
     @_locked
     def catch_up(self) -> list[Outcome]:

@@ -62,7 +62,8 @@ HELD_FILE = ".delvebook.held-log"
 ``log.yaml`` is deleted or replaced under the writer (``git checkout -- log.yaml``), the events it had written
 are still on disk there, even if the writer is killed before it notices; the next writable open moves them into
 ``log.displaced-<UTC time>.yaml`` and says so."""
-_GITIGNORE = (f"# the writer's lock of a campaign open in delvebook, and its hold on the log\n{HELD_FILE}\n"
+_GITIGNORE = ("# the players' requests from their phones, and their links' secrets (delvebook players)\nrequests/\n"
+              f"# the writer's lock of a campaign open in delvebook, and its hold on the log\n{HELD_FILE}\n"
               f"{SOFT_LOCK_FILE}\n{LOCK_FILE}\n")
 _TEMPORARY = re.compile(r"^\.(campaign\.yaml|log\.yaml|\.gitignore|gitignore)\.\d+\.tmp$")
 _INCIDENT = "incident: "

@@ -13,7 +13,7 @@ import os
 from typing import Any, Callable, Iterable, Mapping
 
 from .. import statecheck
-from ..engine import COMMANDS, Engine, Refused, Unrecorded, redecide
+from ..engine import ASKED_BY, COMMANDS, Engine, Refused, Unrecorded, redecide
 from ..events import REDO, UNDO, clone
 from ..rules.schema import show
 from .errors import StoreError
@@ -23,7 +23,8 @@ __all__ = ["play_problems", "KNOWN_KINDS"]
 KNOWN_KINDS = frozenset(COMMANDS) | {UNDO, REDO}
 """Every kind of event delvebook writes: the engine's commands, undo and redo."""
 
-_IGNORED = frozenset({"ts"})  # when the event was recorded: the wall clock, not the rules
+# when the event was recorded (the wall clock) and which player's request it answers: the table's record, not the rules'
+_IGNORED = frozenset({"ts", ASKED_BY})
 
 
 def _short(value: Any, limit: int = 160) -> str:

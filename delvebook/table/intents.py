@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping
 from ..dice import DiceError
 from ..engine import Overridable, Refused
 from ..model import is_dead
+from .phones import PHONE_INTENTS
 from .shape import FIELDS, SHAPES, FormError, check_shape
 from .view import PANELS, UI, asked_of, attack_fields, fields_key, turn_key
 
@@ -504,6 +505,9 @@ def _keeper_override(camp, ui, i):
 @intent("download")
 def _download(camp, ui, i):
     return None  # the widget sends the zip itself (bytes, not view model)
+
+
+INTENTS.update(PHONE_INTENTS)  # the players' phones: their requests, the rolls sent to them, their server
 
 
 # ---------------------------------------------------------------- performing one intent

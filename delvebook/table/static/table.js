@@ -68,6 +68,7 @@ function mount(model, el) {
   const root = document.createElement("div");
   root.className = "db-root";
   el.appendChild(root);
+  const phones = phoneParts({ h, text, svg, button, section, formEl, bar, pips, rollEl, send });
 
   function post(message) {
     try { model.send(message); } catch (err) { console.warn("delvebook table: no kernel to send to", err); }
@@ -415,12 +416,12 @@ function mount(model, el) {
     // checks outside a fight, after every action in one: it never pushes the next click below the fold
     const pending = (a.choices || []).length ? choices(a.choices) : null;
     if (a.attacks) parts.push(attacks(a.attacks));
-    if (a.checks && !a.attacks) parts.push(checks(a.checks, a.name));
+    if (a.checks && !a.attacks) parts.push(checks(a.checks, a.name), phones.askForm(a.ask));
     if (pending && !a.attacks) parts.push(pending);
     if ((a.abilities || []).length) parts.push(h("div", { cls: "db-group" }, text("b", "db-h", "Abilities"), a.abilities.map(action)));
     if ((a.spells || []).length) parts.push(h("div", { cls: "db-group" }, text("b", "db-h", "Spells"), a.spells.map(action)));
     if ((a.gear || []).length) parts.push(h("div", { cls: "db-group db-gear" }, text("b", "db-h", "Gear"), a.gear.map(action)));
-    if (a.checks && a.attacks) parts.push(checks(a.checks, a.name));
+    if (a.checks && a.attacks) parts.push(checks(a.checks, a.name), phones.askForm(a.ask));
     if (pending && a.attacks) parts.push(pending);
     return parts;
   }
@@ -462,7 +463,9 @@ function mount(model, el) {
   function logEl(rows, v) {
     const list = h("div", { cls: "db-log", data: { scroll: "log" } }, rows.map((r) => h("div", {
       cls: `db-logrow${r.mark ? " db-" + r.mark : ""}`, data: { seq: r.seq, kind: r.kind, mark: r.mark || null }, title: r.note,
-    }, text("span", "db-seq", `#${r.seq}`), text("span", "db-logtext", r.text), r.note ? text("span", "db-lognote", r.note) : null)));
+    }, text("span", "db-seq", `#${r.seq}`), text("span", "db-logtext", r.text),
+      r.asked_by ? text("span", "db-askedby", `\u260e ${r.asked_by}`, `${r.asked_by} asked for it from their phone`) : null,
+      r.note ? text("span", "db-lognote", r.note) : null)));
     if (!rows.length) list.appendChild(text("div", "db-muted", "The log is empty."));
     return list;
   }
@@ -499,6 +502,7 @@ function mount(model, el) {
     if (k.npcs) out.push(card("NPCs and familiars", "keeper:npcs", k.npcs.rows.map((r) => h("div", { cls: `db-row db-wrap db-item${r.dead ? " db-done" : ""}`, data: { name: r.name } },
       text("span", null, r.text), r.intent ? button(r.label, r.intent, { cls: "db-mini" }) : null,
       r.note ? text("div", "db-note", r.note) : null)), formEl(k.npcs.form, "db-inline")));
+    if (k.phones) out.push(phones.phonesCard(k.phones));
     out.push(card("Campaign folder", "keeper:download", button(k.download.label, k.download.intent, { cls: "db-download" }),
       text("div", "db-note", k.download.hint)));
     return h("div", { cls: "db-keeper" }, out);
@@ -612,7 +616,9 @@ function mount(model, el) {
       return playersScreen(v, h("div", { cls: `db-table db-mode-players db-scope-${v.scope}`, data: { mode: v.mode, scope: v.scope } }));
     }
     const body = h("div", { cls: `db-table db-mode-${v.mode} db-scope-${v.scope}`, data: { mode: v.mode, scope: v.scope } });
-    if (v.scope === "table") {
+    if (v.mode === "player") {
+      phones.playerPage(v, body);
+    } else if (v.scope === "table") {
       body.appendChild(header(v));
       body.appendChild(partyStrip(v.party || [], v));
       const cs = creatureStrip(v.creatures, v);
@@ -625,7 +631,8 @@ function mount(model, el) {
       else if (v.panel === "party") left = sheets(v.sheets || []);
       else if (v.panel === "charts") left = chartsEl(v.charts);
       const right = h("div", { cls: "db-right" },
-        h("div", { cls: "db-outbox", data: { scroll: "out" } }, outcomeEl(v.outcome, v), keeper ? luckEl(v.luck) : null),
+        h("div", { cls: "db-outbox", data: { scroll: "out" } }, keeper ? phones.requestsEl(v.requests) : null,
+          outcomeEl(v.outcome, v), keeper ? luckEl(v.luck) : null),
         text("b", "db-h db-logh", "Log"), logEl(v.log || [], v));
       // what the left column shows: a panel, or an actor on a turn (a new turn is a new page, read from its top)
       const turn = v.fight && v.fight.running ? v.fight.status : "";
@@ -653,7 +660,7 @@ function mount(model, el) {
       body.appendChild(luckEl(v.luck) || text("span", null, ""));
     }
     // a refusal or a question shows where the keeper clicked (else beside the outcome)
-    const place = (id) => where.get(id) || (lastWhere && where.get(lastWhere)) || where.get("outcome") || body.firstChild;
+    const place = (id) => where.get(id) || (lastWhere && where.get(lastWhere)) || where.get("outcome") || where.get("latest") || body.firstChild;
     if (v.refusal) {
       const box = notice("refused", [text("b", null, "Refused: "), text("span", "db-said", v.refusal.text),
         v.refusal.override ? formEl(v.refusal.override, "db-inline") : null],

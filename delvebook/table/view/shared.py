@@ -24,7 +24,7 @@ class UI:
     the attack options, a pending confirmation, the last refusal and where it came from. Plain data (it rides
     in the view model), so a reloaded page or a second browser shows the same table."""
 
-    mode: str = "keeper"              # "keeper" | "players"
+    mode: str = "keeper"              # "keeper" | "players" (the second screen) | "player" (one player's page)
     scope: str = "table"              # what this widget shows: the whole table, or one part of it
     who: str | None = None            # the delver of a card
     focus: int | None = None          # the action a roll view follows (by the seq it was first made with)
@@ -44,6 +44,7 @@ class UI:
     hide_hearts: bool = False         # players' mode: the delvers' exact hearts are not shown
     foe_hearts: bool = False          # players' mode: the foes' exact hearts are shown (the keeper says so)
     ack: Any = None                   # the last intent handled (the page waits for it)
+    mine: dict | None = None          # a player's page: their requests and the keeper's asks, as the server read them
 
     def to_dict(self) -> dict:
         return asdict(self)
