@@ -1,4 +1,5 @@
-"""A campaign folder on disk: the writer's lock, atomic I/O, and the folder store itself.
+"""A campaign folder on disk, open for reading or writing: ``CampaignStore`` (the writer's lock is ``store.lock``,
+writing files whole ``store.files``).
 
 A campaign folder holds:
 
@@ -20,16 +21,13 @@ A campaign folder holds:
 - ``.campaign.yaml.<pid>.tmp``: a rewrite in progress; one left by a crash is removed by the next writable open.
 """
 
+
 from __future__ import annotations
 
 import datetime as _dt
-import errno
 import os
-import platform
 import re
-import secrets
 import stat
-import sys
 import threading
 from pathlib import Path
 from typing import Any, Callable
@@ -38,7 +36,9 @@ from .. import statecheck
 from ..rules.schema import FORMAT_VERSION, show
 from .campaign_file import (CAMPAIGN_FILE, CAMPAIGN_KEYS, check_campaign_file, dump_campaign, raise_first,
                             read_campaign)
-from .errors import LockedError, StoreError, os_error
+from .errors import StoreError, os_error
+from .files import atomic_write, check_new_path, fsync_dir, persists_on_close, pread, write_all
+from .lock import LOCK_FILE, SOFT_LOCK_FILE, Lock, read_incidents, take_lock
 from .log import LOG_FILE, LOG_HEADER, LogRead, LogTail, dump_event_line, encode_event, open_log, parse_event_line, scan
 
 __all__ = [
@@ -54,9 +54,6 @@ __all__ = [
     "write_all",
 ]
 
-LOCK_FILE = ".delvebook.lock"
-SOFT_LOCK_FILE = ".delvebook.soft-lock"
-"""The writer's lock where ``flock`` does not exist: made with ``O_EXCL``, removed by ``close``."""
 HELD_FILE = ".delvebook.held-log"
 """While a campaign is open for writing, a second name (a hard link) for the very log file it appends to: if
 ``log.yaml`` is deleted or replaced under the writer (``git checkout -- log.yaml``), the events it had written
@@ -65,318 +62,10 @@ are still on disk there, even if the writer is killed before it notices; the nex
 _GITIGNORE = (f"# the writer's lock of a campaign open in delvebook, and its hold on the log\n{HELD_FILE}\n"
               f"{SOFT_LOCK_FILE}\n{LOCK_FILE}\n")
 _TEMPORARY = re.compile(r"^\.(campaign\.yaml|log\.yaml|\.gitignore|gitignore)\.\d+\.tmp$")
-_INCIDENT = "incident: "
-_NAME_MAX = 255
-_PATH_MAX = 4096
-_LONGEST_FILE = len("log.displaced-20260101T000000.000000Z-999.yaml") + 1
-
-
-# ---------------------------------------------------------------- atomic I/O
-
-
-def fsync_dir(folder: Path) -> None:
-    """Make a rename or a new file in ``folder`` durable (where the platform allows it)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write all of ``data`` (``os.write`` may write less than asked)."""
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
-
-
-def atomic_write(file: Path, data: bytes) -> None:
-    """Replace ``file`` whole: a temporary file beside it, flushed and fsync'ed, renamed over it, the folder
-    fsync'ed. A crash leaves the old file or the new one, never a mix (and at worst the temporary file, which the
-    next writable open removes); a failure removes the temporary file."""
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-    try:
-        mode = os.stat(file).st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o644
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        try:
-            write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, file)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    fsync_dir(file.parent)
-
-
-def persists_on_close() -> bool:
-    """True where a file's writes reach storage only when it is closed: under Pyodide (Emscripten), JupyterLite's
-    drive keeps an open file in memory and stores it whole on close. There the store opens, appends and closes the
-    log for each event instead of holding it open."""
-    return sys.platform == "emscripten"
-
-
-def _flock():
-    """``fcntl.flock`` where the platform has it (Linux, macOS, the BSDs), else None: Windows has no ``fcntl``,
-    Pyodide's ``fcntl`` has no ``flock``. Looked up at each lock, so a test can hide ``fcntl``."""
-    try:
-        import fcntl
-    except ImportError:
-        return None
-    flock = getattr(fcntl, "flock", None)
-    if flock is None or not hasattr(fcntl, "LOCK_EX"):
-        return None
-    return lambda fd: flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-
-def pread(fd: int, size: int, offset: int) -> bytes:
-    """``os.pread`` where there is one (not on Windows): else a seek and a read (callers hold the store's mutex)."""
-    if hasattr(os, "pread"):
-        return os.pread(fd, size, offset)
-    os.lseek(fd, offset, os.SEEK_SET)
-    return os.read(fd, size)
-
-
-_TOKEN = secrets.token_hex(8)
-"""This process's mark in a soft lock: a lock with this process's pid and another token was left by another
-process (a restarted Pyodide kernel has the same pid; so may a recycled one)."""
-_HOST = platform.node() or "?"
-
-
-class _Lock:
-    """The writer's lock of a folder: ``flock`` on ``.delvebook.lock`` where the platform has it, else the soft
-    lock file. ``note`` writes an incident into ``.delvebook.lock`` for the next open to say; ``release`` lets go."""
-
-    def __init__(self, folder: Path, fd: int | None, soft: Path | None):
-        self.folder, self.fd, self.soft = folder, fd, soft
-
-    def note(self, line: str) -> None:
-        data = (_INCIDENT + line.replace("\n", " ") + "\n").encode()
-        try:
-            if self.fd is not None:
-                end = os.fstat(self.fd).st_size
-                os.pwrite(self.fd, data, end)  # flock is POSIX, and so is pwrite
-                os.fsync(self.fd)
-            else:
-                fd = os.open(self.folder / LOCK_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-                try:
-                    write_all(fd, data)
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-        except OSError:
-            pass
-
-    def release(self) -> None:
-        fd, soft, self.fd, self.soft = self.fd, self.soft, None, None
-        if fd is not None:
-            try:
-                os.close(fd)  # closing the descriptor releases the flock
-            except OSError:
-                pass
-        if soft is not None and (_soft_holder(soft) or ("", "", ""))[2] == _TOKEN:  # still ours: not taken over
-            try:
-                os.unlink(soft)
-            except OSError:
-                pass
-
-
-def _locked(folder: Path, holder: str, hint: str = "") -> LockedError:
-    who = f"another process (pid {holder})" if holder.isdigit() else "another process"
-    if holder == str(os.getpid()):
-        who = f"this process (pid {holder}: another store of it is still open)"
-    return LockedError(f"{folder} is open for writing in {who}; close it there, or open read-only{hint}", folder)
-
-
-def _take_lock(folder: Path) -> tuple[_Lock, list[str]]:
-    """The writer's lock of ``folder``, and the incidents the last writer noted in the lock file for the next one
-    to report (the lock file then holds only this writer's pid). With ``flock``: a descriptor holding it (closing
-    it releases the lock). Without: the soft lock file (``_take_soft_lock``)."""
-    flock = _flock()
-    if flock is None:
-        return _take_soft_lock(folder)
-    file = folder / LOCK_FILE
-    try:
-        fd = os.open(file, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-    except OSError as err:
-        raise StoreError(f"cannot take the writer's lock ({err.strerror}); open read-only to read it",
-                         folder) from None
-    try:
-        flock(fd)
-    except OSError as err:
-        try:
-            holder = pread(fd, 64, 0).decode("ascii", "replace").split("\n")[0].strip()
-        finally:
-            os.close(fd)
-        if err.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-            raise StoreError(f"cannot take the writer's lock ({err.strerror})", folder) from None
-        raise _locked(folder, holder) from None
-    try:
-        incidents = _incidents(pread(fd, 1 << 16, 0))
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    except OSError as err:
-        os.close(fd)
-        raise StoreError(f"cannot take the writer's lock ({err.strerror})", folder) from None
-    return _Lock(folder, fd, None), incidents
-
-
-def _take_soft_lock(folder: Path) -> tuple[_Lock, list[str]]:
-    """The soft lock: ``.delvebook.soft-lock`` made with ``O_EXCL`` (one writer wins where both try), holding
-    ``pid host token``. One left by a process known to be gone is taken over, and the incidents say so; one held
-    by a live process, or one whose process cannot be checked (another host, Windows), refuses the open with the
-    holder's pid, as ``flock`` does. Two processes taking over the same stale lock at the same instant could both
-    win: the log's guard (its length and last bytes checked before every append) then refuses the second one's
-    first event, with nothing written."""
-    soft = folder / SOFT_LOCK_FILE
-    taken_over: list[str] = []
-    for _ in range(3):
-        try:
-            fd = os.open(soft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
-        except FileExistsError:
-            holder = _soft_holder(soft)
-            gone = _holder_gone(holder)
-            if gone is None:
-                pid = holder[0] if holder else ""
-                hint = (f" (if no delvebook runs as pid {pid} on {holder[1]}, delete {SOFT_LOCK_FILE} in the "
-                        f"campaign folder)" if holder and pid != str(os.getpid()) else "")
-                raise _locked(folder, pid, hint) from None
-            try:
-                os.unlink(soft)
-            except FileNotFoundError:
-                pass
-            except OSError as err:
-                raise StoreError(f"cannot take over the writer's lock left by {gone} ({err.strerror})",
-                                 folder) from None
-            taken_over.append(f"the writer's lock was left by {gone}, which ended without closing the campaign; "
-                              f"taken over")
-            continue
-        except OSError as err:
-            raise StoreError(f"cannot take the writer's lock ({err.strerror}); open read-only to read it",
-                             folder) from None
-        try:
-            write_all(fd, f"{os.getpid()} {_HOST} {_TOKEN}\n".encode())
-            os.fsync(fd)
-        except OSError as err:
-            os.close(fd)
-            os.unlink(soft)
-            raise StoreError(f"cannot take the writer's lock ({err.strerror})", folder) from None
-        os.close(fd)  # under Pyodide the file reaches storage on close
-        break
-    else:
-        raise StoreError("cannot take the writer's lock (it keeps coming back); open read-only to read it", folder)
-    lock = _Lock(folder, None, soft)
-    try:
-        incidents = _read_incidents(folder)
-        atomic_write(folder / LOCK_FILE, f"{os.getpid()}\n".encode())
-    except OSError as err:
-        lock.release()
-        raise StoreError(f"cannot take the writer's lock ({err.strerror})", folder) from None
-    return lock, incidents + taken_over
-
-
-def _soft_holder(soft: Path) -> tuple[str, str, str] | None:
-    """(pid, host, token) from a soft lock, or None when it cannot be read or is not one (half written?)."""
-    try:
-        with open(soft, "rb") as f:
-            parts = f.read(256).decode("ascii", "replace").split()
-    except OSError:
-        return None
-    if len(parts) != 3 or not parts[0].isdigit():
-        return None
-    return parts[0], parts[1], parts[2]
-
-
-def _holder_gone(holder: tuple[str, str, str] | None) -> str | None:
-    """Who left a soft lock, when its process is known to be gone; None while it may still run."""
-    if holder is None:
-        return None  # being written this instant, or not ours to judge
-    pid, host, token = holder
-    if host != _HOST:
-        return None
-    if token == _TOKEN:
-        return None  # another store of this very process holds it
-    if pid == str(os.getpid()):
-        return f"an earlier process with this pid ({pid}; a restarted kernel)"
-    if os.name == "posix" and sys.platform != "emscripten":
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            return f"pid {pid}, no longer running"
-        except (OSError, OverflowError, ValueError):
-            return None
-    return None
-
-
-def _incidents(data: bytes) -> list[str]:
-    text = data.decode("utf-8", "replace")
-    return [line[len(_INCIDENT):] for line in text.split("\n") if line.startswith(_INCIDENT)]
-
-
-def _read_incidents(folder: Path) -> list[str]:
-    """What a writer noted in the lock file for the next open to report (read without taking the lock)."""
-    try:
-        fd = os.open(folder / LOCK_FILE, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return []
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return []
-        return _incidents(pread(fd, 1 << 16, 0))
-    except OSError:
-        return []
-    finally:
-        os.close(fd)
 
 
 def _utc_stamp() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-
-
-def _shown(path: Path | str) -> str:
-    """A path for a message, with bytes that are not UTF-8 written as escapes (``\\udcff``)."""
-    return str(path).encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def check_new_path(folder: Path) -> None:
-    """Refuse, before anything is written, a path a campaign cannot live at: bytes that are not UTF-8 (delvebook
-    and every tool that reads the campaign back would stumble on it), a name too long for the file system."""
-    text = str(folder)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise StoreError(f"the path holds bytes that are not UTF-8 text ({_shown(folder)}); a campaign's folder "
-                         f"name is read back by delvebook, git and the browser: choose a name in UTF-8") from None
-    name_max = _NAME_MAX
-    for probe in (folder, *folder.parents):  # the file system's own limit, where the folder will be
-        try:
-            if len(os.fsencode(probe.name)) <= _NAME_MAX and probe.exists():
-                name_max = os.pathconf(probe, "PC_NAME_MAX")
-                break
-        except (OSError, ValueError, AttributeError):  # Windows has no pathconf
-            continue
-    for part in folder.parts:
-        size = len(os.fsencode(part))
-        if size > name_max:
-            raise StoreError(f"a name in the path is {size} bytes ({part[:24]}...); the file system takes at "
-                             f"most {name_max} bytes a name: choose a shorter one", folder)
-    whole = len(os.fsencode(os.path.abspath(folder))) + _LONGEST_FILE
-    if whole > _PATH_MAX:
-        raise StoreError(f"the path is too long for the files of a campaign ({whole} bytes with its file names; "
-                         f"at most {_PATH_MAX}): choose a shorter one", folder)
 
 
 # ---------------------------------------------------------------- the folder store
@@ -401,7 +90,7 @@ class CampaignStore:
         self.events: list[dict] = []
         self.problems: list[str] = []
         self.shape: statecheck.Shape = statecheck.DEFAULT
-        self._lock: _Lock | None = None
+        self._lock: Lock | None = None
         self._log_fd: int | None = None  # the log held open for appending (where writes persist before close)
         self._writing = False  # open for writing: the log is held open, or opened for each append
         self._per_event = persists_on_close()
@@ -442,7 +131,7 @@ class CampaignStore:
             except OSError as err:
                 raise StoreError(f"cannot make the campaign folder ({err.strerror})", folder) from None
             lock_was_there = (folder / LOCK_FILE).exists()
-            store._lock, _ = _take_lock(folder)
+            store._lock, _ = take_lock(folder)
             if not lock_was_there:
                 written.append(folder / LOCK_FILE)
             others = sorted(p.name for p in folder.iterdir() if p.name not in (LOCK_FILE, SOFT_LOCK_FILE))
@@ -496,9 +185,9 @@ class CampaignStore:
             if not read_only:
                 if not folder.is_dir():
                     raise StoreError("no campaign folder here (create one with `delvebook new`)", folder)
-                store._lock, incidents = _take_lock(folder)
+                store._lock, incidents = take_lock(folder)
             else:
-                incidents = _read_incidents(folder) if folder.is_dir() else []
+                incidents = read_incidents(folder) if folder.is_dir() else []
             store.problems += [f"{folder}: {text}" for text in incidents]
             if not read_only:
                 store._clean_temporaries()
