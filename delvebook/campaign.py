@@ -23,8 +23,9 @@ from .dice import roll_html
 from .dice import Roll
 from .engine import Engine, Refused
 from .model import current_actor
-from .events import History, Touched, clone, replay
-from .model import Creature, Delver, Foe, new_state
+from .events import Touched, replay
+from .statecheck import dotted_path
+from .model import Creature, Delver, Foe
 
 __all__ = ["Campaign", "Fight", "Outcome", "Refused"]
 
@@ -166,19 +167,11 @@ class Campaign:
                 return cls._from_store(path, read_only=path.read_only)
         place = archive.campaign_place(Path(path), read_only, unpack_to)
         p, read_only, notes, temporary = place
-        # Opening makes tens of thousands of acyclic dicts (events, then the state they fold into): run during
-        # the open, the cycle collector would scan them again and again as they pile up and find nothing; paused,
-        # it scans them once when it resumes (bench/campaign.py shows both).
         try:
-            with _collector_paused():
-                folding = _Folding()
+            with _collector_paused():  # the one pause of an open: reading, setting up and folding the log
+                store = CampaignStore.open(p, read_only=read_only)
                 try:
-                    store = CampaignStore.open(p, read_only=read_only, fold=folding.start)
-                except _DoesNotReplay:  # the log reads but does not replay: read it again to say where
-                    store = CampaignStore.open(p, read_only=read_only)
-                    folding = None
-                try:
-                    camp = cls._from_store(store, read_only=read_only, folding=folding)
+                    camp = cls._from_store(store, read_only=read_only)
                 except BaseException:
                     store.close()
                     raise
@@ -192,21 +185,15 @@ class Campaign:
         return camp
 
     @classmethod
-    def _from_store(cls, store, read_only: bool, folding: "_Folding | None" = None) -> "Campaign":
-        if folding is not None:  # folded as the store read the log
-            rules, setup, history = folding.rules, folding.setup, folding.history
-        else:
-            rules = rules_for(store.campaign)
-            setup = setup_state(store.campaign, rules)
-            history = None
-        try:
-            engine = Engine(rules, setup, store.events, history=history)
-        except _NOT_REPLAYED:
-            raise _replay_error(store, rules, setup) from None
-        from .statecheck import shape_for
-        if shape_for(rules).state_problems(engine.state):
-            raise _replay_error(store, rules, setup) from None
-        return cls(store, rules, engine, read_only)
+    def _from_store(cls, store, read_only: bool) -> "Campaign":
+        """A campaign over an open store: its log judged and folded by the one check (``store.playcheck``: what
+        ``validate`` runs), from the party its campaign file sets up."""
+        from .store.playcheck import play_log
+        from .store.setup import setup_state
+        setup = setup_state(store.campaign, store.rules)
+        engine = play_log(store.rules, setup, store.events, unsealed=store.unsealed, file=store.log_file,
+                          campaign_file=store.campaign_file, line_of=store.line_of)
+        return cls(store, store.rules, engine, read_only)
 
     @_locked
     def close(self) -> None:
@@ -367,8 +354,12 @@ class Campaign:
         if event.get("seq") != self._next_seq():  # decided outside the lock, on a state that has moved on
             raise Refused("another action was recorded while this one was decided; nothing was recorded, try again")
         event["ts"] = self._now()
-        self._store.append(event)  # on disk (fsync'ed) before the state changes
-        touched = self.engine.apply(event)
+        touched = self._fold_checked(event)
+        try:
+            self._store.append(event)  # on disk (fsync'ed) before the call returns and anyone is told
+        except BaseException:
+            self._fold_again()
+            raise
         outcome = Outcome(event)
         outcome.touched = touched
         outcome.campaign = self
@@ -377,6 +368,30 @@ class Campaign:
             listener(outcome)
         return outcome
 
+    def _fold_checked(self, event: dict) -> Touched:
+        """Fold a new event in and check the state after it as the reader checks a log's final state, before
+        anything is written: what would make the campaign unopenable is refused (StoreError, as the writer refuses
+        a line the reader would not read), with nothing recorded."""
+        from .store import StoreError
+        try:
+            touched = self.engine.apply(event)
+            problems = self._store.shape.state_problems(self.engine.state)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as err:
+            self._fold_again()
+            raise StoreError(f"this {event.get('kind')} does not fold into the state ({type(err).__name__}: {err}); "
+                             f"nothing was recorded", self._store.log_file) from None
+        if problems:
+            self._fold_again()
+            where, why = problems[0]
+            raise StoreError(f"after this {event.get('kind')} the state would not hold: {dotted_path(where)}: {why}; "
+                             f"nothing was recorded", self._store.log_file)
+        return touched
+
+    def _fold_again(self) -> None:
+        """The state as the log on disk makes it, folded again from the setup (after an event that was folded in
+        but not recorded)."""
+        self.engine = Engine(self.rules, self.engine.setup, self.events)
+
     @_locked
     def catch_up(self) -> list[Outcome]:
         """A read-only campaign follows its log: fold in the events another process (the keeper's table) has
@@ -384,6 +399,7 @@ class Campaign:
         replaced or shrank (a torn line set aside), the campaign is read again and every event is returned."""
         if not self.read_only:
             raise Refused("this campaign records play itself: it has every event already")
+        from .store.playcheck import LogCheck
         if self._tail is None:
             self._tail = self._store.follow()
         got = self._tail.poll()
@@ -398,10 +414,17 @@ class Campaign:
                 o.campaign = self
         else:
             outcomes = []
-            for event in got.events:
+            check = None
+            for i, event in enumerate(got.events):
+                if i in self._tail.unsealed:  # written by hand: judged by the rules, as an open judges it
+                    if check is None:
+                        check = LogCheck(self.rules, self.engine.setup, engine=self.engine, file=self._store.log_file)
+                    touched = check.judge(event, self.engine.apply, line=self._tail.lines[i])
+                else:
+                    touched = self.engine.apply(event)
                 self._store.events.append(event)
                 outcome = Outcome(event)
-                outcome.touched = self.engine.apply(event)
+                outcome.touched = touched
                 outcome.campaign = self
                 outcomes.append(outcome)
         for outcome in outcomes[-1:] if got.reload else outcomes:
@@ -731,48 +754,13 @@ def view(name: str):
     return found[0].load()
 
 
-# ---------------------------------------------------------------- setup from campaign.yaml
-
-def rules_for(campaign: Mapping):
-    """The rules with the campaign's house rules and bestiary folded in: the very rules its check of
-    campaign.yaml played by (``rules.load.rules_for_campaign``), so a campaign that validates opens."""
-    from .rules.load import rules_for_campaign
-    return rules_for_campaign(campaign)
-
-
-_NOT_REPLAYED = (KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError)
-"""What folding an event that does not fit the state before it raises (``_replay_error`` then says where)."""
-
-
-class _DoesNotReplay(Exception):
-    """An event of the log read did not fold into the state before it."""
-
-
-class _Folding:
-    """The fold of a log into the state as the store reads it (``CampaignStore.open``'s ``fold``): one pass over
-    the events, each folded while it is fresh from the parser (``start`` is called once the campaign file is
-    read)."""
-
-    def __init__(self) -> None:
-        self.rules = self.setup = self.history = None
-
-    def start(self, campaign: dict):
-        self.rules = rules_for(campaign)
-        self.setup = setup_state(campaign, self.rules)
-        self.history = History(clone(self.setup))
-        fold = self.history.fold
-
-        def each(event: dict) -> None:
-            try:
-                fold(event, None)
-            except _NOT_REPLAYED:
-                raise _DoesNotReplay from None
-        return each
-
+# ---------------------------------------------------------------- opening
 
 @contextlib.contextmanager
 def _collector_paused():
-    """Pause the cycle collector for a block (opening: read, set up, replay), as it was on entry afterwards."""
+    """The cycle collector paused for a block, as it was on entry afterwards. Opening makes tens of thousands of
+    acyclic dicts (the events, then the state they fold into): a collector running meanwhile would scan them again
+    and again as they pile up and find nothing; paused, it scans them once when it resumes."""
     was_on = gc.isenabled()
     gc.disable()
     try:
@@ -780,35 +768,6 @@ def _collector_paused():
     finally:
         if was_on:
             gc.enable()
-
-
-def setup_state(campaign: Mapping, rules) -> dict:
-    """The state before the log: the campaign's prepared delvers, built by the same rules as in play.
-
-    Anything random a sheet leaves out is rolled from the campaign's seed and the delver's name, so
-    opening the same files always gives the same party."""
-    engine = Engine(rules, new_state(campaign.get("name", ""), campaign.get("seed")))
-    for i, sheet in enumerate(campaign.get("delvers") or ()):
-        rng = random.Random(f"{campaign.get('seed')}:{sheet['name']}")
-        args = {"name": sheet["name"], "class_id": sheet["class"], "player": sheet.get("player"),
-                "choices": dict(sheet.get("choices") or {}) or None}
-        args = {k: v for k, v in args.items() if v is not None}
-        event = engine.decide("add_delver", args, rng, seq=i + 1)
-        engine.apply(event)
-        d = engine.state["delvers"][sheet["name"]]
-        if "hearts" in sheet:
-            d["hearts"] = d["max_hearts"] = int(sheet["hearts"])
-        for f in ("spells", "true_names"):
-            if f in sheet:
-                d[f] = list(sheet[f])
-        if "purse" in sheet:  # talons, or {currency unit: count} in the campaign's currency
-            purse = sheet["purse"]
-            d["purse"] = purse if isinstance(purse, int) else rules.talons(purse)
-    seats = campaign.get("seats")
-    if seats:
-        engine.state["seats"] = list(seats) + [n for n in engine.state["seats"] if n not in seats]
-    state = clone(engine.state)
-    return state
 
 
 def _expand_prepared(foes: list) -> list:
@@ -820,55 +779,3 @@ def _expand_prepared(foes: list) -> list:
         else:
             out.append(f)
     return out
-
-
-def _replay_error(store, rules, setup):
-    """The StoreError naming the first event whose changes do not apply, or after which the state is not one
-    the views can show (the log's file:line and the field): replayed again one event at a time (this is only the
-    path of a log that does not open)."""
-    from .events import History, apply_changes
-    from .statecheck import dotted_path, shape_for
-    from .store import StoreError
-    shape = shape_for(rules)
-    setup_problems = shape.state_problems(setup)
-    if setup_problems:
-        where, why = setup_problems[0]
-        return StoreError(f"the party this file sets up does not hold: {dotted_path(where)}: {why}",
-                          store.path / "campaign.yaml" if store.path is not None else None)
-    history = History(clone(setup))
-    file = store.path / "log.yaml" if store.path is not None else None
-    for event in store.events:
-        before = clone(history.state)
-        try:
-            history.apply(event)
-        except _NOT_REPLAYED as err:
-            field, reason = _why_not_applied(before, event, err, apply_changes)
-            return StoreError(reason, file, _line_of(store, event), field)
-        problems = shape.state_problems(history.state)
-        if problems:
-            where, why = problems[0]
-            return StoreError(f"after this event the state does not hold: {dotted_path(where)}: {why}", file,
-                              _line_of(store, event), "changes" if event.get("changes") is not None else None)
-    return StoreError("the log does not replay (no single event to blame)", file)
-
-
-def _why_not_applied(state, event, err, apply_changes) -> tuple[str | None, str]:
-    from .statecheck import dotted_path
-    changes = event.get("changes")
-    kind = event.get("kind")
-    if kind in ("undo", "redo") or event.get("replaces") is not None or not isinstance(changes, list):
-        return (kind if kind in ("undo", "redo") else "replaces"), f"does not apply to the log before it: {err}"
-    for i, change in enumerate(changes):
-        try:
-            apply_changes(state, [change])
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError):
-            path = change[0] if isinstance(change, list) and change else change
-            return f"changes[{i}]", (f"{dotted_path(path) if isinstance(path, list) else path}: no such place in "
-                                     f"the state at this point (a change sets a field that exists, or adds one at "
-                                     f"the end of a list)")
-    return "changes", f"does not apply: {type(err).__name__}: {err}"
-
-
-def _line_of(store, event) -> int | None:
-    line_of = getattr(store, "line_of", None)
-    return line_of(event.get("seq")) if line_of is not None else None

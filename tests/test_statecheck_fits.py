@@ -11,6 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from delvebook import statecheck
+from delvebook.store import read_log
 from delvebook.statecheck.rolls import from_dict_problem, plan
 
 LONG = Path(__file__).resolve().parent.parent / "campaigns" / "the-long-delve" / "log.yaml"
@@ -26,14 +27,12 @@ def _shapes() -> list[statecheck.Shape]:
     return [statecheck.DEFAULT, statecheck.Shape(hearts_floor=-3, level_cap=10)]
 
 
+def _events() -> list[dict]:
+    return read_log(LONG)[0]
+
+
 def _changes() -> list[tuple[list, object]]:
-    out = []
-    with open(LONG, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("- {"):
-                for path, value in json.loads(line[2:]).get("changes") or []:
-                    out.append((path, value))
-    return out
+    return [(path, value) for event in _events() for path, value in event.get("changes") or []]
 
 
 def _agrees(shape: statecheck.Shape, path: list, value: object) -> None:
@@ -149,28 +148,26 @@ def test_a_roll_with_luck_dice_is_refused_exactly_when_its_record_does_not_make_
 
 def test_the_luck_dice_of_the_long_campaign_make_their_totals():
     rolls = 0
-    with open(LONG, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("- {") and '"luck": [' in line:
-                for record in (json.loads(line[2:]).get("rolls") or {}).values():
-                    if not record.get("luck"):
-                        continue
-                    assert statecheck.roll_problem(record) is None
-                    assert from_dict_problem(record) is None
-                    bad = dict(record, total=record["total"] + 1)
-                    assert statecheck.roll_problem(bad) is not None
-                    for change in ({"sign": 2}, {"sign": 0}, {"sign": True}, {"face": 0}, {"face": 7},
-                                   {"face": 4, "sides": 3}, {"sides": "6"}, {"face": 2.0}):
-                        die = dict(record["luck"][0], **change)
-                        try:  # the total the odd die comes to, so only the die itself is wrong
-                            moved = record["total"] + die["sign"] * die["face"] - \
-                                record["luck"][0]["sign"] * record["luck"][0]["face"]
-                        except TypeError:
-                            moved = record["total"]
-                        odd = dict(record, luck=[die] + record["luck"][1:], total=moved)
-                        slow = from_dict_problem(odd)
-                        assert (statecheck.roll_problem(odd) is None) == (slow is None), odd
-                    rolls += 1
+    for event in _events():
+        for record in (event.get("rolls") or {}).values():
+            if not record.get("luck"):
+                continue
+            assert statecheck.roll_problem(record) is None
+            assert from_dict_problem(record) is None
+            bad = dict(record, total=record["total"] + 1)
+            assert statecheck.roll_problem(bad) is not None
+            for change in ({"sign": 2}, {"sign": 0}, {"sign": True}, {"face": 0}, {"face": 7},
+                           {"face": 4, "sides": 3}, {"sides": "6"}, {"face": 2.0}):
+                die = dict(record["luck"][0], **change)
+                try:  # the total the odd die comes to, so only the die itself is wrong
+                    moved = record["total"] + die["sign"] * die["face"] - \
+                        record["luck"][0]["sign"] * record["luck"][0]["face"]
+                except TypeError:
+                    moved = record["total"]
+                odd = dict(record, luck=[die] + record["luck"][1:], total=moved)
+                slow = from_dict_problem(odd)
+                assert (statecheck.roll_problem(odd) is None) == (slow is None), odd
+            rolls += 1
     assert rolls > 500
 
 

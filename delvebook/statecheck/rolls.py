@@ -56,25 +56,28 @@ def roll_problem(record: Any) -> str | None:
     expr, faces = record.get("expr"), record.get("faces")
     if expr.__class__ is not str:
         return f"expr: expected dice notation (text), got {show(expr)}"
-    if len(expr) > MAX_NAME:
-        return f"expr: dice notation of {len(expr):,} characters; at most {MAX_NAME}"
-    found = plan(expr)
+    found = PLANS.get(expr)
+    if found is None:
+        if len(expr) > MAX_NAME:
+            return f"expr: dice notation of {len(expr):,} characters; at most {MAX_NAME}"
+        found = plan(expr)
     if found.__class__ is str:
         return found
     if faces.__class__ is not list:
         return f"faces: expected the list of faces shown, got {show(faces)}"
-    if found and "luck" not in record and "base_total" not in record:
-        sides, signs, total = found
-        if len(faces) != len(sides):
-            return f"faces: {expr} rolls {len(sides)} dice, the record shows {len(faces)} faces"
-        for i, (face, n, sign) in enumerate(zip(faces, sides, signs)):
-            if face.__class__ is not int or not 1 <= face <= n:
-                return f"faces[{i}]: a d{n} shows 1..{n}, not {show(face)}"
-            total += sign * face
-        if record.get("total") != total:
-            return f"total: the faces of {expr} come to {total}, the record says {show(record.get('total'))}"
-        return None
-    return from_dict_problem(record)
+    if not found or "luck" in record or "base_total" in record:
+        return from_dict_problem(record)
+    sides, signs, total = found
+    if len(faces) != len(sides):
+        return f"faces: {expr} rolls {len(sides)} dice, the record shows {len(faces)} faces"
+    for i, face in enumerate(faces):
+        n = sides[i]
+        if face.__class__ is not int or not 1 <= face <= n:
+            return f"faces[{i}]: a d{n} shows 1..{n}, not {show(face)}"
+        total += signs[i] * face
+    if record.get("total") != total:
+        return f"total: the faces of {expr} come to {total}, the record says {show(record.get('total'))}"
+    return None
 
 
 def from_dict_problem(record: Any) -> str | None:

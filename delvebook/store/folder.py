@@ -30,7 +30,7 @@ import re
 import stat
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .. import statecheck
 from ..rules.schema import FORMAT_VERSION, show
@@ -39,7 +39,8 @@ from .campaign_file import (CAMPAIGN_FILE, CAMPAIGN_KEYS, check_campaign_file, d
 from .errors import StoreError, os_error
 from .files import atomic_write, check_new_path, fsync_dir, persists_on_close, pread, write_all
 from .lock import LOCK_FILE, SOFT_LOCK_FILE, Lock, read_incidents, take_lock
-from .log import LOG_FILE, LOG_HEADER, LogRead, LogTail, dump_event_line, encode_event, open_log, parse_event_line, scan
+from .lines import dump_event_line, encode_event
+from .log import LOG_FILE, LOG_HEADER, LineMap, LogRead, LogTail, scan
 
 __all__ = [
     "LOCK_FILE",
@@ -48,7 +49,6 @@ __all__ = [
     "persists_on_close",
     "check_new_path",
     "CampaignStore",
-    "validate",
     "atomic_write",
     "fsync_dir",
     "write_all",
@@ -89,7 +89,10 @@ class CampaignStore:
         self.campaign: dict = {}
         self.events: list[dict] = []
         self.problems: list[str] = []
+        self.rules: Any = None  # the rules campaign.yaml plays by (checked by the one schema)
         self.shape: statecheck.Shape = statecheck.DEFAULT
+        self.unsealed: list[int] = []  # indexes of the events read from lines without a holding seal
+        self._line_map = LineMap()  # the line of each event
         self._lock: Lock | None = None
         self._log_fd: int | None = None  # the log held open for appending (where writes persist before close)
         self._writing = False  # open for writing: the log is held open, or opened for each append
@@ -149,7 +152,7 @@ class CampaignStore:
                     raise StoreError(f"could not write {name} ({err.strerror}); nothing was made", folder) \
                         from None
             store._end, store._lines = len(LOG_HEADER.encode()), 1
-            store.campaign = campaign
+            store.campaign, store.rules = campaign, rules
             store.shape = statecheck.shape_for(rules)
             store._open_log()
         except BaseException as failure:
@@ -170,15 +173,12 @@ class CampaignStore:
         return store
 
     @classmethod
-    def open(cls, path: str | os.PathLike, read_only: bool = False, *,
-             fold: Callable[[dict], Callable[[dict], Any]] | None = None) -> "CampaignStore":
+    def open(cls, path: str | os.PathLike, read_only: bool = False) -> "CampaignStore":
         """Read and check a campaign folder. Writable opens take the lock (LockedError if another holds it), say
         what the last writer noted (a log replaced under it), repair a torn last line (set aside into a side
-        file) and remove what a crash left of a rewrite; read-only opens change nothing.
-
-        ``fold``, if given, is called with the campaign file's data once it is checked, and returns the function
-        that each event of the log is handed to as it is read (``scan``'s ``each``): a campaign folds the log into
-        its state in the same pass. What that function raises ends the open and propagates as itself."""
+        file) and remove what a crash left of a rewrite; read-only opens change nothing. Each line of the log is
+        read and checked as a line (``store.log``); judging its events by the rules is the one check's
+        (``store.playcheck``), which ``Campaign.open`` runs."""
         folder = Path(path)
         store = cls(folder, read_only)
         try:
@@ -195,9 +195,9 @@ class CampaignStore:
             doc = read_campaign(folder)
             rules, errors = check_campaign_file(doc.data, doc, folder / CAMPAIGN_FILE)
             raise_first(errors)
-            store.campaign = doc.data
+            store.campaign, store.rules = doc.data, rules
             store.shape = statecheck.shape_for(rules)
-            store._load_log(None if fold is None else fold(doc.data))
+            store._load_log()
             if not read_only:
                 store._open_log()
         except OSError as err:
@@ -271,6 +271,7 @@ class CampaignStore:
             self.events.append(event)
             self._end += len(line)
             self._lines += 1
+            self._line_map.note(event["seq"], self._lines)
             self._mark = (self._mark + line)[-_MARK:]
             what = self._changed(size=False)
             if what is not None:  # replaced while the line was written: it is in the displaced file, not here
@@ -295,30 +296,20 @@ class CampaignStore:
             except OSError as err:
                 raise StoreError(f"could not write campaign.yaml ({err.strerror}); it is as it was", file) \
                     from None
-            self.campaign = campaign
+            self.campaign, self.rules = campaign, rules
             self.shape = statecheck.shape_for(rules)
 
     def line_of(self, seq: int) -> int | None:
-        """The line of ``log.yaml`` that holds the event ``seq`` (read again: for an error message)."""
-        if not isinstance(seq, int) or seq < 1:
-            return None
-        fast = f'- {{"seq": {seq},'.encode()
-        try:
-            with open_log(self.path / LOG_FILE) as f:
-                for lineno, raw in enumerate(f, 1):
-                    if raw.startswith(fast):
-                        return lineno
-                    if raw.startswith(b"- {") or not raw.strip() or raw.lstrip().startswith(b"#"):
-                        continue
-                    try:
-                        event = parse_event_line(raw.decode("utf-8", "replace").rstrip("\n"), self.path, lineno)
-                    except StoreError:
-                        continue
-                    if isinstance(event, dict) and event.get("seq") == seq:
-                        return lineno
-        except (OSError, StoreError):
-            return None
-        return None
+        """The line of ``log.yaml`` that holds the event ``seq`` (as it was read, and as this store appended)."""
+        return self._line_map.line_of(seq) if seq.__class__ is int and seq >= 1 else None
+
+    @property
+    def log_file(self) -> Path:
+        return self.path / LOG_FILE
+
+    @property
+    def campaign_file(self) -> Path:
+        return self.path / CAMPAIGN_FILE
 
     # reading on
     def follow(self) -> LogTail:
@@ -562,7 +553,7 @@ class CampaignStore:
                              f"that writer ended without closing; what it had written ({count}) is kept in "
                              f"{side.name} (to go on from it, move it over log.yaml)")
 
-    def _load_log(self, each: Callable[[dict], Any] | None = None) -> None:
+    def _load_log(self) -> None:
         file = self.path / LOG_FILE
         if not os.path.lexists(file):
             if self.read_only:
@@ -575,8 +566,8 @@ class CampaignStore:
                 self._end, self._lines = len(LOG_HEADER.encode()), 1
                 self.problems.append(f"{file}: was missing; started an empty log")
             return
-        read = scan(file, shape=self.shape, each=each)
-        self.events = read.events
+        read = scan(file, shape=self.shape)
+        self.events, self.unsealed, self._line_map = read.events, read.unsealed, read.line_map
         self._end, self._lines = read.end, read.lines
         if read.torn_line is not None:
             self.problems.append(self._set_aside(file, read))
@@ -669,51 +660,3 @@ class CampaignStore:
 
 
 _MARK = 64  # bytes at the end of the log the writer checks are still the ones it wrote
-
-
-# ---------------------------------------------------------------- checking a folder without opening it
-
-
-def validate(path: str | os.PathLike) -> list[StoreError]:
-    """Every problem in a campaign folder (see ``_validate``); a folder that cannot be read is one problem."""
-    try:
-        return _validate(path)
-    except OSError as err:
-        return [os_error(err, "read the campaign", path)]
-
-
-def _validate(path: str | os.PathLike) -> list[StoreError]:
-    """Every problem in a campaign folder: each one in campaign.yaml, each bad line of the log (up to 100),
-    read strictly (duplicate keys, every number and text of every event, changes that are places of the state).
-
-    The campaign file is checked by the same schema as ``CampaignStore.open`` (and so ``Campaign.open``): an empty
-    list means it opens."""
-    folder = Path(path)
-    errors: list[StoreError] = []
-    shape = statecheck.DEFAULT
-    try:
-        doc = read_campaign(folder)
-    except StoreError as err:
-        errors.append(err)
-    else:
-        rules, found = check_campaign_file(doc.data, doc, folder / CAMPAIGN_FILE)
-        errors.extend(found)
-        shape = statecheck.shape_for(rules) if rules is not None else shape
-    file = folder / LOG_FILE
-    if not os.path.lexists(file):
-        if folder.is_dir():
-            errors.append(StoreError("missing: the event log (opening for writing starts an empty one)", file))
-        return errors
-    try:
-        read = scan(file, collect=True, shape=shape, strict=True)
-    except StoreError as err:
-        errors.append(err)
-        return errors
-    except OSError as err:
-        errors.append(StoreError(f"cannot read it ({err.strerror})", file))
-        return errors
-    errors.extend(read.errors)
-    if read.torn_line is not None:
-        errors.append(StoreError(f"torn last line ({read.torn_why}), probably from a crash mid-write; opening "
-                                 f"the campaign for writing sets it aside into a side file", file, read.torn_line))
-    return errors
