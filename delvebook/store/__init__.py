@@ -1,6 +1,7 @@
 """A campaign's files: ``campaign.yaml``, an append-only event log, a writer's lock, and file:line errors.
 
 - ``folder``: the folder store ``CampaignStore``; ``lock``: the writer's lock; ``files``: writing a file whole;
+  ``repair``: what opening repairs (a torn last line set aside, a displaced log kept);
 - ``lines``: one line of the log (``- {json}`` with its seal; the YAML loader for a line a human rewrote) and the
   checks the writer and the reader share; ``log``: the streaming reader with its torn-tail handling, and
   ``follow`` for a reader that tails the log (the players' view);

@@ -1,5 +1,5 @@
 """A campaign folder on disk, open for reading or writing: ``CampaignStore`` (the writer's lock is ``store.lock``,
-writing files whole ``store.files``).
+writing files whole ``store.files``, what opening repairs ``store.repair``).
 
 A campaign folder holds:
 
@@ -24,9 +24,7 @@ A campaign folder holds:
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
-import re
 import stat
 import threading
 from pathlib import Path
@@ -40,7 +38,8 @@ from .errors import StoreError, os_error
 from .files import atomic_write, check_new_path, fsync_dir, persists_on_close, pread, write_all
 from .lock import LOCK_FILE, SOFT_LOCK_FILE, Lock, read_incidents, take_lock
 from .lines import dump_event_line, encode_event
-from .log import LOG_FILE, LOG_HEADER, LineMap, LogRead, LogTail, scan
+from .log import LOG_FILE, LOG_HEADER, LineMap, LogTail, scan
+from .repair import HELD_FILE, clean_temporaries, free_name, recover_held, set_aside, utc_stamp
 
 __all__ = [
     "LOCK_FILE",
@@ -54,18 +53,8 @@ __all__ = [
     "write_all",
 ]
 
-HELD_FILE = ".delvebook.held-log"
-"""While a campaign is open for writing, a second name (a hard link) for the very log file it appends to: if
-``log.yaml`` is deleted or replaced under the writer (``git checkout -- log.yaml``), the events it had written
-are still on disk there, even if the writer is killed before it notices; the next writable open moves them into
-``log.displaced-<UTC time>.yaml`` and says so."""
 _GITIGNORE = (f"# the writer's lock of a campaign open in delvebook, and its hold on the log\n{HELD_FILE}\n"
               f"{SOFT_LOCK_FILE}\n{LOCK_FILE}\n")
-_TEMPORARY = re.compile(r"^\.(campaign\.yaml|log\.yaml|\.gitignore|gitignore)\.\d+\.tmp$")
-
-
-def _utc_stamp() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
 
 
 # ---------------------------------------------------------------- the folder store
@@ -190,8 +179,8 @@ class CampaignStore:
                 incidents = read_incidents(folder) if folder.is_dir() else []
             store.problems += [f"{folder}: {text}" for text in incidents]
             if not read_only:
-                store._clean_temporaries()
-            store._recover_held()
+                store.problems += clean_temporaries(folder)
+            store.problems += recover_held(folder, read_only)
             doc = read_campaign(folder)
             rules, errors = check_campaign_file(doc.data, doc, folder / CAMPAIGN_FILE)
             raise_first(errors)
@@ -394,15 +383,15 @@ class CampaignStore:
         """Keep what this writer wrote where nothing will overwrite it, note the incident for the next open
         (in the lock file), and refuse further appends. Returns the side file, if one was needed."""
         side = None
-        stamp = _utc_stamp()
+        stamp = utc_stamp()
         try:
             if what in ("deleted", "replaced", "unreachable") and self._held is not None \
                     and self._same_file(self._held):
-                side = self._free_name("displaced", stamp)
+                side = free_name(self.path, "displaced", stamp)
                 os.rename(self._held, side)  # the very file this writer wrote: no byte re-encoded
                 fsync_dir(self.path)
             elif what != "grew":
-                side = self._free_name("displaced", stamp)
+                side = free_name(self.path, "displaced", stamp)
                 header = (f"# kept by delvebook at {stamp}: the events this campaign had recorded when log.yaml "
                           f"was {what}\n").encode()
                 self._write_side(side, header + b"".join(dump_event_line(e) for e in self.events))
@@ -432,13 +421,6 @@ class CampaignStore:
         except OSError:
             return False
         return (st.st_dev, st.st_ino) == self._identity
-
-    def _free_name(self, what: str, stamp: str) -> Path:
-        for n in range(1000):
-            side = self.path / (f"log.{what}-{stamp}.yaml" if n == 0 else f"log.{what}-{stamp}-{n}.yaml")
-            if not os.path.lexists(side):
-                return side
-        raise StoreError(f"cannot name a side file for the log", self.path)  # pragma: no cover
 
     def _write_side(self, side: Path, data: bytes) -> None:
         fd = os.open(side, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -500,59 +482,6 @@ class CampaignStore:
             raise StoreError(self._broken, self.path / LOG_FILE) from err
 
     # internals: opening
-    def _clean_temporaries(self) -> None:
-        """Remove what a crash left of a rewrite (``.campaign.yaml.<pid>.tmp``): this writer holds the lock, so
-        no rewrite is under way."""
-        try:
-            names = os.listdir(self.path)
-        except OSError:
-            return
-        for name in names:
-            if _TEMPORARY.match(name):
-                try:
-                    os.unlink(self.path / name)
-                except OSError:
-                    continue
-                self.problems.append(f"{self.path / name}: a temporary file left by a crash during a rewrite; "
-                                     f"removed (the file it was for is whole: the old one or the new)")
-
-    def _recover_held(self) -> None:
-        """A hold on the log left by a writer that did not close: the same file as log.yaml (it was killed, the
-        log is as it left it) is let go; another file is what it wrote before log.yaml was replaced, moved into
-        ``log.displaced-<time>.yaml`` (read-only opens only say so)."""
-        held = self.path / HELD_FILE
-        try:
-            hs = os.stat(held, follow_symlinks=False)
-        except OSError:
-            return
-        if not stat.S_ISREG(hs.st_mode):
-            return
-        try:
-            ls = os.stat(self.path / LOG_FILE)
-            same = (ls.st_dev, ls.st_ino) == (hs.st_dev, hs.st_ino)
-        except FileNotFoundError:
-            same = False
-        if same:
-            if not self.read_only:
-                os.unlink(held)
-            return
-        try:
-            kept = scan(held, collect=True, shape=None).events
-            count = f"{len(kept)} events, to seq {kept[-1]['seq']}" if kept else "no events"
-        except (StoreError, OSError):
-            count = "events"
-        if self.read_only:
-            self.problems.append(f"{self.path / LOG_FILE}: was deleted or replaced while a writer that did not "
-                                 f"close had it open; what it wrote ({count}) is held in {HELD_FILE} (open for "
-                                 f"writing to keep it in a side file)")
-            return
-        side = self._free_name("displaced", _utc_stamp())
-        os.rename(held, side)
-        fsync_dir(self.path)
-        self.problems.append(f"{self.path / LOG_FILE}: was deleted or replaced while a writer had it open, and "
-                             f"that writer ended without closing; what it had written ({count}) is kept in "
-                             f"{side.name} (to go on from it, move it over log.yaml)")
-
     def _load_log(self) -> None:
         file = self.path / LOG_FILE
         if not os.path.lexists(file):
@@ -570,7 +499,7 @@ class CampaignStore:
         self.events, self.unsealed, self._line_map = read.events, read.unsealed, read.line_map
         self._end, self._lines = read.end, read.lines
         if read.torn_line is not None:
-            self.problems.append(self._set_aside(file, read))
+            self.problems.append(set_aside(file, read, self.read_only))
         elif read.add_newline and not self.read_only:
             try:
                 with open(file, "ab") as f:
@@ -582,46 +511,6 @@ class CampaignStore:
                                  f"to read it", file) from None
             self._end += 1
             self.problems.append(f"{file}: the last line had no newline at the end; added one")
-
-    def _set_aside(self, file: Path, read: LogRead) -> str:
-        what = f"{file}:{read.torn_line}: torn last line ({read.torn_why}), probably from a crash mid-write"
-        last = f"the log ends at seq {len(read.events)}"
-        if self.read_only:
-            return f"{what}; {last} (left in place: open for writing to set it aside)"
-        try:
-            with open(file, "rb") as f:
-                f.seek(read.keep_bytes)
-                tail = f.read()
-            side = self._side_file(tail, read)
-            with open(file, "r+b") as f:
-                f.truncate(read.keep_bytes)
-                f.flush()
-                os.fsync(f.fileno())
-        except OSError as err:
-            raise StoreError(f"cannot set its torn last line aside ({err.strerror}); open read-only to read it",
-                             file, read.torn_line) from None
-        return f"{what}; set aside {len(tail):,} bytes into {side.name}; {last}"
-
-    def _side_file(self, tail: bytes, read: LogRead) -> Path:
-        stamp = _utc_stamp()
-        for n in range(1000):
-            side = self.path / (f"log.torn-{stamp}.yaml" if n == 0 else f"log.torn-{stamp}-{n}.yaml")
-            try:
-                fd = os.open(side, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            except FileExistsError:
-                continue
-            break
-        else:  # pragma: no cover
-            raise StoreError("cannot name a side file for the torn line", self.path)
-        try:
-            header = (f"# set aside by delvebook at {stamp}: the torn end of {LOG_FILE} from line {read.torn_line} "
-                      f"({read.torn_why}); {LOG_FILE} kept everything before it\n").encode()
-            write_all(fd, header + tail)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        fsync_dir(self.path)
-        return side
 
     def _open_log(self) -> None:
         file = self.path / LOG_FILE
