@@ -414,14 +414,9 @@ class Campaign:
                 o.campaign = self
         else:
             outcomes = []
-            check = None
-            for i, event in enumerate(got.events):
-                if i in self._tail.unsealed:  # written by hand: judged by the rules, as an open judges it
-                    if check is None:
-                        check = LogCheck(self.rules, self.engine.setup, engine=self.engine, file=self._store.log_file)
-                    touched = check.judge(event, self.engine.apply, line=self._tail.lines[i])
-                else:
-                    touched = self.engine.apply(event)
+            check = LogCheck(self.rules, self.engine.setup, engine=self.engine, file=self._store.log_file)
+            for i, event in enumerate(got.events):  # a line written by hand is judged by the rules, as opening does
+                event, touched = check.take(event, i in self._tail.unsealed, self.engine.apply, self._tail.lines[i])
                 self._store.events.append(event)
                 outcome = Outcome(event)
                 outcome.touched = touched

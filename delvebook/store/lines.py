@@ -1,20 +1,13 @@
 """One line of the event log: how delvebook writes an event, and how a line is read back and checked.
 
 A line is ``- `` and the event as one JSON object: a JSON object is also a YAML flow mapping, so ``log.yaml`` is a
-valid YAML sequence that reads about 45 times faster with ``json`` (the safe YAML loader reads a line a human
-rewrote in other YAML). Every line delvebook writes ends with its **seal**, a YAML comment ``# seal <crc32>``: the
-CRC-32 of the line's bytes before it. A line whose seal holds was written by delvebook as the engine made it; a
-line without one, or whose bytes no longer match it, was written or edited by hand. Being a comment, the seal is
-no part of the event: any YAML reader reads the same data with or without it.
-
-Why a seal: opening a campaign cannot decide every event of a long log again by the rules (that is about ten
-times the open), yet a line written by hand must be judged as ``validate`` judges it. The seal tells the two
-apart, line by line, so that one check serves both (``store.playcheck``): a sealed line is read quickly and keeps
-its structural checks (the next seq, a kind, changes that are places of the state, roll records that are rolls);
-an unsealed line is read with care (duplicate keys refused, every value within the limits) and is decided again
-by the rules at its point of the log. A CRC is no signature: whoever recomputes it on purpose can forge a line,
-as whoever holds the folder can write anything; the seal tells a hand's edit from the writer's line, which is
-what the check needs.
+valid YAML sequence that ``json`` reads line by line (the safe YAML loader reads a line a human rewrote in other
+YAML). Every line delvebook writes ends with its **seal**, a YAML comment ``# seal <crc32>``: the CRC-32 of the
+line's bytes before it. A line whose seal holds was written by delvebook as the engine made it: it is read as
+written. A line without one, or whose bytes no longer match it, was written or edited by hand: it is read with
+care (duplicate keys refused, every value within the limits), and the one check of the log decides it again by
+the rules (``store.playcheck``; why a seal: ``delvebook.store``). Being a comment, the seal is no part of the
+event: any YAML reader reads the same data with or without it.
 
 The writer (``encode_event``) refuses, before an event is acknowledged, what the reader would refuse: the same
 limits (``statecheck``) and the same checks of seq, kind, changes and rolls.
@@ -202,7 +195,7 @@ def read_line(raw: bytes, line: str, lineno: int) -> tuple[dict | None, bool]:
     """One line (its bytes and its text) as (the event, whether its seal holds); (None, False) for a blank line or a
     comment. A sealed line is read as the writer wrote it; any other is read with care (duplicate keys refused), and
     ``check_event(..., careful=True)`` checks every value of it. Raises BadLine."""
-    if raw[-1:] == b"\r":  # a checkout that writes CRLF line ends
+    if raw.endswith(b"\r"):  # a checkout that writes CRLF line ends
         raw, line = raw[:-1], line[:-1]
     event = None
     if line.startswith("- {"):

@@ -158,10 +158,22 @@ class LogCheck:
             except _NOT_REPLAYED as err:
                 raise self._not_replayed(events, i, err) from None
             if stop < len(events):
-                if events[stop].get("v", 1) != EVENT_VERSION:
-                    events[stop] = upgraded(events[stop], history.state)
-                self.judge(events[stop], fold_in=lambda e: fold(e, None))
+                events[stop] = self.take(events[stop], True, lambda e: fold(e, None))[0]
             start = stop + 1
+
+    def take(self, event: dict, judged: bool, fold_in: Callable[[dict], Any], line: int | None = None
+             ) -> tuple[dict, Any]:
+        """One event, brought to today's format, then judged by the rules (``judged``: read from a line without a
+        holding seal) or simply folded in (``fold_in``): (the event, what ``fold_in`` returned)."""
+        if event.get("v", 1) != EVENT_VERSION:
+            event = upgraded(event, self.engine.state)
+        if judged:
+            return event, self.judge(event, fold_in, line)
+        try:
+            return event, fold_in(event)
+        except _NOT_REPLAYED as err:
+            raise self.error(event, f"does not apply to the state ({type(err).__name__}: {str(err)[:160]})",
+                             "changes", line) from None
 
     def judge(self, event: dict, fold_in: Callable[[dict], Any], line: int | None = None) -> Any:
         """Decide ``event`` again by the rules at this point of the log, then fold it in (``fold_in``; what it
