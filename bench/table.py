@@ -1,5 +1,22 @@
 """The table where the keeper feels it: from a click to its outcome on screen, in a real browser, and the
-messages each click costs; and, in-process, what computing the view model adds to the campaign call.
+messages each click costs; and, in-process, what computing the view model adds to the campaign call, and whether
+it grows with the log.
+
+In-process, no kernel:
+
+- the bare campaign call against the same call plus ``table_view`` (what the widget adds to every click), on a
+  scratch copy of the prepared campaign, median of --n;
+- the view model alone on campaigns of three lengths, the same table asked of each (a session running, the first
+  living delver selected, 40 checks in the log): the prepared campaign fresh, the bundled 10k-event campaign and a
+  generated one of --events (scripts/make_finished_campaign.py, or --big DIR made once and reused); and the
+  generated campaign's own table (its party, its creatures) over a fresh log, to set its log length apart from
+  what is on its table (its party is 53 delvers to the prepared campaign's 5). Target: the long log's view within
+  1.5x of the same table fresh;
+- 40 clicks (a check and the view after it) on the generated campaign: the longest, as opened (the open freezes
+  the campaign out of the cycle collector's full passes) and opened with that freeze left out, the reference;
+  target: the longest under 250 ms;
+- the Charts panel on the long campaigns: its first showing (its series built by a replay) and each click after
+  (the series moved by what the event touched).
 
 In JupyterLab (headless Chromium, 1366x768) on a scratch copy of the prepared campaign, --n clicks of each kind:
 
@@ -9,21 +26,21 @@ In JupyterLab (headless Chromium, 1366x768) on a scratch copy of the prepared ca
   the page: a capturing click listener and a requestAnimationFrame loop); median and worst;
 - messages per click: the kernel websocket's comm messages each way during the click (decoded from the frames,
   JupyterLab's v1 binary protocol or JSON), from the click until 150 ms after the outcome shows;
-- the Charts panel: from the click to its SVG drawn, the first time (the frames built; the table loaded the
-  analysis extra as it opened) and after a new event;
-- in-process, no kernel: the bare campaign call against the same call plus ``table_view`` (what the widget
-  adds to every click), median of --n.
+- the Charts panel: from the click to its SVG drawn, the first time (its series built) and after a new event.
 
 Target: median click to visible at most 150 ms, one comm message each way per click. Prints; asserts nothing.
-Run: .venv/bin/python bench/table.py [--n 30]
+Run: .venv/bin/python bench/table.py [--n 30] [--events 100000] [--big DIR] [--no-browser]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import json
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -197,7 +214,7 @@ def in_browser(n: int) -> None:
                 plain(stealth)
                 results["luck die"].append(timed(table.locator(".db-luck-plus").first))
                 plain(undo)
-            # charts: the Charts panel's first opening (pandas loaded, the frames built) and one after a new event
+            # charts: the Charts panel's first opening (its series built) and one after a new event
             chart_ms = []
             for _ in range(2):
                 t = time.perf_counter()
@@ -207,7 +224,7 @@ def in_browser(n: int) -> None:
                 plain(table.locator('.db-tab[data-panel="play"]'))
                 plain(stealth)
             print(f"\nin the browser (JupyterLab, headless Chromium 1366x768), {n} clicks each:")
-            print(f"  charts   panel opened to drawn: first {chart_ms[0]:6.1f} ms (frames built), "
+            print(f"  charts   panel opened to drawn: first {chart_ms[0]:6.1f} ms (series built), "
                   f"after a new event {chart_ms[1]:6.1f} ms (target 1.5 s)")
             for name, rows in results.items():
                 ms = [r[0] for r in rows]
@@ -224,12 +241,154 @@ def in_browser(n: int) -> None:
         shutil.rmtree(home, ignore_errors=True)
 
 
+def _scratch(src: Path, tmp: Path) -> Path:
+    dest = tmp / src.name
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns(".delvebook.lock"))
+    return dest
+
+
+def _at_play(camp) -> tuple:
+    """The same table asked of every campaign: a session running, the first living delver selected and 40 of
+    their checks in the log. Returns (the UI, the delver)."""
+    from delvebook.table import UI
+    if not camp.state["session"]["active"]:
+        camp.start_session()
+    who = next(n for n in camp.state["seats"] if camp.state["delvers"][n]["status"] != "dead")
+    for _ in range(40):
+        camp.check(who, None, 10)
+    return UI(selected=who), who
+
+
+def _view_ms(camp, ui, n: int) -> float:
+    from delvebook.table import table_view
+    ts = []
+    for _ in range(n):
+        t = time.perf_counter()
+        table_view(camp, ui)
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts) * 1000
+
+
+def _fresh_table_of(camp):
+    """A campaign whose setup is ``camp``'s state now, with an empty log: the same table, a fresh log."""
+    from delvebook.campaign import Campaign
+    from delvebook.engine import Engine
+    from delvebook.events import clone
+    from delvebook.store import MemoryStore
+    return Campaign(MemoryStore({"name": camp.name, "seed": 1}), camp.rules, Engine(camp.rules, clone(camp.state)),
+                    read_only=False)
+
+
+@contextlib.contextmanager
+def _without_freeze():
+    """Open as if the open did not freeze the campaign out of the collector's passes (the reference)."""
+    freeze = gc.freeze
+    gc.freeze = lambda: None
+    try:
+        yield
+    finally:
+        gc.freeze = freeze
+
+
+def _clicks(camp, ui, who: str, n: int = 40) -> list[float]:
+    from delvebook.table import perform, table_view
+    ts = []
+    for _ in range(n):
+        t = time.perf_counter()
+        perform(camp, ui, {"do": "check", "who": who, "where": "checks"})
+        table_view(camp, ui)
+        ts.append((time.perf_counter() - t) * 1000)
+    return ts
+
+
+def growth(n: int, big: Path) -> None:
+    """The view model on logs of three lengths, the clicks on the longest, and the Charts panel."""
+    from delvebook.table import UI, perform, table_view
+    tmp = Path(tempfile.mkdtemp(prefix="delvebook-bench-"))
+    try:
+        print(f"\nthe view model alone, the same table asked of each campaign, median of {n}:")
+        rows = []
+        for src in (ROOT / "campaigns" / "the-sunken-keep", ROOT / "campaigns" / "the-long-delve", big):
+            camp = db.Campaign.open(_scratch(src, tmp))
+            try:
+                events = len(camp.events)
+                ui, _ = _at_play(camp)
+                rows.append((src.name, events, len(camp.state["seats"]), _view_ms(camp, ui, n)))
+                if src == big:
+                    same = _fresh_table_of(camp)
+                    ui, _ = _at_play(same)
+                    rows.append((f"{src.name}'s table, fresh log", 0, len(same.state["seats"]), _view_ms(same, ui, n)))
+            finally:
+                camp.close()
+        for name, events, seats, ms in rows:
+            print(f"  {name:<34} {events:>8,} events {seats:>3} seats  {ms:6.2f} ms")
+        fresh, big_ms, same = rows[0][3], rows[2][3], rows[3][3]
+        print(f"  {big.name} / its table fresh: {big_ms / same:4.2f}x (target <= 1.5x); / the prepared campaign "
+              f"fresh: {big_ms / fresh:4.2f}x (its table holds {rows[2][2]} delvers to {rows[0][2]})")
+
+        print(f"\n40 clicks (a check, then the view) on {big.name}:")
+        for label, opening in (("as opened (frozen out of the collector's full passes)", contextlib.nullcontext),
+                               ("opened without the freeze (reference)", _without_freeze)):
+            with opening():
+                camp = db.Campaign.open(_scratch(big, tmp / label[:2]))
+            try:
+                ui, who = _at_play(camp)
+                ts = _clicks(camp, ui, who)
+            finally:
+                camp.close()
+            print(f"  {label:<54} median {statistics.median(ts):7.1f} ms, longest {max(ts):7.1f} ms "
+                  f"(target < 250 ms)")
+
+        print("\nthe Charts panel (keeper's table, Charts open): first showing, then a click and the view:")
+        for src in (ROOT / "campaigns" / "the-long-delve", big):
+            camp = db.Campaign.open(_scratch(src, tmp / "charts"))
+            try:
+                ui, who = _at_play(camp)
+                ui = UI(panel="charts", selected=who)
+                t = time.perf_counter()
+                table_view(camp, ui)
+                first = (time.perf_counter() - t) * 1000
+                ts = []
+                for i in range(20):
+                    t = time.perf_counter()
+                    if i % 2:
+                        perform(camp, ui, {"do": "award_xp", "args": {"amount": "10"}, "where": "keeper:xp"})
+                    else:
+                        perform(camp, ui, {"do": "check", "who": who, "where": "checks"})
+                    table_view(camp, ui)
+                    ts.append((time.perf_counter() - t) * 1000)
+            finally:
+                camp.close()
+                shutil.rmtree(tmp / "charts", ignore_errors=True)
+            print(f"  {src.name:<22} first {first:8.1f} ms (series built); a click after: median "
+                  f"{statistics.median(ts):6.1f} ms, longest {max(ts):6.1f} ms")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=30, help="clicks of each kind")
+    ap.add_argument("--events", type=int, default=100_000, help="the generated campaign's length")
+    ap.add_argument("--big", default=None, help="generate the long campaign here once and reuse it (kept)")
     ap.add_argument("--no-browser", action="store_true", help="the in-process figures only")
     args = ap.parse_args()
     in_process(args.n)
+    tmp = None
+    big = Path(args.big) if args.big else None
+    if big is None:
+        tmp = Path(tempfile.mkdtemp(prefix="delvebook-bench-"))
+        big = tmp / f"generated-{args.events // 1000}k"
+    try:
+        if not (big / "log.yaml").exists():
+            t = time.perf_counter()
+            subprocess.run([sys.executable, str(ROOT / "scripts" / "make_finished_campaign.py"), str(big),
+                            "--events", str(args.events), "--seed", "7"], check=True, stdout=subprocess.DEVNULL)
+            print(f"(generated {big.name} in {time.perf_counter() - t:.0f} s)")
+        growth(max(args.n, 50), big)
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
     if not args.no_browser:
         in_browser(args.n)
 

@@ -23,7 +23,7 @@ from .dice import roll_html
 from .dice import Roll
 from .engine import Engine, Refused
 from .model import current_actor
-from .events import Touched, replay
+from .events import Standing, Touched, replay
 from .statecheck import dotted_path
 from .model import Creature, Delver, Foe
 
@@ -123,6 +123,7 @@ class Campaign:
         self.rng = random.Random(f"{store.campaign.get('seed')}:{len(store.events)}")
         self.listeners: list = []  # called with each Outcome once it is on disk and applied (views refresh)
         self._tail = None  # a read-only campaign's follower of its log (catch_up)
+        self._frozen = False  # whether opening froze it out of the cycle collector's passes (close thaws it)
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -175,6 +176,7 @@ class Campaign:
                 except BaseException:
                     store.close()
                     raise
+                camp._frozen = _freeze()
         except BaseException:
             if temporary is not None:
                 shutil.rmtree(temporary, ignore_errors=True)
@@ -202,6 +204,8 @@ class Campaign:
         self._store.close()
         if self._unpacked is not None:
             self._unpacked()
+        if self._frozen:
+            self._frozen = _thaw()
 
     def __enter__(self) -> "Campaign":
         return self
@@ -317,6 +321,13 @@ class Campaign:
         return self._store.campaign.get("notes")
 
     @property
+    def standing(self) -> Standing:
+        """Which actions stand, kept by the campaign's History as it folds (``events.Standing``, read-only):
+        ``in_force(seq)``, ``replaced_by(seq)``, ``undone_by(seq)``, ``current(seq)``. What a view asks instead
+        of reading the log again (``events.standing(camp.events)`` gives the same answer, slowly)."""
+        return self.engine.history.standing
+
+    @property
     def latest_action(self) -> dict | None:
         """The latest action still in force (what undo would take back), or None."""
         return self.engine.history.latest_action()
@@ -406,6 +417,10 @@ class Campaign:
         if got.reload:
             fresh = Campaign.open(self.path, read_only=True)
             self._store, self.rules, self.engine = fresh._store, fresh.rules, fresh.engine
+            if fresh._frozen:  # this campaign keeps one hold on the collector's freeze: the fresh open's
+                if self._frozen:
+                    _thaw()
+                self._frozen, fresh._frozen = True, False
             self._tail = None
             events = list(self.events)
             outcomes = [Outcome(e) for e in events]
@@ -763,6 +778,30 @@ def _collector_paused():
     finally:
         if was_on:
             gc.enable()
+
+
+_FROZEN = [0]  # campaigns open whose opening froze the objects then alive out of the cycle collector's passes
+_FROZEN_LOCK = threading.Lock()
+
+
+def _freeze() -> bool:
+    """Move every object alive now (an open campaign's events and state: millions at 100k events) out of the
+    cycle collector's full passes (``gc.freeze``): they are acyclic and live as long as the campaign, and a full
+    pass over them stalls a click for seconds. Returns True: a hold that ``_thaw`` releases."""
+    with _FROZEN_LOCK:
+        gc.freeze()
+        _FROZEN[0] += 1
+    return True
+
+
+def _thaw() -> bool:
+    """Release one campaign's hold; the last one closed gives the frozen objects back to the collector
+    (``gc.unfreeze``), so what closing left unreachable is collected. Returns False (no hold left)."""
+    with _FROZEN_LOCK:
+        _FROZEN[0] -= 1
+        if _FROZEN[0] == 0:
+            gc.unfreeze()
+    return False
 
 
 def _expand_prepared(foes: list) -> list:

@@ -7,9 +7,11 @@ therefore exact and never re-rolls; undo appends an ``undo`` event and applies t
 a luck die or typed faces produce an action that *replaces* the previous one (the original stays in
 the log, and undoing the replacement brings it back).
 
-Which actions stand is worked out once, by ``Ledger``: ``History`` uses it to move the state, and
-``standing`` uses it over a bare log (analysis needs no state for that). ``History.apply`` says what the
-event touched (``Touched``), so views redraw what changed without reading change paths themselves.
+Which actions stand is worked out once, by ``Ledger``: ``History`` uses it to move the state and keeps the
+answer as it folds (``History.standing``, a ``Standing``: in force, replaced by, undone by), so no reader
+walks the log again to ask it; ``standing(events)`` works it out over a bare log, the slow reference the
+tests hold ``Standing`` to. ``History.apply`` says what the event touched (``Touched``), so views redraw
+what changed without reading change paths themselves.
 
 Standard library only: part of the pure core.
 """
@@ -18,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-__all__ = ["apply_changes", "revert", "History", "Ledger", "Touched", "replay", "standing", "clone", "get_path",
-           "EVENT_VERSION", "UNDO", "REDO"]
+__all__ = ["apply_changes", "revert", "History", "Ledger", "Standing", "Touched", "replay", "standing", "clone",
+           "get_path", "EVENT_VERSION", "UNDO", "REDO"]
 
 EVENT_VERSION = 1
 UNDO = "undo"
@@ -329,7 +331,9 @@ class Ledger:
 
 def standing(events: Iterable[dict]) -> tuple[set[int], dict[int, int], dict[int, int]]:
     """Which actions stand after ``events``: (seqs in force, replaced seq -> the seq that replaced it,
-    undone seq -> the undo that took it back). The same bookkeeping ``History`` folds the state with."""
+    undone seq -> the undo that took it back), worked out from the whole log with the ``Ledger`` that
+    ``History`` folds with. The reference for ``History.standing``, which keeps the same answer as it folds: a
+    reader with a campaign asks that (``camp.standing``) instead of reading the log again."""
     ledger = Ledger()
     undone_by: dict[int, int] = {}
     for e in events:
@@ -349,12 +353,76 @@ def standing(events: Iterable[dict]) -> tuple[set[int], dict[int, int], dict[int
     return {e.seq for e in ledger.done}, replaced_by, undone_by
 
 
+class Standing:
+    """Which actions stand, as ``History`` keeps it while it folds: the answer ``standing(events)`` gives, without
+    reading the log again. Read-only to everyone but the ``History`` that owns it.
+
+    An *action* is an event with ``changes`` (undo and redo records are not actions). Each action is in force,
+    replaced (by a luck die, typed dice, an on-hit choice: the action that replaced it is in force or replaced in
+    turn), or undone (by an undo that a redo has not taken back yet)."""
+
+    __slots__ = ("_in_force", "_replaced_by", "_undone_by")
+
+    def __init__(self) -> None:
+        self._in_force: set[int] = set()
+        self._replaced_by: dict[int, int] = {}
+        self._undone_by: dict[int, int] = {}
+
+    def in_force(self, seq: int) -> bool:
+        """Whether the action ``seq`` is part of the state now (False for a record that changes nothing)."""
+        return seq in self._in_force
+
+    def replaced_by(self, seq: int) -> int | None:
+        """The seq of the action that replaced ``seq`` (while that one stands, in force or replaced in turn)."""
+        return self._replaced_by.get(seq)
+
+    def undone_by(self, seq: int) -> int | None:
+        """The seq of the undo that took ``seq`` back (None once a redo puts it back)."""
+        return self._undone_by.get(seq)
+
+    def current(self, seq: int) -> int:
+        """The action that stands for ``seq`` now: ``seq`` itself, or the latest of the actions that replaced it
+        (a roll view follows its action through luck dice and typed dice)."""
+        replaced_by = self._replaced_by
+        while seq in replaced_by:
+            seq = replaced_by[seq]
+        return seq
+
+    def as_sets(self) -> tuple[set[int], dict[int, int], dict[int, int]]:
+        """Copies in the shape ``standing(events)`` returns: (seqs in force, replaced_by, undone_by)."""
+        return set(self._in_force), dict(self._replaced_by), dict(self._undone_by)
+
+    def __repr__(self) -> str:
+        return (f"Standing({len(self._in_force)} in force, {len(self._replaced_by)} replaced, "
+                f"{len(self._undone_by)} undone)")
+
+    # ---- moved by History as the ledger moves (each the mirror of a Ledger step)
+    def _acted(self, entry: "_Entry") -> None:
+        if entry.replaced is not None:
+            self._in_force.discard(entry.replaced.seq)
+            self._replaced_by[entry.replaced.seq] = entry.seq
+        self._in_force.add(entry.seq)
+
+    def _undid(self, entry: "_Entry", undo_seq: int) -> None:
+        self._in_force.discard(entry.seq)
+        self._undone_by[entry.seq] = undo_seq
+        if entry.replaced is not None:  # the action it replaced stands again
+            self._replaced_by.pop(entry.replaced.seq, None)
+            self._in_force.add(entry.replaced.seq)
+
+    def _redid(self, entry: "_Entry") -> None:
+        self._undone_by.pop(entry.seq, None)
+        self._acted(entry)
+
+
 class History:
-    """Folds events into a state and keeps what undo and redo need (the stacks are a ``Ledger``)."""
+    """Folds events into a state and keeps what undo and redo need (the stacks are a ``Ledger``), and which
+    actions stand (``standing``, a ``Standing``), updated with every event folded."""
 
     def __init__(self, state: dict):
         self.state = state
         self.ledger = Ledger()
+        self.standing = Standing()
         self.events_by_seq: dict[int, dict] = {}
 
     @property
@@ -382,12 +450,14 @@ class History:
             _take_back(state, entry, touched)
             if entry.replaced is not None:
                 entry.replaced.inverse = _apply_noting(state, entry.replaced.changes, touched)
+            self.standing._undid(entry, event["seq"])
             return
         if kind == REDO:
             entry = self.ledger.redo(event)
             if entry.replaced is not None:
                 _take_back(state, entry.replaced, touched)
             entry.inverse = _apply_noting(state, entry.changes, touched)
+            self.standing._redid(entry)
             return
         changes = event.get("changes")
         if changes is None:
@@ -396,6 +466,7 @@ class History:
         if entry.replaced is not None:
             _take_back(state, entry.replaced, touched)
         entry.inverse = _apply_noting(state, changes, touched)
+        self.standing._acted(entry)
 
     def latest_action(self) -> dict | None:
         """The latest action still in force."""

@@ -200,3 +200,35 @@ def test_a_read_only_campaign_catches_up_with_what_the_keeper_records(tmp_path):
     with pytest.raises(db.Refused, match="has every event"):
         keeper.catch_up()
     keeper.close()
+
+
+def test_open_campaigns_stay_out_of_the_collectors_full_passes_until_the_last_one_closes(tmp_path):
+    """An open campaign's events and state (millions of objects at 100k events) are frozen out of the cycle
+    collector's full passes (a pass over them stalled a click for seconds); closing the last campaign that froze
+    gives them back. Run in a fresh process, so no campaign another test left open holds the freeze."""
+    for name in ("a", "b"):
+        shutil.copytree(Path(__file__).resolve().parent.parent / "campaigns" / "the-sunken-keep", tmp_path / name)
+    script = f"""
+import gc, os, shutil
+import delvebook as db
+first = db.Campaign.open({str(tmp_path / "a")!r})
+assert gc.get_freeze_count() > 0, "an open campaign is frozen"
+second = db.Campaign.open({str(tmp_path / "b")!r}, read_only=True)
+first.close()
+assert gc.get_freeze_count() > 0, "the campaign still open stays frozen when another closes"
+second.close()
+assert gc.get_freeze_count() == 0, "the last one closed gives everything back to the collector"
+second.close()
+assert gc.get_freeze_count() == 0, "closing twice changes nothing"
+with db.Campaign.open({str(tmp_path / "a")!r}) as keeper:
+    keeper.start_session()
+follower = db.Campaign.open({str(tmp_path / "a")!r}, read_only=True)
+assert follower.catch_up() == []
+os.replace(shutil.copy({str(tmp_path / "a" / "log.yaml")!r}, {str(tmp_path / "a" / "log.new")!r}),
+           {str(tmp_path / "a" / "log.yaml")!r})
+assert [o.touched for o in follower.catch_up()] == [None], "the log replaced: read again"
+follower.close()
+assert gc.get_freeze_count() == 0, "a campaign that read its log again holds the freeze once"
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr

@@ -35,9 +35,27 @@ def test_standing_and_history_agree_on_what_is_in_force():
     assert undone_by == {award["seq"]: first_undo["seq"]}  # the redo put the luck die back, not the award
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(["check", "xp", "luck", "undo", "redo"]), min_size=1, max_size=40))
-def test_standing_of_any_log_is_what_history_folds(steps):
+def _standing_holds(t: Table) -> None:
+    """What History keeps as it folds is what the slow reference works out from the whole log."""
+    kept = t.engine.history.standing
+    in_force, replaced_by, undone_by = standing(t.events)
+    assert kept.as_sets() == (in_force, replaced_by, undone_by)
+    assert set(t.engine.history.in_force()) == in_force == set(replay(t.setup, t.events).in_force())
+    for e in t.events:
+        seq = e["seq"]
+        assert kept.in_force(seq) == (seq in in_force)
+        assert kept.replaced_by(seq) == replaced_by.get(seq) and kept.undone_by(seq) == undone_by.get(seq)
+
+
+_STEPS = st.one_of(st.sampled_from(["check", "xp", "luck", "amend", "redo", "rest"]),
+                   st.tuples(st.just("undo"), st.integers(1, 4)))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_STEPS, min_size=1, max_size=40), st.integers(1, 20), st.integers(1, 6))
+def test_history_keeps_what_stands_as_the_whole_log_says_after_every_event(steps, d20, d6):
+    """Undo k, redo, luck dice and typed dice replacing, a new action clearing what could be redone: after each
+    event, History's standing is the reference's answer over the log so far."""
     t = _table()
     for step in steps:
         try:
@@ -45,15 +63,42 @@ def test_standing_of_any_log_is_what_history_folds(steps):
                 t.do("check", who="Wren", skill="stealth", target=10)
             elif step == "xp":
                 t.do("award_xp", amount=3)
+            elif step == "rest":
+                t.do("rest")
             elif step == "luck":
                 t.luck("Wren", -1)
-            elif step == "undo":
-                t.undo()
-            else:
+            elif step == "amend":
+                t.amend(check=[d20, d6])
+            elif step == "redo":
                 t.redo()
+            else:
+                for _ in range(step[1]):
+                    t.undo()
         except Exception:  # refused: nothing was logged
             pass
-    assert standing(t.events)[0] == set(replay(t.setup, t.events).in_force())
+        _standing_holds(t)
+
+
+def test_a_replaced_action_stands_again_when_its_replacement_is_undone_and_follows_it_when_redone():
+    t = _table()
+    check = t.do("check", who="Wren", skill="stealth", target=12, faces={"check": [5, 2]})
+    luck = t.luck("Wren", +1, face=4)
+    typed = t.amend(check=[17, 1])
+    kept = t.engine.history.standing
+    assert kept.replaced_by(check["seq"]) == luck["seq"] and kept.replaced_by(luck["seq"]) == typed["seq"]
+    assert kept.current(check["seq"]) == typed["seq"] and kept.in_force(typed["seq"])
+    undo = t.undo()
+    assert kept.undone_by(typed["seq"]) == undo["seq"] and kept.current(check["seq"]) == luck["seq"]
+    assert kept.in_force(luck["seq"]) and not kept.in_force(typed["seq"])
+    t.redo()
+    assert kept.current(check["seq"]) == typed["seq"] and kept.undone_by(typed["seq"]) is None
+    _standing_holds(t)
+
+
+def test_the_long_campaign_stands_as_its_whole_log_says(long_delve):
+    in_force, replaced_by, undone_by = standing(long_delve.events)
+    assert long_delve.standing.as_sets() == (in_force, replaced_by, undone_by)
+    assert replaced_by and undone_by, "the long log has luck dice and undos to hold it to"
 
 
 _VALUES = st.recursive(st.none() | st.integers(-5, 5) | st.text(max_size=3),

@@ -87,6 +87,20 @@ def test_the_view_model_is_json_and_a_pure_function_of_the_campaign_and_the_ui(c
     assert a["mode"] == "keeper" and [c["name"] for c in a["party"]] == ["Wren", "Brakka", "Ilse", "Father Odo", "Sable"]
 
 
+def test_no_view_reads_the_whole_log_to_ask_what_stands():
+    """The table and the players' view ask the campaign's History (``camp.standing``), which keeps which actions
+    stand as it folds; ``events.standing(events)`` walks the whole log, per click, and grows with it."""
+    import ast
+    package = Path(db.__file__).parent
+    readers = []
+    for path in [*(package / "table").rglob("*.py"), package / "players.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("events") \
+                    and any(a.name == "standing" for a in node.names):
+                readers.append(f"{path.relative_to(package)}:{node.lineno}")
+    assert readers == []
+
+
 def test_every_control_carries_the_intent_it_sends_and_every_intent_is_one_the_table_knows(camp, ui):
     from delvebook.table.intents import INTENTS
     fight_started(camp, ui)

@@ -5,7 +5,8 @@ and ``roll(camp, outcome)`` show one part alone in a cell, live. The campaign fi
 (``delvebook.views``), and a delver, a fight or an outcome left last in a cell shows itself through them (their
 ``_ipython_display_``, in ``delvebook.campaign``).
 
-- ``view``: ``table_view(camp, ui) -> dict``, the view model (pure Python, tested without a browser);
+- ``view``: ``table_view(camp, ui) -> dict``, the view model (pure Python, tested without a browser), one module
+  per panel;
 - ``intents``: a click's intent -> one campaign call (``perform``);
 - ``words``: an event told in the game's words;
 - ``widget``: the anywidget whose ES module and CSS (``static/``) draw the view model.
@@ -38,17 +39,7 @@ def _table(camp, **kw: Any) -> Table:
 def dashboard(camp) -> Table:
     """The whole table for ``camp``: party, the current actor's actions, the fight, the outcome and luck dice,
     the log, the keeper's panel and the charts."""
-    _load_charts()
     return _table(camp)
-
-
-def _load_charts() -> None:
-    """With the analysis extra here, load it as the table opens (pandas takes most of a second to import), so the
-    Charts panel draws at once when first opened instead of after that wait (no thread: Pyodide has none)."""
-    from .view import charts_available
-    if charts_available():
-        import importlib
-        importlib.import_module("delvebook.analysis")
 
 
 def card(camp, name: str) -> Table:

@@ -1,0 +1,86 @@
+"""The party strip and the named creatures beside it (``partyStrip``, ``creatureStrip`` in table.js): each delver's
+hearts, luck dice, resources, conditions and XP, and the NPCs and familiars; click one to act as it."""
+
+from __future__ import annotations
+
+from ...distribution import percent
+from ...engine import queries
+from ...model import creatures, held_resources, is_dead, is_dying
+from .shared import UI, bar_frac, clock, hearts_hidden, wound
+
+__all__ = ["party_strip", "creature_strip"]
+
+
+_CONDITION_WORDS = {"next_attack": "next attack readied", "blood_magic_healing_ban": "no healing until a rest",
+                    "blood_magic_trace": "spell traced on the sword", "blood_magic_charge": "sword charged",
+                    "compelled_truth": "must tell the truth", "truth_immune": "immune to Truth"}
+
+
+def _conditions(camp, name: str) -> list[dict]:
+    out = []
+    for c in camp.state["conditions"]:
+        if c["who"] != name:
+            continue
+        text = _CONDITION_WORDS.get(c["kind"], c["kind"].replace("_", " "))
+        ends = "until a rest" if c["ends_on"] == "rest" else \
+            f"until {c['ends_on'][5:]}'s next turn" if (c["ends_on"] or "").startswith("turn:") else \
+            f"until {clock(c['ends_at'])}" if c["ends_at"] is not None else ""
+        src = f" (from {c['source']})" if c["source"] not in (None, name) else ""
+        out.append({"text": text, "title": f"{text}{src} {ends}".strip(), "id": c["id"]})
+    return out
+
+
+def party_strip(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
+    s, rules = camp.state, camp.rules
+    per = rules.core["luck_dice"]["per_session"]
+    thresholds = rules.level_thresholds
+    ds = queries.death_save(s, rules)
+    out = []
+    for name in s["seats"]:
+        d = s["delvers"][name]
+        hide = hearts_hidden(camp, ui, name)
+        status = d["status"]
+        badge = "DEAD" if is_dead(d) else "DYING: death save!" if is_dying(d) else \
+            ("at 0 hearts" if d["hearts"] <= 0 else "")
+        nxt = thresholds.get(d["level"] + 1)
+        chip = {
+            "name": name, "class": d.get("class_name", d["class_id"]), "level": d["level"], "player": d["player"],
+            "status": status, "badge": badge, "dead": is_dead(d), "dying": is_dying(d),
+            "hearts": None if hide else d["hearts"], "max_hearts": None if hide else d["max_hearts"],
+            "hearts_text": wound(d) if hide else f"{d['hearts']}/{d['max_hearts']}",
+            "frac": bar_frac(d, hide),
+            "luck": s["luck"].get(d["player"], 0), "luck_max": per,
+            "resources": [{"id": r, "text": f"{r.replace('_', ' ')} {v}/{top}"} for r, v, top in held_resources(d)],
+            "conditions": _conditions(camp, name),
+            "xp": d["xp"], "xp_text": f"XP {d['xp']}" + (f"/{nxt}" if nxt is not None else " (top level)"),
+            "selected": name == actor, "acting": name == now, "touched": name in ui.touched,
+            "pending": len(d.get("pending_choices", ())),
+            "select": {"do": "select", "who": name, "where": "party"},
+        }
+        if is_dying(d) and ui.mode == "keeper":
+            chip["death_save"] = {"label": f"Death save: {ds.die.upper()}, needs {ds.target}: {percent(ds.chance, 0)}",
+                                  "intent": {"do": "death_save", "who": name, "where": "party"}}
+        out.append(chip)
+    return out
+
+
+def creature_strip(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
+    """The named creatures beside the party strip: NPCs the keeper named and the mages' familiars (a familiar
+    acts in its mage's turn, so it shows as acting then), living ones; click one to act as it or aim at it."""
+    s = camp.state
+    out = []
+    for c in creatures(s, living=True):
+        d = c.data
+        hide = hearts_hidden(camp, ui, c.name)
+        owner = c.owner
+        role = f"{owner}'s familiar" if c.role == "familiar" and owner else "NPC" if c.role == "npc" else c.role
+        kind = camp.rules.foe(c.kind).get("name", c.kind) if c.kind in camp.rules.bestiary else d.get("form") or ""
+        out.append({"name": c.name, "role": role, "owner": owner, "kind": kind, "status": c.status,
+                    "dying": is_dying(d), "dead": is_dead(d),
+                    "hearts": None if hide else c.hearts, "max_hearts": None if hide else c.max_hearts,
+                    "hearts_text": wound(d) if hide else f"{c.hearts}/{c.max_hearts}",
+                    "frac": bar_frac(d, hide), "conditions": _conditions(camp, c.name),
+                    "note": d.get("note") or "" if ui.mode == "keeper" else "", "selected": c.name == actor,
+                    "acting": owner is not None and owner == now, "touched": c.name in ui.touched,
+                    "select": {"do": "select", "who": c.name, "where": "party"}})
+    return out
