@@ -1,16 +1,16 @@
 """The keeper's API: a campaign folder, its rules, its state, and every action of play.
 
-Every action goes through the engine (which decides the event), is written to the log on disk
-(flushed and fsync'ed) and only then folded into the state, so nothing the table did is lost even if
-the kernel dies. Undo and redo are events too.
+Every action goes through the engine (which decides the event), is checked, written to the log on disk
+(flushed and fsync'ed) before the call returns, so nothing the table did is lost even if the kernel dies. Undo
+and redo are events too. Beside ``Campaign``: ``outcome`` (what an action returns, and the views a front end
+registers), ``fight`` (the running encounter seen from the campaign), ``collector`` (the cycle collector around
+an open campaign).
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import functools
-import gc
 import os
 import random
 import shutil
@@ -19,82 +19,15 @@ import weakref
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .dice import roll_html
-from .dice import Roll
-from .engine import Engine, Refused
-from .model import current_actor
-from .events import Standing, Touched, replay
-from .statecheck import dotted_path
-from .model import Creature, Delver, Foe
+from ..engine import Engine, Refused
+from ..events import Standing, Touched, replay
+from ..model import Creature, Delver
+from ..statecheck import dotted_path
+from .collector import collector_paused, freeze, thaw
+from .fight import Fight, TableDelver
+from .outcome import VIEW_GROUP, Outcome, view  # noqa: F401 (VIEW_GROUP: where a front end registers views)
 
 __all__ = ["Campaign", "Fight", "Outcome", "Refused"]
-
-
-class Outcome(dict):
-    """An event of play as the action returned it: a dict, with its rolls drawn in a notebook. Left last in a cell
-    it shows the campaign's live roll view (the view registered as ``roll``: its dice, luck dice and real dice,
-    following the action when a luck die replaces it), or its own HTML where no front end is installed."""
-
-    _roll_objects: dict | None = None  # the rolls themselves, when the engine that made them handed them over
-    touched: Touched | None = None  # what the event changed (delvers, foes, players...), when it was just applied
-    campaign: "Campaign | None" = None  # the campaign that recorded it (its views show it live)
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    @property
-    def rolls(self) -> dict[str, Roll]:
-        if self._roll_objects is not None:
-            return dict(self._roll_objects)
-        return {k: Roll.from_dict(v) for k, v in self.get("rolls", {}).items()}
-
-    @property
-    def roll(self) -> Roll | None:
-        """The action's first roll (the check, the attack), with any luck spent on it."""
-        rolls = self.get("rolls")
-        return Roll.from_dict(next(iter(rolls.values()))) if rolls else None
-
-    def summary(self) -> str:
-        from .narrate import describe
-        return describe(self)
-
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-        camp = self.campaign
-        if camp is not None:
-            try:
-                shown = view("roll")
-            except LookupError:  # no front end installed: the outcome's own HTML
-                pass
-            else:
-                display(shown(camp, self))
-                return
-        display({"text/html": self._repr_html_(), "text/plain": repr(self)}, raw=True)
-
-    def _repr_html_(self) -> str:
-        from .dice import DiceError, escape_html as esc
-        try:
-            summary = self.summary()
-        except Exception:  # a record the narrator cannot read (a hand-made event): show its kind, escaped
-            summary = f"{self.get('kind')}"
-        parts = [f'<div class="delvebook-outcome"><div>{esc(summary)}</div>']
-        records = self.get("rolls") if self._roll_objects is None else None
-        if records is None:
-            rolls = list((self._roll_objects or {}).values())
-        else:
-            rolls = []
-            for name, rec in (records.items() if isinstance(records, Mapping) else ()):
-                try:
-                    rolls.append(Roll.from_dict(rec))
-                except (DiceError, KeyError, TypeError, ValueError, AttributeError):
-                    parts.append(f'<div class="delvebook-roll">{esc(name)}: {esc(rec)}</div>')
-        for r in rolls:
-            parts.append(roll_html(r))
-        parts.append("</div>")
-        return "".join(parts)
 
 
 def _locked(method):
@@ -131,7 +64,7 @@ class Campaign:
                delvers: Iterable[Mapping] = (), bestiary: Mapping | None = None,
                house_rules: Mapping | None = None, **extra: Any) -> "Campaign":
         """A new campaign folder; refuses a folder that already holds one."""
-        from .store import FORMAT_VERSION, CampaignStore  # the store loads YAML: only when a campaign is opened
+        from ..store import FORMAT_VERSION, CampaignStore  # the store loads YAML: only when a campaign is opened
         data: dict[str, Any] = {"format": FORMAT_VERSION, "name": name}
         if seed is None:
             seed = random.SystemRandom().randrange(2 ** 31)
@@ -162,21 +95,21 @@ class Campaign:
         (or at exit). To play from a zip, name the folder where play is recorded: ``unpack_to="play/keep"``
         unpacks it there (a folder that already holds the campaign is opened as it is, never unpacked over).
         Zips are unpacked within limits (size, entries, compression ratio), and only a campaign's own files."""
-        from .store import CampaignStore, MemoryStore, archive
+        from ..store import CampaignStore, MemoryStore, archive
         if isinstance(path, (CampaignStore, MemoryStore)):
-            with _collector_paused():
+            with collector_paused():
                 return cls._from_store(path, read_only=path.read_only)
         place = archive.campaign_place(Path(path), read_only, unpack_to)
         p, read_only, notes, temporary = place
         try:
-            with _collector_paused():  # the one pause of an open: reading, setting up and folding the log
+            with collector_paused():  # the one pause of an open: reading, setting up and folding the log
                 store = CampaignStore.open(p, read_only=read_only)
                 try:
                     camp = cls._from_store(store, read_only=read_only)
                 except BaseException:
                     store.close()
                     raise
-                camp._frozen = _freeze()
+                camp._frozen = freeze()
         except BaseException:
             if temporary is not None:
                 shutil.rmtree(temporary, ignore_errors=True)
@@ -190,8 +123,8 @@ class Campaign:
     def _from_store(cls, store, read_only: bool) -> "Campaign":
         """A campaign over an open store: its log judged and folded by the one check (``store.playcheck``: what
         ``validate`` runs), from the party its campaign file sets up."""
-        from .store.playcheck import play_log
-        from .store.setup import setup_state
+        from ..store.playcheck import play_log
+        from ..store.setup import setup_state
         setup = setup_state(store.campaign, store.rules)
         engine = play_log(store.rules, setup, store.events, unsealed=store.unsealed, file=store.log_file,
                           campaign_file=store.campaign_file, line_of=store.line_of)
@@ -205,7 +138,7 @@ class Campaign:
         if self._unpacked is not None:
             self._unpacked()
         if self._frozen:
-            self._frozen = _thaw()
+            self._frozen = thaw()
 
     def __enter__(self) -> "Campaign":
         return self
@@ -248,7 +181,7 @@ class Campaign:
     def _view(self, name: str) -> Delver:
         d = dict(self.state["delvers"][name])
         d["_luck"] = self.state["luck"].get(d["player"], 0)
-        return _TableDelver(d, self)
+        return TableDelver(d, self)
 
     @property
     def delvers(self) -> list[Delver]:
@@ -280,7 +213,7 @@ class Campaign:
     def may_act(self, who: str):
         """May ``who`` act now, and with what (``engine.queries.may_act``): whose turn it is, whether ``who`` still
         has its action (``.action``), what it used, and why not (``.why``)."""
-        from .engine import queries
+        from ..engine import queries
         return queries.may_act(self.state, self.rules, who)
 
     @property
@@ -383,7 +316,7 @@ class Campaign:
         """Fold a new event in and check the state after it as the reader checks a log's final state, before
         anything is written: what would make the campaign unopenable is refused (StoreError, as the writer refuses
         a line the reader would not read), with nothing recorded."""
-        from .store import StoreError
+        from ..store import StoreError
         try:
             touched = self.engine.apply(event)
             problems = self._store.shape.state_problems(self.engine.state)
@@ -410,7 +343,7 @@ class Campaign:
         replaced or shrank (a torn line set aside), the campaign is read again and every event is returned."""
         if not self.read_only:
             raise Refused("this campaign records play itself: it has every event already")
-        from .store.playcheck import LogCheck
+        from ..store.playcheck import LogCheck
         if self._tail is None:
             self._tail = self._store.follow()
         got = self._tail.poll()
@@ -419,7 +352,7 @@ class Campaign:
             self._store, self.rules, self.engine = fresh._store, fresh.rules, fresh.engine
             if fresh._frozen:  # this campaign keeps one hold on the collector's freeze: the fresh open's
                 if self._frozen:
-                    _thaw()
+                    thaw()
                 self._frozen, fresh._frozen = True, False
             self._tail = None
             events = list(self.events)
@@ -585,7 +518,7 @@ class Campaign:
         stands), played by the rules in memory. Nothing is written to the campaign. Returns a
         ``forecast.Danger``; ``options``: ``policy``, ``precision``, ``progress``, ``workers``, ``name`` (see
         ``delvebook.forecast.forecast``)."""
-        from .forecast import forecast
+        from ..forecast import forecast
         name = options.pop("name", None)
         prepared = self.prepared_encounters
         if isinstance(foes, str):
@@ -632,7 +565,7 @@ class Campaign:
         torn tail set aside, a displaced log), under a folder named like the campaign's. Nothing else: no
         symlink, no hidden file (``.git/``, the lock), no other file; bounded in size, each file read through
         one descriptor that is checked to be a regular file first."""
-        from .store import StoreError, archive
+        from ..store import StoreError, archive
         if self.path is None:
             raise StoreError("this campaign has no folder to export (an in-memory store)")
         return archive.export_zip(self.path)
@@ -644,164 +577,6 @@ class Campaign:
     def __repr__(self) -> str:
         mode = ", read-only" if self.read_only else ""
         return f"<Campaign {self.name!r} at {self.path}: {len(self.state['delvers'])} delvers, {len(self.events)} events{mode}>"
-
-
-class _TableDelver(Delver):
-    """A delver seen from its campaign: in a notebook cell it shows its live character card."""
-
-    def __init__(self, data: Mapping, camp: "Campaign"):
-        super().__init__(data)
-        self._camp = camp
-
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-        display(view("card")(self._camp, self.name))
-
-
-class Fight:
-    """The running encounter, seen from the campaign: foes, order, the current actor, and its actions."""
-
-    def __init__(self, camp: Campaign):
-        self.camp = camp
-
-    @property
-    def _enc(self) -> dict:
-        enc = self.camp.state["encounter"]
-        if enc is None:
-            raise Refused("this fight has ended")
-        return enc
-
-    @property
-    def foes(self) -> list[Foe]:
-        return [Foe(f) for f in self._enc["foes"].values()]
-
-    def foe(self, name: str) -> Foe:
-        return Foe(self._enc["foes"][name])
-
-    @property
-    def round(self) -> int:
-        return self._enc["round"]
-
-    @property
-    def side(self) -> str | None:
-        return self._enc["side"]
-
-    @property
-    def order(self) -> dict[str, list[str]]:
-        return {k: list(v) for k, v in self._enc["order"].items()}
-
-    @property
-    def actor(self) -> str | None:
-        return current_actor(self.camp.state)
-
-    def initiative(self, first: str | None = None, faces: Mapping | None = None, *,
-                   keeper_override: str | None = None) -> Outcome:
-        """Sides roll D6 (ties re-rolled), or ``first="party"``/``"foes"`` when one side obviously goes first."""
-        return self.camp.act("initiative", faces=faces, first=first, keeper_override=keeper_override)
-
-    def attack(self, attacker: str, target: str, weapon: Any = None, faces: Mapping | None = None,
-               **options: Any) -> Outcome:
-        """``attacker`` attacks ``target`` on its turn (its action; ``keeper_override="why"`` to ignore the turn).
-        ``counter_weapon`` names the target's answer, ``thrown=True`` throws a melee weapon, ``smite=True``
-        declares a smite (or choose it after the hit: ``on_hit("smite")``)."""
-        return self.camp.act("attack", faces=faces, attacker=attacker, target=target, weapon=weapon, **options)
-
-    def on_hit(self, option: str, hit: int | None = None, faces: Mapping | None = None) -> Outcome:
-        """A choice the latest attack offered once its hit was seen (a smite): see ``Campaign.on_hit``."""
-        return self.camp.on_hit(option, hit=hit, faces=faces)
-
-    def may_act(self, who: str):
-        """May ``who`` act now, and with what: see ``Campaign.may_act``."""
-        return self.camp.may_act(who)
-
-    def next_turn(self, *, keeper_override: str | None = None) -> Outcome:
-        return self.camp.act("next_turn", keeper_override=keeper_override)
-
-    def set_order(self, order: list[str], *, keeper_override: str | None = None) -> Outcome:
-        return self.camp.act("set_order", order=list(order), keeper_override=keeper_override)
-
-    def add_foes(self, foes: list, *, keeper_override: str | None = None) -> Outcome:
-        return self.camp.act("add_foes", foes=list(foes), keeper_override=keeper_override)
-
-    def end(self, keep: list | None = None, *, keeper_override: str | None = None) -> Outcome:
-        """End the fight: XP for the vanquished, split across the party; ``keep`` names foes still standing who
-        stay in the story as NPCs (NPCs who fought go back to being NPCs by themselves)."""
-        return self.camp.act("end_encounter", keep=list(keep) if keep else None, keeper_override=keeper_override)
-
-    def _ipython_display_(self) -> None:
-        """Left last in a cell: the live fight tracker (the view registered as ``fight``), or the fight in words
-        where no front end is installed."""
-        from IPython.display import display
-        try:
-            shown = view("fight")
-        except LookupError:
-            display({"text/plain": repr(self)}, raw=True)
-            return
-        display(shown(self.camp))
-
-    def __repr__(self) -> str:
-        try:
-            enc = self._enc
-        except Refused:
-            return "<Fight (ended)>"
-        foes = ", ".join(f"{f['name']} {f['hearts']}/{f['max_hearts']}" for f in enc["foes"].values())
-        return f"<Fight {enc['name']!r}, round {enc['round']}, actor {self.actor}: {foes}>"
-
-
-# ---------------------------------------------------------------- views
-
-VIEW_GROUP = "delvebook.views"
-"""The entry-point group where a front end registers its views (``dashboard``, ``card``): the campaign shows
-itself through whatever is installed, and imports no view."""
-
-
-def view(name: str):
-    """The view registered as ``name`` (a callable taking the campaign)."""
-    from importlib.metadata import entry_points
-    found = [ep for ep in entry_points(group=VIEW_GROUP) if ep.name == name]
-    if not found:
-        raise LookupError(f"no delvebook view {name!r} is installed: pip install 'delvebook[table]'")
-    return found[0].load()
-
-
-# ---------------------------------------------------------------- opening
-
-@contextlib.contextmanager
-def _collector_paused():
-    """The cycle collector paused for a block, as it was on entry afterwards. Opening makes tens of thousands of
-    acyclic dicts (the events, then the state they fold into): a collector running meanwhile would scan them again
-    and again as they pile up and find nothing; paused, it scans them once when it resumes."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
-
-
-_FROZEN = [0]  # campaigns open whose opening froze the objects then alive out of the cycle collector's passes
-_FROZEN_LOCK = threading.Lock()
-
-
-def _freeze() -> bool:
-    """Move every object alive now (an open campaign's events and state: millions at 100k events) out of the
-    cycle collector's full passes (``gc.freeze``): they are acyclic and live as long as the campaign, and a full
-    pass over them stalls a click for seconds. Returns True: a hold that ``_thaw`` releases."""
-    with _FROZEN_LOCK:
-        gc.freeze()
-        _FROZEN[0] += 1
-    return True
-
-
-def _thaw() -> bool:
-    """Release one campaign's hold; the last one closed gives the frozen objects back to the collector
-    (``gc.unfreeze``), so what closing left unreachable is collected. Returns False (no hold left)."""
-    with _FROZEN_LOCK:
-        _FROZEN[0] -= 1
-        if _FROZEN[0] == 0:
-            gc.unfreeze()
-    return False
 
 
 def _expand_prepared(foes: list) -> list:
