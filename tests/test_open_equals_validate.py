@@ -91,6 +91,10 @@ HOSTILE = [
     ("a rest written by hand in the middle of a fight",
      _appended(f'- {{"kind": "rest", "seq": {NEXT}, "args": {{}}, "changes": []}}'),
      8, None, "no resting in the middle of a fight"),
+    ("a rest written by hand after a keeper's comments",
+     lambda lines: lines[:4] + ["", "# the goblins came up the stairs"] + lines[4:]
+     + [f'- {{"kind": "rest", "seq": {NEXT}, "args": {{}}, "changes": []}}'],
+     10, None, "no resting in the middle of a fight"),
     ("an XP share that is text", _edited(2, _set_share), 3, "xp_awards[0]", 'the log says {"amount": 40'),
     ("more XP than the split, edited in a sealed line", _edited(2, _more_xp), 3, "changes[1]",
      "not what the rules make of this award_xp"),
