@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping
 
 from ..engine import Engine, Refused
 from ..events import Standing, Touched, replay
-from ..model import Creature, Delver
+from ..model import Creature, Delver, current_actor  # noqa: F401 (current_actor: as it was importable here)
 from ..statecheck import dotted_path
 from .collector import collector_paused, freeze, thaw
 from .fight import Fight, TableDelver
