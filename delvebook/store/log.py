@@ -206,14 +206,14 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
                     for i, raw in enumerate(raws):
                         if len(raw) > MAX_LOG_LINE:
                             _oversized(file, lineno + i + 1)
-                try:
-                    text = body.decode("utf-8")
-                except UnicodeDecodeError as err:
-                    text = _decode_lines(body, err, file, lineno, out=out, collect=collect)
-                lines = text.split("\n")
                 base = lineno
-                for raw, line in zip(raws, lines):
+                for raw in raws:
                     lineno += 1
+                    try:
+                        line = raw.decode("utf-8")
+                    except UnicodeDecodeError as err:
+                        fail(f"not UTF-8 text (byte {raw[err.start]:#04x}); a log is UTF-8", lineno)
+                        line = raw.decode("utf-8", "replace")
                     event = sealed = None
                     try:
                         event, sealed = read_line(raw, line, lineno)
@@ -268,18 +268,6 @@ def _after_bad_line(out: LogRead, event: dict | None, sealed: bool | None, linen
     if event.get("seq").__class__ is int:
         return event["seq"], False  # go on from what the line says, so one bad line is one error
     return seq, False
-
-
-def _decode_lines(body: bytes, err: UnicodeDecodeError, file, lineno: int, *, out: LogRead,
-                  collect: bool) -> str:
-    """Complete lines whose bytes are not UTF-8: an error naming the line (a crash mid-character leaves the line
-    without its newline, and that is read as a torn tail elsewhere)."""
-    bad_line = lineno + body.count(b"\n", 0, err.start) + 1
-    reason = f"not UTF-8 text (byte {body[err.start]:#04x}); a log is UTF-8"
-    if not collect:
-        raise StoreError(reason, file, bad_line)
-    out.errors.append(StoreError(reason, file, bad_line))
-    return body.decode("utf-8", "replace")
 
 
 def _looks_torn(line: str) -> bool:
