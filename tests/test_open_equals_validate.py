@@ -221,3 +221,22 @@ def test_a_line_written_by_hand_is_judged_by_a_campaign_that_follows_the_log(pla
         with pytest.raises(StoreError) as info:
             follower.catch_up()
         assert info.value.line == 8 and "no resting in the middle of a fight" in info.value.reason
+
+
+@pytest.mark.parametrize("old, new, field, says", [
+    ("name: The Sunken Keep", "name: " + "K" * 30_000, "name", "text of 30,000 characters; at most 20,000"),
+    ("    player: Ana", "    player: " + "A" * 300, "delvers[0].player", "a name of 300 characters; at most 200"),
+    ("players: [Ana,", "players: [" + "B" * 300 + ", Ana,", "players[0]", "a name of 300 characters; at most 200"),
+])
+def test_a_campaign_file_past_a_limit_is_refused_alike_naming_the_limit(keep, old, new, field, says):
+    text = (keep / "campaign.yaml").read_text(encoding="utf-8")
+    assert old in text
+    (keep / "campaign.yaml").write_text(text.replace(old, new, 1), encoding="utf-8")
+    first = validate(keep)[0]
+    assert (first.field, first.reason) == (field, says), first
+    for read_only in (True, False):
+        with pytest.raises(StoreError) as info:
+            db.Campaign.open(keep, read_only=read_only)
+        err = info.value
+        assert (err.path, err.line, err.field) == (first.path, first.line, first.field)
+        assert err.reason.startswith(says)

@@ -104,7 +104,9 @@ def _unique_texts(p: _Problems, path: tuple, value: Any, what: str) -> list[str]
         return []
     seen: dict[str, int] = {}
     for i, v in enumerate(value):
-        if not _is_text(v):
+        if isinstance(v, str) and len(v) > MAX_NAME:
+            p.add(path + (i,), f"a name of {len(v):,} characters; at most {MAX_NAME}")
+        elif not _is_text(v):
             p.add(path + (i,), f"expected {what} (text), got {show(v)}")
         elif v in seen:
             p.add(path + (i,), f"{v!r} is listed twice (first at {field_name(path + (seen[v],))})")
@@ -307,7 +309,9 @@ def _check_delvers(p: _Problems, delvers: Any, rules: Any, players: list[str] | 
                 p.add(here + ("class",), f"unknown class {d['class']!r} (known: {', '.join(classes)})")
         else:
             klass = classes[d["class"]]
-        if d.get("player") is not None and p.kind(here + ("player",), d["player"], "text"):
+        if isinstance(d.get("player"), str) and len(d["player"]) > MAX_NAME:
+            p.add(here + ("player",), f"a name of {len(d['player']):,} characters; at most {MAX_NAME}")
+        elif d.get("player") is not None and p.kind(here + ("player",), d["player"], "text"):
             if players is not None and d["player"] not in players:
                 p.add(here + ("player",), f"{d['player']!r} is not one of the players "
                                           f"({', '.join(players) or 'none listed'})")

@@ -230,6 +230,16 @@ _CHECKS = {
 }
 
 
+def _too_long(value: Any, kind: str) -> str | None:
+    """The limit a text (or a text of a list of them) went past, in words; None if none did."""
+    texts = [value] if kind in ("text", "text_or_null") else value if kind == "texts" and isinstance(value, list) else ()
+    for i, text in enumerate(texts):
+        if isinstance(text, str) and len(text) > MAX_TEXT:
+            where = f"[{i}]: " if kind == "texts" else ""
+            return f"{where}text of {len(text):,} characters; at most {MAX_TEXT:,}"
+    return None
+
+
 class _Problems:
     """Problems found so far, each a Problem(path, reason)."""
 
@@ -249,8 +259,10 @@ class _Problems:
                 reason = f"expected {_WORDS[kind]}, got {show(value)}"
         elif kind == "armor":
             return self.armor(path, value)
+        elif _CHECKS[kind](value):
+            reason = None
         else:
-            reason = None if _CHECKS[kind](value) else f"expected {_WORDS[kind]}, got {show(value)}"
+            reason = _too_long(value, kind) or f"expected {_WORDS[kind]}, got {show(value)}"
         if reason is not None:
             self.add(path, reason)
             return False
