@@ -487,10 +487,14 @@ class Campaign:
         return self.act("cast", faces=faces, who=who, spell=spell, **options)
 
     def damage(self, who: str, amount: int, source: str = "keeper", armor: bool = False, **options: Any) -> Outcome:
+        """Damage by the keeper's hand (a trap, a fall): ``source`` says what in the keeper's words; ``by="Falling
+        block"`` names who or what dealt it (a hazard, or someone here), to whom it is credited."""
         return self.act("damage", who=who, amount=amount, source=source, armor=armor, **options)
 
-    def heal(self, who: str, amount: int, source: str = "keeper", *, keeper_override: str | None = None) -> Outcome:
-        return self.act("heal", who=who, amount=amount, source=source, keeper_override=keeper_override)
+    def heal(self, who: str, amount: int, source: str = "keeper", *, by: str | None = None,
+             keeper_override: str | None = None) -> Outcome:
+        """Healing by the keeper's hand (a potion): ``source`` in the keeper's words, ``by`` as for ``damage``."""
+        return self.act("heal", who=who, amount=amount, source=source, by=by, keeper_override=keeper_override)
 
     # ---- fights
     def encounter(self, foes: list, name: str | None = None, *, keeper_override: str | None = None) -> "Fight":

@@ -39,8 +39,9 @@ class Outcome(dict):
         return Roll.from_dict(next(iter(rolls.values()))) if rolls else None
 
     def summary(self) -> str:
+        """The outcome told in one line (``narrate.describe``)."""
         from ..narrate import describe
-        return describe(self)
+        return describe(self, self.campaign)
 
     def _ipython_display_(self) -> None:
         from IPython.display import display

@@ -5,6 +5,10 @@ back, and returns the event; ``Engine.apply`` folds an event in (the same path r
 live state and a replayed log cannot drift apart). Luck dice and faces typed after the fact re-run
 the latest action with the same faces plus the new ones, as an action that replaces it.
 
+Every event names who did what to whom (``actor``, ``targets``, ``sides``; each damage or healing entry its dealer,
+``by``), from the roles its command declared where it is registered (``roles``); ``upgrade_event`` reads an event of
+an older format in today's as it is folded (``Engine.apply``, and the replay of a log).
+
 ``play`` runs a command on a plain state and keeps its changes with nothing recorded (a ``Play`` context): the
 same rules for a simulation, without the event, the copies and the log (the danger forecast).
 
@@ -27,21 +31,22 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-import inspect
-
 from ..dice import LuckDie
 from ..events import apply_changes, revert
-from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone, replay
+from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone
+from ..roles import KEEPERS, fill
 from ..rules import Rules
-from .base import COMMANDS, Ctx, Overridable, Play, Reader, Refused, command
+from .base import COMMANDS, ROLES, Ctx, Overridable, Play, Reader, Refused, command
 from .queries import coin_talons, luck_die_sides
 from . import creation, checks, combat, progress, conditions, gear, creatures, abilities  # noqa: F401  (commands)
+from .upgrade import upgrade_event
 
-__all__ = ["Engine", "Refused", "Overridable", "Reader", "Play", "COMMANDS", "command", "play", "redecide", "Unrecorded", "OVERRIDE"]
+__all__ = ["Engine", "Refused", "Overridable", "Reader", "Play", "COMMANDS", "ROLES", "command", "play", "redecide",
+           "Unrecorded", "OVERRIDE", "upgrade_event"]
 
 
 _RESERVED = {"seq", "kind", "v", "at", "session", "encounter", "args", "rolls", "changes", "replaces",
-             "luck", "amended", "ts", "undoes", "redoes", "keeper_override", "on_hit"}
+             "luck", "amended", "ts", "undoes", "redoes", "keeper_override", "on_hit", "actor", "targets", "sides"}
 OVERRIDE = "keeper_override"
 """The argument any command takes for the keeper's override: a reason in words."""
 
@@ -57,7 +62,11 @@ class Engine:
         coin_talons(rules)
         self.rules = rules
         self.setup = setup
-        self.history: History = replay(setup, events) if history is None else history
+        if history is None:
+            history = History(clone(setup))
+            for e in events:  # a log written before today's format is read in it (each event sees its state)
+                history.fold(upgrade_event(e, history.state))
+        self.history: History = history
         self._last_rolls: tuple | None = None  # (the event decided last, the Roll objects behind its records)
 
     @property
@@ -65,8 +74,9 @@ class Engine:
         return self.history.state
 
     def apply(self, event: dict) -> Touched:
-        """Fold ``event`` in (the path replay takes); returns what it touched."""
-        return self.history.apply(event)
+        """Fold ``event`` in (the path replay takes; an event of an older format is upgraded in place first);
+        returns what it touched."""
+        return self.history.apply(upgrade_event(event, self.history.state))
 
     # ---- deciding
     def _meta(self) -> dict:
@@ -90,13 +100,10 @@ class Engine:
         try:
             fn(ctx, **call)
             ctx.check_faces_used()
-            self._charge_luck(ctx)
+            _charge_luck(ctx)
         finally:  # refused, or a programming error (which propagates as itself): nothing stays changed
             ctx.rollback()
         return ctx
-
-    def _charge_luck(self, ctx: Ctx) -> None:
-        _charge_luck(ctx)
 
     def _event(self, seq: int, kind: str, args: dict, ctx: Ctx, meta: dict, **extra: Any) -> dict:
         clash = _RESERVED & set(ctx.fields)
@@ -110,6 +117,7 @@ class Engine:
             event[OVERRIDE] = {"reason": ctx.override, "waived": list(ctx.waived)}
         event.update(extra)
         event["changes"] = ctx.changes
+        fill(event, ROLES[kind], self.state)  # (the state is as it was before the command: ctx rolled it back)
         self._last_rolls = (event, ctx.roll_objects)
         return event
 
@@ -200,13 +208,15 @@ class Engine:
         target = self.history.latest_action()
         if target is None:
             raise Refused("there is nothing to undo")
-        return {"seq": seq, "kind": UNDO, **self._meta(), "undoes": target["seq"], "what": target["kind"]}
+        return fill({"seq": seq, "kind": UNDO, **self._meta(), "undoes": target["seq"], "what": target["kind"]},
+                    KEEPERS, self.state)
 
     def decide_redo(self, seq: int) -> dict:
         target = self.history.latest_undone()
         if target is None:
             raise Refused("there is nothing to redo")
-        return {"seq": seq, "kind": REDO, **self._meta(), "redoes": target["seq"], "what": target["kind"]}
+        return fill({"seq": seq, "kind": REDO, **self._meta(), "redoes": target["seq"], "what": target["kind"]},
+                    KEEPERS, self.state)
 
 
 def _charge_luck(ctx: Ctx) -> None:
@@ -226,9 +236,9 @@ def _charge_luck(ctx: Ctx) -> None:
 
 def play(state: dict, rules: Rules, kind: str, args: Mapping[str, Any], rng: random.Random, *,
          recorded: Mapping[str, dict] | None = None, extra_luck: Mapping[str, list] | None = None) -> Play:
-    """Play command ``kind`` on ``state`` in place and keep what it changed: a simulation's fast path (the danger
-    forecast plays thousands of fights). The same command as ``Engine.decide`` runs, but no event is made and
-    nothing is recorded (see ``Play``); refused, the state is as it was. ``recorded`` and ``extra_luck`` re-run
+    """Play command ``kind`` on ``state`` in place and keep what it changed, for a simulation (the danger
+    forecast). The same command as ``Engine.decide`` runs, but no event is made and nothing is recorded (see
+    ``Play``); refused, the state is as it was. ``recorded`` and ``extra_luck`` re-run
     it with the faces a first run rolled plus luck dice, which are charged to their players as
     ``Engine.decide_luck`` charges them. Returns the context (its ``roll_objects``: the rolls made)."""
     fn = COMMANDS.get(kind)
@@ -238,12 +248,7 @@ def play(state: dict, rules: Rules, kind: str, args: Mapping[str, Any], rng: ran
         args, override = _split_override(args)
     else:
         override = None
-    names = (fn, tuple(args))
-    if names not in _BOUND:  # which arguments a command takes depends on their names alone: checked once
-        _bind(kind, fn, args)
-        if len(_BOUND) > 4096:
-            _BOUND.clear()
-        _BOUND.add(names)
+    _bind(kind, fn, args)
     ctx = Play(state, rules, rng, kind, args, recorded=recorded, extra_luck=extra_luck)
     ctx.override = override
     try:
@@ -267,28 +272,19 @@ def _split_override(args: Mapping[str, Any]) -> tuple[dict, str | None]:
     return own, override
 
 
-_SIGNATURES: dict = {}
-_BOUND: set = set()
-
-
 def _bind(kind: str, fn, args: Mapping) -> None:
-    """Refuse arguments the command does not take, or a required one left out, naming it and the accepted ones
-    (a command with ``**options`` checks its own options)."""
-    sig = _SIGNATURES.get(fn)
-    if sig is None:
-        params = list(inspect.signature(fn).parameters.values())[1:]  # after ctx
-        named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        sig = _SIGNATURES[fn] = ([p.name for p in named], [p.name for p in named if p.default is p.empty],
-                                 any(p.kind == p.VAR_KEYWORD for p in params))
-    names, required, open_ended = sig
-    takes = f"{kind} takes: {', '.join(names) or 'nothing'}" + (", and options" if open_ended else "")
-    if not open_ended:
-        unknown = [a for a in args if a not in names]
-        if unknown:
-            raise Refused(f"{kind} has no argument {', '.join(map(repr, unknown))} ({takes})")
-    missing = [n for n in required if n not in args]
-    if missing:
-        raise Refused(f"{kind} needs {', '.join(map(repr, missing))} ({takes})")
+    """Refuse arguments the command does not take, or a required one left out, naming it and the accepted ones:
+    its parameters and the options it declares (``command(kind, options=...)``); a command with ``**options`` and
+    no declaration checks its own."""
+    takes = fn.takes
+    if (takes.open_ended or takes.names.issuperset(args)) and takes.required.issubset(args):
+        return
+    said = f"{kind} takes: {', '.join(takes.order) or 'nothing'}" + (", and options" if takes.open_ended else "")
+    unknown = [] if takes.open_ended else [a for a in args if a not in takes.names]
+    if unknown:
+        raise Refused(f"{kind} has no argument {', '.join(map(repr, unknown))} ({said})")
+    missing = [n for n in takes.order if n in takes.required and n not in args]
+    raise Refused(f"{kind} needs {', '.join(map(repr, missing))} ({said})")
 
 
 # ---------------------------------------------------------------- deciding a logged event again

@@ -6,10 +6,9 @@ from typing import Any, Mapping
 
 from ..events import clone
 from ..model import PARTY, STATUS_ALIVE, is_alive, is_dead
-from . import effects
 from .base import Ctx, command, data_items
 from .gear import add_to_sheet, items_to_gear, refit_armor
-from .queries import find_choice, raisable_skills
+from .queries import find_choice, healing_banned, raisable_skills
 
 __all__ = ["items_to_gear", "level_up_in", "add_delver", "choose", "level_up"]
 
@@ -23,7 +22,7 @@ def _pick_option(ctx: Ctx, who: str, choice_id: str, choice: Mapping, picked: An
     return picked, options[picked]
 
 
-@command("add_delver")
+@command("add_delver", targets=("who",))
 def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
                choices: Mapping[str, str] | None = None, seat: int | None = None) -> None:
     """A new delver: the class's level-1 block applied, everything random rolled and recorded."""
@@ -190,8 +189,7 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
     gained = delver["max_hearts"] - before
     held = None
     if gained > 0 and ctx.core["level_up"]["hearts_gained_heal"]:
-        guards = effects.HEAL_GUARDS.now(ctx.state)
-        held = next((m for m in (guard(ctx, delver["name"]) for guard in guards) if m), None)
+        held = healing_banned(ctx, delver["name"])
     if is_alive(delver) and held is None:
         delver["hearts"] = max(0, delver["hearts"] + gained)
     delver["level"] = new
@@ -220,7 +218,7 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
     return out
 
 
-@command("choose")
+@command("choose", actor="who")
 def choose(ctx: Ctx, who: str, choice: str, option: str) -> None:
     """Record a player's choice from a level (a specialty, a technique, an oath, an expertise)."""
     d = ctx.delver(who)
@@ -246,7 +244,7 @@ def choose(ctx: Ctx, who: str, choice: str, option: str) -> None:
     ctx.out(who=who, choice=choice, option=option)
 
 
-@command("level_up")
+@command("level_up", targets=("who",))
 def level_up(ctx: Ctx, who: str) -> None:
     """Grant the next level now (the keeper's call, e.g. a milestone); the cap still holds."""
     d = ctx.delver(who)

@@ -24,7 +24,7 @@ import os
 from typing import Any, Callable, Iterable, Mapping
 
 from .. import statecheck
-from ..engine import COMMANDS, Engine, Refused, Unrecorded, redecide
+from ..engine import COMMANDS, Engine, Refused, Unrecorded, redecide, upgrade_event
 from ..events import EVENT_VERSION, REDO, UNDO, History, Ledger, apply_changes, clone, replay
 from ..rules.schema import show
 from .errors import StoreError
@@ -45,9 +45,9 @@ _MISSING = object()
 
 def upgraded(event: dict, state_before: dict) -> dict:
     """An event written in an older format (``"v"`` below ``events.EVENT_VERSION``) in today's, given the state
-    before it: the one place a log's event is upgraded, before it is compared or folded. Every format so far is
-    today's."""
-    return event
+    before it (``engine.upgrade_event``): the one place a log's event is upgraded, before it is compared or
+    folded."""
+    return upgrade_event(event, state_before)
 
 
 def _short(value: Any, limit: int = 160) -> str:
