@@ -302,30 +302,16 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _validate(path: Path) -> tuple[list, list[str], int | None]:
-    """(every problem, what opening noted, the number of events or None) for a campaign folder: the files read
-    strictly (every line of the log, every field of campaign.yaml), then, if they read well, the campaign opened
-    read-only (the checks play makes) and every event decided again by the rules (``store.playcheck``)."""
-    from delvebook.campaign import Campaign
-    from delvebook.store import StoreError, validate
-    from delvebook.store.playcheck import play_problems
-    problems = list(validate(path))
-    if problems:
-        return problems, [], None
-    from delvebook.store import CampaignStore
-    try:
-        store = CampaignStore.open(path, read_only=True)
-        camp = Campaign.open(store)
-    except StoreError as err:
-        return [err], [], None
-    with camp:
-        found = play_problems(camp.rules, camp.setup, camp.events, file=Path(path) / "log.yaml",
-                              line_of=store.line_of)
-        return found, camp.problems, len(camp.events)
+    """(every problem, what the last writer noted, the number of events or None) for a campaign folder:
+    ``store.validation.check_folder``, the one check ``Campaign.open`` runs, with every bad line listed."""
+    from delvebook.store.validation import check_folder
+    found = check_folder(path)
+    return found.problems, found.notes, found.events
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    """Every problem in the folder's files (the same checks ``Campaign.open`` makes, and more), then, if there
-    are none, every event decided again by the rules. Printed one a line, control characters escaped."""
+    """Every problem in the folder's files and its log, as ``Campaign.open`` judges them (the log's lines written
+    by hand decided again by the rules). Printed one a line, control characters escaped."""
     path = Path(args.path)
     try:
         problems, notes, n = _validate(path)

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from .store.folder import fsync_dir
+from .store.files import fsync_dir
 
 __all__ = ["Refused", "write_file", "read_file", "replace_folder", "markdown_text", "markdown_code"]
 
