@@ -17,9 +17,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "delvebook"
 # Layers, lowest first; a module may import its own layer and the layers below it.
 LAYERS = {
     "core": {"dice", "distribution", "rules", "rules.schema", "model", "events", "roles", "engine", "narrate", "extras",
-             "statecheck"},
+             "statecheck", "names"},
     "store": {"yamlsafe", "rules.load", "store", "publish", "holder"},
-    "campaign": {"campaign", "preparation", "forecast"},
+    "campaign": {"campaign", "forecast"},
     "views": {"analysis", "typed_columns", "charts", "report", "players", "table", "widgets", "cli", "share",
               "export", "lite", "__main__"},
 }

@@ -78,7 +78,10 @@ def test_each_preparation_is_one_event_on_disk_told_undone_and_kept_through_a_re
     (dict(name="Imp", hearts=3, damage="2x"), "damage", "expected dice"),
     (dict(name="Imp", hearts=3, armor={"av": 1}), "armor.dv", "missing"),
     (dict(name="Goblin", hearts=3), "name", "already a foe type 'goblin'"),
-    (dict(name="Bog Goblin", hearts=3, id="marsh_thing"), "name", "'bog_goblin' is already called"),
+    (dict(name="Bog Goblin", hearts=3, id="marsh_thing"), "name", r"'Bog goblin' \(bog_goblin\) is already a foe "
+                                                                 "type that reads the same"),
+    (dict(name="B\u043eg goblin", hearts=3, id="marsh_thing"), "name", "reads the same"),  # a Cyrillic o
+    (dict(name="Bog\u200bhag", hearts=3), "name", "an invisible character"),
 ])
 def test_a_foe_type_typed_wrong_is_refused_naming_its_field_and_nothing_is_recorded(tmp_path, bad, field, says):
     shutil.copytree(CAMPAIGNS / "the-sunken-keep", tmp_path / "keep")

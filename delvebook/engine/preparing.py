@@ -15,9 +15,10 @@ from typing import Any, Mapping
 
 from ..rules.prepared import (ROLL_DEPTH, TRUE_NAMES, encounter_problems, entry_for, normal_foes, parse_range,
                               range_text, slug, table_cycles, table_problems)
+from ..names import NameIndex, look_alike, name_problem
 from ..rules.schema import foe_problems
 from .base import Ctx, Invalid, command
-from .queries import drawn, encounters, foe_id, foe_type, foe_types, roll_table, roll_tables
+from .queries import drawn, encounters, foe_type, foe_types, roll_table, roll_tables
 
 __all__ = ["retire_delver", "set_seats", "prepare_foe", "remove_foe", "prepare_encounter", "remove_encounter",
            "prepare_table", "remove_table", "roll_on_table", "reset_table", "REROLLS"]
@@ -51,9 +52,34 @@ def _new_id(ctx: Ctx, given: Any, name: str, taken, what: str, change: bool) -> 
 
 
 def _name(ctx: Ctx, name: Any, what: str) -> str:
+    """The name typed, stripped, that ``names.name_problem`` accepts (the one check of a name, alone)."""
     if not isinstance(name, str) or not name.strip():
         raise Invalid(f"a {what} needs a name", "name")
+    problem = name_problem(name.strip(), f"a {what}'s name")
+    if problem is not None:
+        raise Invalid(problem, "name")
     return name.strip()
+
+
+def _reads_free(name: str, own: str, entries: Mapping, what: str, index: NameIndex | None = None) -> None:
+    """Refuse ``name`` when another entry that stands (not ``own``, the one being changed) is called a name that
+    reads the same (``names.look_alike``: case, NFKC, the common confusables). ``index`` holds the rules' names (a
+    bestiary of thousands: one step) by id, beside the table's own entries (``entries.over``, a handful)."""
+    others = {}
+    over = getattr(entries, "over", None)
+    if index is not None:
+        hit = index.find(name)
+        fid = index.what(hit) if hit is not None else None
+        if fid is not None and fid != own and fid in entries and (over is None or fid not in over):
+            others[str(entries[fid].get("name", fid))] = fid
+    for key in (over if over is not None else entries):
+        entry = entries[key] if key in entries else None
+        if key != own and entry is not None:
+            others[str(entry.get("name", key))] = key
+    other = look_alike(name, others)
+    if other is not None:
+        raise Invalid(f"{other!r} ({others[other]}) is already a {what} that reads the same as {name!r}: name this "
+                      "one differently", "name")
 
 
 # ---------------------------------------------------------------- the party
@@ -111,9 +137,7 @@ def prepare_foe(ctx: Ctx, name: str, hearts: Any = None, attack_bonus: Any = 0, 
     ctx.invalid(foe_problems(entry))
     types = foe_types(ctx.state, ctx.rules)
     fid = _new_id(ctx, id, name, types, "foe type", change)
-    same = foe_id(ctx.state, ctx.rules, name)
-    if same is not None and same != fid:
-        raise Invalid(f"{same!r} is already called {name!r}: name this one differently", "name")
+    _reads_free(name, fid, types, "foe type", ctx.rules.foe_name_index)
     _set(ctx, "foes", fid, entry)
     ctx.out(id=fid, name=name, new=not change, hearts=entry["hearts"])
 
@@ -148,7 +172,9 @@ def prepare_encounter(ctx: Ctx, name: str, foes: list, id: str | None = None, no
     types = foe_types(ctx.state, ctx.rules)
     ctx.invalid(encounter_problems(entry, types))
     entry["foes"] = _merged(listed)
-    eid = _new_id(ctx, id, name, encounters(ctx.state, ctx.rules), "prepared encounter", change)
+    found = encounters(ctx.state, ctx.rules)
+    eid = _new_id(ctx, id, name, found, "prepared encounter", change)
+    _reads_free(name, eid, {k: found[k] for k in found}, "prepared encounter")
     _set(ctx, "encounters", eid, entry)
     ctx.out(id=eid, name=name, new=not change, foes=entry["foes"])
 
@@ -187,6 +213,7 @@ def prepare_table(ctx: Ctx, name: str, dice: str, entries: list, id: str | None 
         entry["note"] = note
     tables = roll_tables(ctx.state, ctx.rules)
     tid = _new_id(ctx, id, name, tables, "roll table", change)
+    _reads_free(name, tid, {k: tables[k] for k in tables}, "roll table")
     ctx.invalid(table_problems(entry, (), set(tables) | {tid}))
     entry["entries"] = [{k: v for k, v in e.items() if v is not None} for e in entries]
     laid = {k: tables[k] for k in tables}

@@ -165,6 +165,13 @@ class Rules:
         return MappingProxyType(out)
 
     @cached_property
+    def foe_name_index(self):
+        """The bestiary's names (``names.NameIndex``, each with its id), to ask in one step whether a new foe type's
+        name reads the same as one there (case, NFKC, the common confusables)."""
+        from ..names import NameIndex
+        return NameIndex({str(foe.get("name", fid)): fid for fid, foe in self.bestiary.items()})
+
+    @cached_property
     def encounters(self) -> Mapping:
         """The encounters the campaign prepared in campaign.yaml, by id, as written (``{name, foes, note}``)."""
         return MappingProxyType(dict(self._data.get("encounters") or {}))

@@ -31,7 +31,7 @@ from typing import Any, Iterable
 
 from ..dice import DiceError, parse as _parse_dice
 from ..distribution import distribution
-from .problem import Problem, show
+from .schema.words import ENCOUNTER_MAX_FOES, Problem, show
 
 __all__ = ["TABLE_FIELDS", "ENTRY_FIELDS", "MAX_ENTRIES", "MAX_TOTALS", "ROLL_DEPTH", "TRUE_NAMES",
            "table_problems", "table_cycles", "parse_range", "range_text", "entry_for", "true_names_table",
@@ -46,8 +46,6 @@ MAX_ENTRIES = 1000
 MAX_TOTALS = 1000
 """Totals a table's formula may roll (d66: 36; d1000: a thousand): each must find its entry."""
 
-ENCOUNTER_MAX_FOES = 100
-"""Foes in one prepared encounter, counts added up (a table fights a handful; 20,000 took the engine 100 s)."""
 ROLL_DEPTH = 8
 """Tables rolled one inside another at most (a result rolling on a table whose result rolls on another...)."""
 TRUE_NAMES = "true_names"

@@ -12,6 +12,7 @@ from ...model import creatures, present
 from ...narrate import money, plural
 from .encounters import encounters_section
 from .fight import fight_starts
+from .phones import phones_card
 from .preparing import bestiary_section, keeper_tab, party_section, tabs
 from .rolltables import tables_section
 from .shared import UI, clock, combatant_names, field_, foe_field, hearts_label, option
@@ -136,6 +137,7 @@ def _at_the_table(camp, ui: UI) -> dict:
         field_("count", "number", "how many", 1, min=1)],
         "submit": {"label": "Give", "intent": {"do": "give", "where": "keeper:give"}}}
     out["npcs"] = _npcs(camp, ui)
+    out["phones"] = phones_card(camp, ui)
     return out
 
 

@@ -1,5 +1,6 @@
 """The keeper's API for preparing an evening (a part of ``Campaign``): the party's seats and retirements, the
-bestiary's foe types, prepared encounters, roll tables and rolls on them, and the forecast's tuner.
+bestiary's foe types, prepared encounters, roll tables and rolls on them, and how deadly a fight is (the danger
+forecast, played at once or a slice at a time, and its tuner).
 
 Each is one campaign call -> one event (``engine.preparing``), written to the log, undoable, told by the narrator.
 What stands is campaign.yaml's preparation with the table's laid over, id by id (``engine.queries.prepared``):
@@ -20,20 +21,20 @@ class Preparing:
     @property
     def foe_types(self) -> Mapping:
         """Every foe type by id (the bestiary: shipped, house rules, campaign.yaml, the table's), read-only."""
-        from .engine.queries import foe_types
+        from ..engine.queries import foe_types
         return foe_types(self.state, self.rules)
 
     @property
     def roll_tables(self) -> Mapping:
         """Every roll table by id (the namer's true names, campaign.yaml's, the table's), read-only."""
-        from .engine.queries import roll_tables
+        from ..engine.queries import roll_tables
         return roll_tables(self.state, self.rules)
 
     @property
     def prepared_encounters(self) -> dict[str, dict]:
         """Encounters prepared in campaign.yaml or by the table, by id: ``name``, ``foes`` (one entry per foe, counts
         expanded), ``note``; ``camp.encounter(id)`` starts one."""
-        from .engine.queries import encounter_foes, encounters
+        from ..engine.queries import encounter_foes, encounters
         return {eid: {"name": enc.get("name") or eid, "foes": encounter_foes(enc), "note": enc.get("note")}
                 for eid, enc in encounters(self.state, self.rules).items()}
 
@@ -96,6 +97,37 @@ class Preparing:
         """A table drawn without replacement made whole again."""
         return self.act("reset_table", table=table)
 
+    # ---- how deadly a fight is
+    def danger(self, foes: Any = None, fights: int = 2000, seed: int | None = None, **options: Any):
+        """How deadly a fight is, before the first roll: up to ``fights`` fights of the party as it stands against
+        ``foes`` (bestiary ids or specs, or a prepared encounter's id; None: the fight running now, from where it
+        stands), played by the rules in memory. Nothing is written to the campaign. Returns a
+        ``forecast.Danger``; ``options``: ``policy``, ``precision``, ``progress``, ``workers``, ``name``,
+        ``sitting_out`` (delvers who do not fight: a what-if) (see ``delvebook.forecast.forecast``)."""
+        from ..forecast import forecast
+        foes, name = self._danger_foes(foes, options.pop("name", None))
+        return forecast(self.rules, self.state, foes, name=name, fights=fights, seed=seed,
+                        campaign=self._store.campaign, **options)
+
+    def danger_job(self, foes: Any = None, fights: int = 2000, seed: int | None = None, **options: Any):
+        """The forecast ``danger`` gives, played a slice at a time (a ``forecast.Job``: ``job.step(seconds)``,
+        ``job.danger()`` so far, ``job.cancel()``): what a view drives between its messages, so the kernel keeps
+        answering clicks while it runs. Nothing is written to the campaign."""
+        from ..forecast import Job
+        foes, name = self._danger_foes(foes, options.pop("name", None))
+        return Job(self.rules, self.state, foes, name=name, fights=fights, seed=seed, campaign=self._store.campaign,
+                   **options)
+
+    def _danger_foes(self, foes: Any, name: str | None) -> tuple[list | None, str | None]:
+        prepared = self.prepared_encounters
+        if isinstance(foes, str):
+            if foes not in prepared:
+                from ..engine import Refused
+                raise Refused(f"there is no prepared encounter {foes!r} (prepared: {', '.join(prepared) or 'none'});"
+                              " name foes as a list of bestiary ids")
+            return prepared[foes]["foes"], name or prepared[foes]["name"]
+        return (None if foes is None else list(foes)), name
+
     # ---- tuning an encounter
     def tune(self, foe: str, target: str = "nobody dies", base: Any = None, **options: Any):
         """How many ``foe`` (a foe type's id or name) meet ``target`` ("nobody dies": the chance of a death at most
@@ -106,9 +138,9 @@ class Preparing:
 
     def tuner(self, foe: str, target: str = "nobody dies", base: Any = None, **options: Any):
         """``tune``, played a slice at a time (``step(seconds)``, ``cancel()``): what a view drives."""
-        from .engine import Refused
-        from .engine.queries import foe_id
-        from .forecast import Tuner
+        from ..engine import Refused
+        from ..engine.queries import foe_id
+        from ..forecast import Tuner
         fid = foe_id(self.state, self.rules, foe)
         if fid is None:
             raise Refused(f"there is no foe type {foe!r} in the bestiary")
