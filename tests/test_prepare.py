@@ -68,6 +68,7 @@ def test_each_preparation_is_one_event_on_disk_told_undone_and_kept_through_a_re
         fight = camp.encounter("the_hag_s_hut")
         assert [f.name for f in fight.foes] == ["Bog hag 1", "Goblin 1", "Goblin 2"]
         assert "A fight begins (The hag's hut)" in told(camp), "the fight is called by the encounter's name"
+        assert camp.events[-1]["name"] == "The hag's hut", "(so the log says it once the encounter is dropped)"
     finally:
         camp.close()
 

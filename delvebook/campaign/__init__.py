@@ -512,7 +512,7 @@ class Campaign(Preparing):
         encounter id from campaign.yaml)."""
         prepared = self.prepared_encounters
         if isinstance(foes, str) and foes in prepared:
-            name = name or foes
+            name = name or prepared[foes]["name"]  # its name, or its id where campaign.yaml gives none
             foes = prepared[foes]["foes"]
         self.act("encounter", foes=list(foes), name=name, keeper_override=keeper_override)
         return Fight(self)

@@ -77,7 +77,9 @@ def fight_bar(camp, ui: UI, now: str | None) -> dict | None:
         status = f"Round {enc['round']} · {turn} · {now or '-'} acts"
     standing_foes = [f["name"] for f in enc["foes"].values() if not is_dead(f)]
     # the prepared encounter's note is the keeper's (what the foes plan, what a check would find)
-    note = (camp.prepared_encounters.get(enc["name"]) or {}).get("note") or "" if keeper else ""
+    prepared = camp.prepared_encounters  # started from one: by its id, or its name
+    started = prepared.get(enc["name"]) or next((e for e in prepared.values() if e["name"] == enc["name"]), {})
+    note = started.get("note") or "" if keeper else ""
     out = {"running": True, "name": fight_name(enc["name"], camp), "round": enc["round"], "status": status,
            "note": note, "order": order, "foes": _foes(camp, ui, now), "standing": len(standing_foes)}
     if keeper:
