@@ -19,16 +19,16 @@ import weakref
 from fractions import Fraction
 from typing import Any, Callable, Mapping
 
-from .extras import require
+from ..extras import require
 
 require("analysis", "delvebook.analysis", "pandas")  # before the imports: names the extra
 
 import numpy as np
 import pandas as pd
 
-from .campaign import Campaign
-from .events import standing as events_standing
-from .model import STATUS_DEAD
+from ..campaign import Campaign
+from ..events import standing as events_standing
+from ..model import STATUS_DEAD
 
 __all__ = ["frames", "events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness",
            "levels", "chi_squared_p", "fairness_verdict", "face_probabilities", "FAIR_LEVEL", "FRAME_NAMES"]
@@ -255,7 +255,7 @@ def _levels_frame(rules) -> pd.DataFrame:
 
 def face_probabilities(sides: int) -> list[Fraction]:
     """The exact chance of each face 1..sides of a fair die."""
-    from .distribution import odds
+    from ..distribution import odds
     probs = odds(f"d{sides}").probabilities()
     return [probs.get(f, Fraction(0)) for f in range(1, sides + 1)]
 
@@ -606,7 +606,7 @@ class _DicePlan:
     def dice(self, expr: str, faces: list) -> list[tuple[int, bool]]:
         plan = self.plans.get(expr, False)
         if plan is False:
-            from .dice import parse
+            from ..dice import parse
             ex = parse(expr)
             if any(t.keep for t in ex.terms):
                 plan = None
@@ -616,7 +616,7 @@ class _DicePlan:
             self.plans[expr] = plan
         if plan is not None and len(plan) == len(faces):
             return list(plan)
-        from .dice import parse
+        from ..dice import parse
         return [(d.sides, d.kept) for d in parse(expr).roll(faces=faces).dice]
 
 
