@@ -16,6 +16,7 @@ CHARTS = {
     "xp_progress": charts.xp_progress,
     "xp_by_session": lambda f, **kw: charts.xp_progress(f, by="session", **kw),
     "heart_history": charts.heart_history,
+    "hearts_by_session": charts.hearts_by_session,
     "hardest_fight": lambda f, **kw: charts.heart_history(f, encounter=charts._hardest_fight(f), **kw),
     "dice_fairness": charts.dice_fairness,
     "damage": charts.damage,

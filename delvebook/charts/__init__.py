@@ -1,4 +1,5 @@
-"""Plotly charts of a campaign: XP progress, heart history, dice fairness, damage, luck.
+"""Plotly charts of a campaign: XP progress, heart history (each delver session by session), dice fairness,
+damage, luck.
 
 Every function takes a Campaign, a campaign folder, or the dict from ``delvebook.analysis.frames`` and
 returns a ``plotly.graph_objects.Figure`` (not shown), so it can be restyled before ``fig.show()``. Each
@@ -21,10 +22,10 @@ import plotly.graph_objects as go  # noqa: E402
 from .common import KEEPER_COLOR, PALETTE, delver_colors, player_colors  # noqa: E402
 from .damage import damage  # noqa: E402
 from .dice import dice_fairness, luck  # noqa: E402
-from .hearts import heart_history  # noqa: E402
+from .hearts import heart_history, hearts_by_session, session_bands  # noqa: E402
 from .xp import xp_progress  # noqa: E402
 
-__all__ = ["xp_progress", "heart_history", "dice_fairness", "damage", "luck", "delver_colors", "player_colors",
+__all__ = ["xp_progress", "heart_history", "hearts_by_session", "session_bands", "dice_fairness", "damage", "luck", "delver_colors", "player_colors",
            "PALETTE", "KEEPER_COLOR", "REPORT"]
 
 
@@ -48,7 +49,7 @@ def _hardest_fight_hearts(f: Mapping[str, pd.DataFrame]) -> go.Figure | None:
 REPORT: list[tuple[str, Any]] = [
     ("XP progress", lambda f: xp_progress(f, by="event")),
     ("XP by session", lambda f: xp_progress(f, by="session")),
-    ("Hearts across the campaign", heart_history),
+    ("Hearts across the campaign", hearts_by_session),
     ("Hearts in the hardest fight", _hardest_fight_hearts),
     ("Dice fairness", dice_fairness),
     ("Damage", damage),

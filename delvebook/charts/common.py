@@ -13,7 +13,8 @@ import plotly.io as pio
 
 from .. import analysis
 
-__all__ = ["PALETTE", "KEEPER_COLOR", "delver_colors", "player_colors"]
+__all__ = ["PALETTE", "KEEPER_COLOR", "delver_colors", "player_colors", "frames_of", "names_in", "thresholds", "esc",
+           "escs", "numbers", "templated", "ink_of"]
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
            "#bcbd22", "#7f7f7f", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd")
@@ -22,10 +23,11 @@ KEEPER_COLOR = "#555555"
 
 
 def frames_of(x: Any) -> dict[str, pd.DataFrame]:
+    """The shared frames of a Campaign, a folder or a dict of frames already built (read them, do not change them)."""
     return analysis.frames(x, copy=False)
 
 
-def _names(values: Iterable) -> list[str]:
+def names_in(values: Iterable) -> list[str]:
     seen: dict[str, None] = {}
     for v in values:
         if isinstance(v, str) and v not in seen:
@@ -37,9 +39,9 @@ def delver_colors(x: Any) -> dict[str, str]:
     """Each delver's colour: the same in every chart of a campaign (seat order, then recruits as they join)."""
     if isinstance(x, Mapping) and "hearts" in x:
         h = x["hearts"]
-        names = _names(h.loc[h["side"] == "party", "who"].astype(object))
+        names = names_in(h.loc[h["side"] == "party", "who"].astype(object))
     elif isinstance(x, (list, tuple)):
-        names = _names(x)
+        names = names_in(x)
     else:
         return delver_colors(frames_of(x))
     return {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
@@ -59,30 +61,30 @@ def player_colors(x: Any) -> dict[str, str]:
     return out
 
 
-def _thresholds(f: Mapping[str, pd.DataFrame]) -> dict[int, int]:
+def thresholds(f: Mapping[str, pd.DataFrame]) -> dict[int, int]:
     """XP each level above the first starts at, from the campaign's rules (the ``levels`` frame)."""
     lv = f["levels"]
     return {int(a): int(b) for a, b in zip(lv["level"], lv["xp"]) if int(b) > 0}
 
 
-def _esc(v: Any) -> str:
+def esc(v: Any) -> str:
     return html.escape(str(v))
 
 
-def _escs(values: Iterable) -> list[str]:
+def escs(values: Iterable) -> list[str]:
     """Each value as escaped text (once per distinct value: a log repeats its reasons and sources)."""
     cache: dict[Any, str] = {}
-    return [cache[v] if v in cache else cache.setdefault(v, _esc(v)) for v in values]
+    return [cache[v] if v in cache else cache.setdefault(v, esc(v)) for v in values]
 
 
-def _numbers(*columns: Sequence) -> np.ndarray:
+def numbers(*columns: Sequence) -> np.ndarray:
     """Columns of whole numbers side by side, for a hover template's ``customdata``: integers (plotly sends them
     as a compact typed array), or floats with NaN where a value is missing."""
     data = np.column_stack([pd.array(c, dtype="Float64").to_numpy(dtype=float, na_value=np.nan) for c in columns])
     return data if np.isnan(data).any() else data.astype(np.int64)
 
 
-def _templated(fig: go.Figure, template: Any) -> go.Figure:
+def templated(fig: go.Figure, template: Any) -> go.Figure:
     """The figure with ``template`` if the caller named one; otherwise it keeps plotly's default (what
     ``plotly.io.templates.default`` was when it was made: a dark-theme user gets dark charts)."""
     if template is not None:
@@ -90,7 +92,7 @@ def _templated(fig: go.Figure, template: Any) -> go.Figure:
     return fig
 
 
-def _ink(template: Any) -> str:
+def ink_of(template: Any) -> str:
     """A colour for outlines and marks that reads on the template's background: the template's font colour."""
     name = pio.templates.default if template is None else template
     try:

@@ -6,7 +6,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from .common import _escs, _templated, delver_colors, frames_of
+from .common import escs, templated, delver_colors, frames_of
 
 __all__ = ["damage"]
 
@@ -25,7 +25,7 @@ def damage(camp: Any, template: Any = None) -> go.Figure:
     taken_v = [int(taken.get(n, 0)) for n in names]
     absorbed_v = [int(absorbed.get(n, 0)) for n in names]
     fig = go.Figure()
-    who = _escs(names)
+    who = escs(names)
     fig.add_trace(go.Bar(x=names, y=dealt_v, name="damage dealt", marker_color=[colors[n] for n in names],
                          hovertext=who, hovertemplate="<b>%{hovertext}</b> dealt %{y} hearts of damage<extra></extra>",
                          offsetgroup="dealt"))
@@ -39,4 +39,4 @@ def damage(camp: Any, template: Any = None) -> go.Figure:
                          "<extra></extra>", offsetgroup="taken"))
     fig.update_layout(title="Damage dealt and taken by each delver", xaxis_title="delver",
                       yaxis_title="hearts of damage", barmode="group")
-    return _templated(fig, template)
+    return templated(fig, template)

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .. import analysis
-from .common import KEEPER_COLOR, _esc, _escs, _ink, _names, _templated, frames_of, player_colors
+from .common import KEEPER_COLOR, esc, escs, ink_of, names_in, templated, frames_of, player_colors
 
 __all__ = ["dice_fairness", "luck"]
 
@@ -18,7 +18,7 @@ def dice_fairness(camp: Any, template: Any = None) -> go.Figure:
     chi-squared test in words: within what fair dice do 9 times in 10, or not. ``template``: a plotly template
     to draw with (default: plotly's current default)."""
     f = frames_of(camp)
-    ink = _ink(template)
+    ink = ink_of(template)
     fair = f["fairness"]
     r = f["rolls"]
     pcolors = player_colors(f)
@@ -36,9 +36,9 @@ def dice_fairness(camp: Any, template: Any = None) -> go.Figure:
                 showlegend=(row == 1 or player not in set(fair.loc[fair["sides"] == 20, "player"])),
                 marker_color=pcolors.get(player, KEEPER_COLOR),
                 customdata=np.column_stack([counts, [float(p) for p in probs]]),
-                hovertemplate=f"<b>{_esc(player)}</b> rolled %{{x}} on a D{sides} %{{customdata[0]}} times of "
+                hovertemplate=f"<b>{esc(player)}</b> rolled %{{x}} on a D{sides} %{{customdata[0]}} times of "
                 f"{counts.sum()} (%{{y:.1%}}; fair: %{{customdata[1]:.1%}})<extra></extra>"), row=row, col=1)
-            lines.append(f"{_esc(player)}, D{sides} ({s['rolls']} rolls): {_esc(verdict)} "
+            lines.append(f"{esc(player)}, D{sides} ({s['rolls']} rolls): {esc(verdict)} "
                          f"(χ² {s['chi2']:.1f}, p = {s['p_value']:.2f})")
         fig.add_trace(go.Scatter(x=list(range(1, sides + 1)), y=[float(p) for p in probs], mode="lines+markers",
                                  name="fair dice (exact)", legendgroup="fair", showlegend=(row == 1),
@@ -56,7 +56,7 @@ def dice_fairness(camp: Any, template: Any = None) -> go.Figure:
         meta={"verdicts": lines, "luck_dice_included": bool(r["luck"].any())})
     fig.add_annotation(text="<br>".join(lines), xref="paper", yref="paper", x=0, y=-0.08, xanchor="left",
                        yanchor="top", showarrow=False, align="left", font=dict(size=11))
-    return _templated(fig, template)
+    return templated(fig, template)
 
 
 def luck(camp: Any, template: Any = None) -> go.Figure:
@@ -66,7 +66,7 @@ def luck(camp: Any, template: Any = None) -> go.Figure:
     f = frames_of(camp)
     lk = f["luck"]
     pcolors = player_colors(f)
-    players = [p for p in pcolors if p != "keeper"] + _names(
+    players = [p for p in pcolors if p != "keeper"] + names_in(
         p for p in lk["player"].astype(object) if p not in pcolors)
     fig = go.Figure()
     styles = {"turned to success": ("", 1.0), "turned to failure": ("x", 0.85), "changed the total only": (".", 0.45)}
@@ -75,9 +75,9 @@ def luck(camp: Any, template: Any = None) -> go.Figure:
         counts = sub.groupby(sub["player"].astype(object)).size()
         ys = [int(counts.get(p, 0)) for p in players]
         fig.add_trace(go.Bar(x=players, y=ys, name=effect, marker_color=[pcolors.get(p, KEEPER_COLOR) for p in players],
-                             marker_pattern_shape=pattern, opacity=opacity, hovertext=_escs(players),
+                             marker_pattern_shape=pattern, opacity=opacity, hovertext=escs(players),
                              customdata=["die" if y == 1 else "dice" for y in ys],
                              hovertemplate=f"<b>%{{hovertext}}</b>: %{{y}} luck %{{customdata}} {effect}<extra></extra>"))
     fig.update_layout(title="Luck dice spent by each player, and what they changed", xaxis_title="player",
                       yaxis_title="luck dice spent", barmode="stack", legend_title_text="the luck die")
-    return _templated(fig, template)
+    return templated(fig, template)
