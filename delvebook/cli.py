@@ -356,7 +356,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from delvebook.extras import MissingExtra
     try:
         from delvebook.report import write_report
-        write_report(args.campaign, out, cdn=args.cdn, progress=progress)
+        write_report(args.campaign, out, cdn=args.cdn, progress=progress, calibration=not args.no_calibration)
     except MissingExtra as err:
         print(f"delvebook report: {err}", file=sys.stderr)
         return 2
@@ -508,11 +508,15 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="one HTML file with a campaign's summary and charts",
                        description="Write one HTML file with a summary table and every chart of a campaign "
-                       "(XP, hearts, dice fairness, damage, luck). It opens offline: plotly.js is embedded "
-                       "unless --cdn.")
+                       "(XP, hearts, dice fairness, damage, luck, and whether the danger forecast was right). It "
+                       "opens offline: plotly.js is embedded unless --cdn. Checking the forecast plays each fight "
+                       "again in memory: minutes on a long campaign the first time, cached after (in "
+                       "$DELVEBOOK_CACHE, else ~/.cache/delvebook).")
     p.add_argument("campaign", metavar="CAMPAIGN", help="campaign folder (opened read-only)")
     p.add_argument("-o", "--output", default="report.html", metavar="FILE", help="where to write (report.html)")
     p.add_argument("--cdn", action="store_true", help="link plotly.js from its CDN (smaller, needs the internet)")
+    p.add_argument("--no-calibration", action="store_true",
+                   help="leave out whether the danger forecast was right (no fight played again)")
 
     p = sub.add_parser("danger", help="how deadly a prepared encounter is: delvebook danger CAMPAIGN ENCOUNTER",
                        description="Play the fight many times in memory (nothing is written to the campaign) and "

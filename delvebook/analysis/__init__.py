@@ -7,8 +7,9 @@ is made from the in-force events only, folded in log order, so a hearts row show
 ``camp.state_at(seq)`` has them.
 
 Each function takes a :class:`~delvebook.Campaign` or a campaign folder (opened read-only, without the
-writer's lock). ``frames(x)`` gives them all as a dict. This module imports pandas; ``import delvebook``
-does not.
+writer's lock). ``frames(x)`` gives them all as a dict. ``calibration(x)`` (``calibrate.py``) sets the danger
+forecast of each fight, made again from the state at its start, beside what happened. This package imports
+pandas; ``import delvebook`` does not.
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ import pandas as pd
 from ..campaign import Campaign
 from ..events import standing as events_standing
 from ..model import STATUS_DEAD
+from .calibrate import Calibration, calibration
 
 __all__ = ["frames", "events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness",
-           "levels", "chi_squared_p", "fairness_verdict", "face_probabilities", "FAIR_LEVEL", "FRAME_NAMES"]
+           "levels", "chi_squared_p", "fairness_verdict", "face_probabilities", "FAIR_LEVEL", "FRAME_NAMES",
+           "calibration", "Calibration"]
 
 FRAME_NAMES = ("events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness", "levels")
 FAIR_LEVEL = 0.10
@@ -879,17 +882,8 @@ def _encounters_frame(encs: dict, dmg: pd.DataFrame, hts: pd.DataFrame) -> pd.Da
     df["foes_dealt"] = total(d["by_side"] == "foes")
     df["foes_taken"] = total(d["target_side"] == "foes")
     df["armor_absorbed"] = total(d["target_side"] == "party", "absorbed")
-    # a death save rolled (or a death) after the fight ended belongs to that fight, if no other began since
-    # in the same session
     h = hts[hts["seq"] > 0]
-    starts = df.sort_values("start_seq")
-    pos = np.searchsorted(starts["start_seq"].to_numpy(dtype=np.int64), h["seq"].to_numpy(), side="right") - 1
-    latest = starts["encounter"].to_numpy(dtype=np.int64)[np.maximum(pos, 0)] if len(starts) else np.zeros(len(h), np.int64)
-    same_session = (starts["session"].to_numpy(dtype="float")[np.maximum(pos, 0)] if len(starts)
-                    else np.zeros(len(h))) == h["session"].to_numpy(dtype="float", na_value=np.nan)
-    after = np.where((pos >= 0) & same_session, latest, -1)
-    enc_h = pd.Series(np.where(h["encounter"].notna(), h["encounter"].fillna(-1).to_numpy(dtype=np.int64), after),
-                      index=h.index)
+    enc_h = _fight_of_hearts(h, df)
 
     def count(mask):
         s = mask.groupby(enc_h).sum()
@@ -901,6 +895,19 @@ def _encounters_frame(encs: dict, dmg: pd.DataFrame, hts: pd.DataFrame) -> pd.Da
     df["deaths"] = count(party & h["death"])
     df["death_saves"] = count(party & h["death_save"])
     return df
+
+
+def _fight_of_hearts(h: pd.DataFrame, encounters: pd.DataFrame) -> pd.Series:
+    """The fight each hearts row belongs to (-1: none): the one it happened in, or, for a death save rolled (or a
+    death) after a fight ended, that fight, if no other began since in the same session."""
+    starts = encounters.sort_values("start_seq")
+    pos = np.searchsorted(starts["start_seq"].to_numpy(dtype=np.int64), h["seq"].to_numpy(), side="right") - 1
+    latest = starts["encounter"].to_numpy(dtype=np.int64)[np.maximum(pos, 0)] if len(starts) else np.zeros(len(h), np.int64)
+    same_session = (starts["session"].to_numpy(dtype="float")[np.maximum(pos, 0)] if len(starts)
+                    else np.zeros(len(h))) == h["session"].to_numpy(dtype="float", na_value=np.nan)
+    after = np.where((pos >= 0) & same_session, latest, -1)
+    return pd.Series(np.where(h["encounter"].notna(), h["encounter"].fillna(-1).to_numpy(dtype=np.int64), after),
+                     index=h.index)
 
 
 def _count_text(kinds: list) -> str:

@@ -1,10 +1,10 @@
 """Plotly charts of a campaign: XP progress, heart history (each delver session by session), dice fairness,
-damage, luck.
+damage, luck, and whether the danger forecast was right (``calibration``).
 
 Every function takes a Campaign, a campaign folder, or the dict from ``delvebook.analysis.frames`` and
 returns a ``plotly.graph_objects.Figure`` (not shown), so it can be restyled before ``fig.show()``. Each
 delver keeps one colour in every chart (``delver_colors``); each player likewise (``player_colors``).
-One module per topic (``xp``, ``hearts``, ``dice``, ``damage``; ``common`` holds what they share); ``REPORT``
+One module per topic (``xp``, ``hearts``, ``dice``, ``damage``, ``reliability``; ``common`` holds what they share); ``REPORT``
 lists the report's charts. This package imports plotly; ``import delvebook`` does not.
 """
 
@@ -23,9 +23,10 @@ from .common import KEEPER_COLOR, PALETTE, delver_colors, player_colors  # noqa:
 from .damage import damage  # noqa: E402
 from .dice import dice_fairness, luck  # noqa: E402
 from .hearts import heart_history, hearts_by_session, session_bands  # noqa: E402
+from .reliability import calibration  # noqa: E402
 from .xp import xp_progress  # noqa: E402
 
-__all__ = ["xp_progress", "heart_history", "hearts_by_session", "session_bands", "dice_fairness", "damage", "luck", "delver_colors", "player_colors",
+__all__ = ["xp_progress", "heart_history", "hearts_by_session", "session_bands", "calibration", "dice_fairness", "damage", "luck", "delver_colors", "player_colors",
            "PALETTE", "KEEPER_COLOR", "REPORT"]
 
 
@@ -46,6 +47,13 @@ def _hardest_fight_hearts(f: Mapping[str, pd.DataFrame]) -> go.Figure | None:
     return None if hardest is None else heart_history(f, encounter=hardest)
 
 
+def _forecast_checked(f: Mapping[str, Any]) -> go.Figure | None:
+    """The reliability chart, when the report calibrated the forecast (``f["calibration"]``) and a fight was
+    forecast."""
+    cal = f.get("calibration")
+    return None if cal is None or not cal.brier["n"].any() else calibration(cal)
+
+
 REPORT: list[tuple[str, Any]] = [
     ("XP progress", lambda f: xp_progress(f, by="event")),
     ("XP by session", lambda f: xp_progress(f, by="session")),
@@ -54,6 +62,8 @@ REPORT: list[tuple[str, Any]] = [
     ("Dice fairness", dice_fairness),
     ("Damage", damage),
     ("Luck", luck),
+    ("Was the forecast right?", _forecast_checked),
 ]
 """The report's charts in order: (title, function of the frames giving a Figure, or None when it does not
-apply). A new chart is one function and one entry here."""
+apply). A new chart is one function and one entry here. A figure's ``layout.meta["notes"]`` ([heading, lines]
+pairs) is written under it as text."""
