@@ -13,8 +13,8 @@ The same walk reads how the fights were played where the policy makes a choice (
 actions delvers take, luck dice, initiative, leaving a fight), so the report can say where the forecast's table and
 the campaign's table differ.
 
-Each forecast plays ``fights`` simulated fights (150: each chance within about ±8 points, which adds at most
-0.0017 to a Brier score) with a seed of its own (the fight's seq), over every core. The forecasts are cached, as
+Each forecast plays ``fights`` simulated fights (100: each chance within about ±10 points; a bin's mean
+forecast is far closer, and the noise adds at most 0.0025 to a Brier score) with a seed of its own (the fight's seq), over every core. The forecasts are cached, as
 a speed-up only, never as the truth: in memory per open campaign, and on disk in the user's cache folder
 (``$DELVEBOOK_CACHE``, else ``$XDG_CACHE_HOME/delvebook``, else ``~/.cache/delvebook``; then ``calibration/``),
 one JSON file named by a digest of the log, the setup, the rules, the forecast's settings and the source of the
@@ -47,9 +47,9 @@ from ..forecast import FightView, Policy, default_workers, forecast, wilson
 
 __all__ = ["calibration", "Calibration", "QUANTITIES", "FIGHTS", "cache_folder"]
 
-FIGHTS = 150
-"""Simulated fights a forecast: each chance within about ±8 points (95%); the long delve's 606 fights in about a
-minute and a half on two busy cores."""
+FIGHTS = 100
+"""Simulated fights a forecast: each chance within about ±10 points (95%); the long delve's 606 fights in about 45 s
+of processor time (bench/calibration.py)."""
 
 QUANTITIES = {
     "drop": ("a delver drops below 1 heart", "delvers", "p_drop", "dropped"),
