@@ -36,7 +36,7 @@ test-all: $(VENV)/.installed-test
 # Needs npm (Debian: apt-get install npm): Pyodide's core files come from the `pyodide` npm package.
 LITE_OUT ?= build/lite
 
-lite: $(VENV)/.installed-test
+lite: $(VENV)/.installed-lite
 	$(BIN)/delvebook lite $(CAMPAIGN) -o $(LITE_OUT)
 
 $(BIN)/python:
@@ -50,21 +50,19 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -e '.[test]'
-	touch $@ $(VENV)/.installed
+	touch $@ $(VENV)/.installed $(VENV)/.installed-lite
 
-# Pin Binder's versions: resolve binder/requirements.txt (without its constraints) in a fresh venv on the
-# Python that binder/runtime.txt names, and write what got installed to binder/constraints.txt. Run it
-# after changing a dependency, commit the result, and Binder builds the same image every time.
+# `make lite` needs only the core and JupyterLite (the lite extra), not the table's or the tests' dependencies
+$(VENV)/.installed-lite: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -e '.[lite]'
+	touch $@
+
+# Pin Binder's versions together with repo2docker's base image: render the Dockerfile Binder builds (no Docker),
+# install the base image's own packages (its conda lock) into a fresh venv on the Python binder/runtime.txt names,
+# install binder/requirements.txt there without moving any of them, `pip check`, and write what got installed to
+# binder/constraints.txt (and the copy `delvebook new --repo` gives a campaign repository). Run it after changing a
+# dependency or the repo2docker pin in pyproject.toml, commit the result, and Binder builds the same image every time.
 BINDER_PYTHON ?= python$(shell sed -n 's/^python-//p' binder/runtime.txt)
 
-binder-constraints:
-	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	$(BINDER_PYTHON) -m venv "$$tmp/venv"; \
-	"$$tmp/venv/bin/python" -m pip install -q --upgrade pip; \
-	grep -v -e '^-c' -e '^--constraint' binder/requirements.txt > "$$tmp/requirements.txt"; \
-	"$$tmp/venv/bin/python" -m pip install -q -r "$$tmp/requirements.txt"; \
-	{ echo "# Every version Binder installs, pinned. Written by \`make binder-constraints\` (do not edit by hand):"; \
-	  echo "# binder/requirements.txt resolved in a fresh venv on $$("$$tmp/venv/bin/python" -c 'import platform; print("Python", platform.python_version(), platform.system(), platform.machine())')."; \
-	  "$$tmp/venv/bin/python" -m pip freeze --exclude delvebook; } > binder/constraints.txt.tmp; \
-	mv binder/constraints.txt.tmp binder/constraints.txt; \
-	echo "binder/constraints.txt: $$(grep -c '==' binder/constraints.txt) pinned packages"
+binder-constraints: $(VENV)/.installed-test
+	$(BIN)/python scripts/binder_constraints.py --python $(BINDER_PYTHON)

@@ -259,22 +259,23 @@ def _cmd_players(args: argparse.Namespace) -> int:
 
 
 def _cmd_share(args: argparse.Namespace) -> int:
+    from delvebook.publish import read_file
     from delvebook.share import badge_notebook, binder_link, write_badge
     readme = Path(args.readme) if args.readme else None
     notebook = args.notebook
-    if notebook is None and readme is not None and readme.is_file():
-        # keep the notebook the badge opens: only the repository changes
-        notebook = badge_notebook(readme.read_text(encoding="utf-8"))
     try:
+        if notebook is None and readme is not None:
+            # keep the notebook the badge opens: only the repository changes (never read through a symlink)
+            notebook = badge_notebook(read_file(readme) or "")
         link, badge = binder_link(Path(args.path), notebook=notebook)
-    except ValueError as err:
-        print(f"delvebook share: {err}", file=sys.stderr)
+        print(f"Binder link:  {link}")
+        print(f"README badge: {badge}")
+        if readme is not None:
+            changed = write_badge(readme, badge)
+            _say(f"{readme}: {'the Binder badge now launches this link' if changed else 'the badge already launches it'}")
+    except (ValueError, OSError) as err:
+        _say(f"delvebook share: {err}", file=sys.stderr)
         return 1
-    print(f"Binder link:  {link}")
-    print(f"README badge: {badge}")
-    if readme is not None:
-        changed = write_badge(readme, badge)
-        print(f"{readme}: {'the Binder badge now launches this link' if changed else 'the badge already launches it'}")
     return 0
 
 
@@ -283,6 +284,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from delvebook.store import StoreError
     if not (args.parquet or args.csv):
         print("delvebook export: say where: --parquet DIR and/or --csv DIR", file=sys.stderr)
+        return 2
+    if args.parquet and args.csv and os.path.abspath(args.parquet) == os.path.abspath(args.csv):
+        print("delvebook export: give --parquet and --csv different folders (each export replaces its folder "
+              "whole)", file=sys.stderr)
         return 2
     try:
         from delvebook import analysis, export
@@ -470,8 +475,9 @@ def _parser() -> argparse.ArgumentParser:
                        "server; play is stored in the visitor's browser. Needs the lite extra and npm; downloads "
                        "from PyPI and npm once into the cache.")
     p.add_argument("campaign", metavar="CAMPAIGN")
-    p.add_argument("-o", "--output", default="build/lite", metavar="DIR", help="where the site goes (replaced; "
-                   "default: build/lite)")
+    p.add_argument("-o", "--output", default="build/lite", metavar="DIR", help="where the site goes: a new or "
+                   "empty folder, or a site delvebook lite built (replaced whole); any other folder is refused "
+                   "(default: build/lite)")
     p.add_argument("--cache", default=None, metavar="DIR", help="where downloads are kept (default: "
                    "$DELVEBOOK_LITE_CACHE or ~/.cache/delvebook-lite)")
 
@@ -483,8 +489,10 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="write a campaign's frames as Parquet or CSV files (with their dtypes)",
                        description="Write every frame of delvebook.analysis.frames (events, rolls, hearts, xp, "
-                       "encounters, damage, luck, fairness, levels) to one file each. Parquet keeps the dtypes; CSV "
-                       "gets them in schema.json. Lists and mappings are JSON text.")
+                       "encounters, damage, luck, fairness, levels) to one file each, replacing a previous export "
+                       "in DIR whole (a folder holding other files is refused). Parquet keeps the dtypes, lists and "
+                       "chances as floats; mappings are JSON text. CSV gets the dtypes in schema.json, and text "
+                       "cells a spreadsheet would run as formulas get a leading '.")
     p.add_argument("campaign", metavar="CAMPAIGN", help="campaign folder (opened read-only)")
     p.add_argument("--parquet", metavar="DIR", help="write DIR/NAME.parquet for each frame")
     p.add_argument("--csv", metavar="DIR", help="write DIR/NAME.csv for each frame, and DIR/schema.json")

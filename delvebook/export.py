@@ -1,16 +1,25 @@
 """Open data: every frame of a campaign as Parquet or CSV files that any tool reads (DuckDB, Polars, Spark, R).
 
-One file a frame (``events.parquet``, ``rolls.parquet``, ...; or ``events.csv`` ...), with its dtypes:
-Parquet keeps them itself (categories, nullable integers and booleans, UTC timestamps); CSV gets them from
-``schema.json`` beside the files. Lists and mappings (an event's ``rolls``, ``changes``...) are JSON text, so
-a column is one type and any SQL engine's JSON functions reach inside (DuckDB: ``events.rolls->>'$[0].expr'``).
-:func:`read_parquet` and :func:`read_csv` give the frames back as :func:`delvebook.analysis.frames` made them.
+One file a frame (``events.parquet``, ``rolls.parquet``, ...; or ``events.csv`` ...), with its types. Parquet is
+written by pandas' own ``to_parquet`` from the frames as :func:`delvebook.analysis.frames` makes them: categories,
+nullable integers and booleans, UTC timestamps, lists as Parquet lists, chances as floats with the exact fraction
+as text beside, mappings as one column of JSON text (DuckDB: ``events.rolls->>'$.check.expr'``). CSV has no types
+of its own: ``schema.json`` beside the files holds them, lists are JSON text, and a text cell a spreadsheet would
+run as a formula (one starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) is written with a
+``'`` before it (the OWASP rule; a text starting with ``'`` gets one more), so opening the file runs nothing;
+every field that needs quoting is quoted (lines end in CRLF, as RFC 4180 has it, so a lone CR inside a name is
+quoted too). :func:`read_parquet` and :func:`read_csv` give the frames back exactly as they were made.
+
+An export folder is delvebook's own: it is written beside the target and swapped in whole, so a reader sees the
+previous export or the new one, never a mix, and an export killed halfway leaves the previous one whole. A
+folder holding anything but an export's files is refused, never emptied; a symlink is never written through.
 
 Parquet needs pyarrow (in the ``analysis`` extra). ``delvebook export CAMPAIGN --parquet DIR`` runs this.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 from pathlib import Path
@@ -23,12 +32,18 @@ require("analysis", "delvebook.export", "pandas")  # before the imports: names t
 import pandas as pd
 
 from . import analysis
+from .publish import replace_folder
 
-__all__ = ["write_parquet", "write_csv", "read_parquet", "read_csv", "encode", "decode", "FORMAT"]
+__all__ = ["write_parquet", "write_csv", "read_parquet", "read_csv", "encode", "decode", "neutralise",
+           "restore_text", "FORMAT", "FORMULA_STARTS"]
 
-FORMAT = 1
-"""The layout's version, stored with the files (Parquet metadata, schema.json)."""
-_META_KEY = b"delvebook"
+FORMAT = 2
+"""The layout's version, stored with the files (Parquet metadata, schema.json). 2: typed Parquet (lists,
+chances as floats), CSV text neutralised against formulas."""
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""A text cell starting with one of these is a formula to a spreadsheet (OWASP's CSV injection list)."""
+_ESCAPED = (*FORMULA_STARTS, "'")
+_META_KEY = "delvebook"
 # pandas 3 reads floats back exactly by default (and deprecates asking); pandas 2 must be asked
 _EXACT_FLOATS = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
 
@@ -38,9 +53,9 @@ def _frames(x: Any) -> Mapping[str, pd.DataFrame]:
 
 
 def encode(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """(the frame with every object column as JSON text, those columns' names). An object column holds lists
-    and mappings (an event's ``rolls``), sometimes beside plain values; each value but a missing one becomes its
-    JSON, so every column has one type and decoding gives back exactly what was there."""
+    """(the frame with every object column as JSON text, those columns' names): for CSV, which has no lists.
+    An object column holds lists (an event's ``results``, a fairness row's ``counts``); each value but a missing
+    one becomes its JSON, so decoding gives back exactly what was there."""
     columns = [c for c in frame.columns if frame[c].dtype == object]
     if not columns:
         return frame, []
@@ -52,52 +67,76 @@ def encode(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
 
 
 def decode(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    """The inverse of :func:`encode`: each of ``columns`` from JSON text back to lists and mappings."""
+    """The inverse of :func:`encode`: each of ``columns`` from JSON text back to lists."""
     for c in columns:
         frame[c] = pd.array([None if not isinstance(v, str) else json.loads(v) for v in frame[c]], dtype=object)
     return frame
 
 
-def _folder(folder: str | os.PathLike) -> Path:
-    out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
-    return out
+def neutralise(text: Any) -> Any:
+    """A text cell as CSV writes it: one ``'`` before a text a spreadsheet would run (or one that starts with
+    ``'`` itself, so :func:`restore_text` knows which to take back); anything else as it is."""
+    return "'" + text if isinstance(text, str) and text.startswith(_ESCAPED) else text
+
+
+def restore_text(cell: Any) -> Any:
+    """The inverse of :func:`neutralise`."""
+    return cell[1:] if isinstance(cell, str) and cell.startswith("'") and cell[1:].startswith(_ESCAPED) else cell
+
+
+def _is_text(d: Any) -> bool:
+    return not isinstance(d, str) or d in ("object", "str", "string")
+
+
+_OWN_FILES = frozenset({f"{n}.{ext}" for n in analysis.FRAME_NAMES for ext in ("parquet", "csv")} | {"schema.json"})
+
+
+def _not_an_export(folder: Path, names: list[str]) -> str | None:
+    """None if ``folder`` holds only an export's files (a previous export); else the others, for the refusal."""
+    extra = [n for n in names if n not in _OWN_FILES]
+    return ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "") if extra else None
 
 
 # ---------------------------------------------------------------- Parquet
 
 def write_parquet(x: Any, folder: str | os.PathLike) -> list[Path]:
-    """Write every frame of ``x`` (a Campaign, a campaign folder, or frames) to ``folder/NAME.parquet``;
-    returns the files written."""
+    """Write every frame of ``x`` (a Campaign, a campaign folder, or frames) to ``folder/NAME.parquet`` with
+    ``DataFrame.to_parquet``, replacing a previous export there whole; returns the files written."""
     require("analysis", "Parquet export", "pyarrow")
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    frames = _frames(x)
 
-    out = _folder(folder)
-    written = []
-    for name, frame in _frames(x).items():
-        encoded, columns = encode(frame)
-        table = pa.Table.from_pandas(encoded, preserve_index=False)
-        meta = dict(table.schema.metadata or {})
-        meta[_META_KEY] = json.dumps({"format": FORMAT, "frame": name, "json_columns": columns,
-                                      "dtypes": {c: _dtype_record(frame[c]) for c in frame.columns}}).encode()
-        path = out / f"{name}.parquet"
-        pq.write_table(table.replace_schema_metadata(meta), path)
-        written.append(path)
-    return written
+    def fill(out: Path) -> None:
+        for name, frame in frames.items():
+            tagged = frame.copy(deep=False)
+            tagged.attrs = {_META_KEY: {"format": FORMAT, "frame": name,
+                                        "lists": [c for c in frame.columns if frame[c].dtype == object],
+                                        "dtypes": {c: _dtype_record(frame[c]) for c in frame.columns}}}
+            tagged.to_parquet(out / f"{name}.parquet", index=False)
+    folder = Path(folder)
+    replace_folder(folder, fill, _not_an_export, what="export")
+    return [folder / f"{name}.parquet" for name in frames]
+
+
+def _pylist(v: Any) -> Any:
+    """A Parquet list as pandas reads it (a numpy array, arrays inside) back to a Python list."""
+    if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
+        return [_pylist(x) for x in v.tolist()]
+    return v
 
 
 def read_parquet(folder: str | os.PathLike) -> dict[str, pd.DataFrame]:
-    """The frames written by :func:`write_parquet` into ``folder``, with their dtypes and nested fields."""
+    """The frames written by :func:`write_parquet` into ``folder``, with their dtypes and lists."""
     require("analysis", "Parquet import", "pyarrow")
-    import pyarrow.parquet as pq
-
     frames = {}
     for path in sorted(Path(folder).glob("*.parquet"), key=_frame_order):
-        table = pq.read_table(path)
-        meta = json.loads((table.schema.metadata or {}).get(_META_KEY, b"{}"))
-        frame = _conform(table.to_pandas(), meta.get("dtypes", {}))
-        frames[meta.get("frame", path.stem)] = decode(frame, meta.get("json_columns", []))
+        frame = pd.read_parquet(path)
+        meta = frame.attrs.pop(_META_KEY, None) or {}
+        frame.attrs = {}
+        frame = _conform(frame, meta.get("dtypes", {}))
+        for c in meta.get("lists", []):
+            frame[c] = pd.Series([None if v is None else _pylist(v) for v in frame[c]], index=frame.index,
+                                 dtype=object)
+        frames[meta.get("frame", path.stem)] = frame
     return frames
 
 
@@ -126,35 +165,54 @@ def _dtype_record(s: pd.Series) -> Any:
 
 def write_csv(x: Any, folder: str | os.PathLike) -> list[Path]:
     """Write every frame of ``x`` to ``folder/NAME.csv``, and the dtypes of every column to
-    ``folder/schema.json`` (CSV has none of its own); returns the files written. A missing value is an empty
-    field, so an empty text reads back as missing too."""
-    out = _folder(folder)
-    schema: dict[str, Any] = {"format": FORMAT, "frames": {}}
-    written = []
-    for name, frame in _frames(x).items():
-        encoded, columns = encode(frame)
-        path = out / f"{name}.csv"
-        encoded.to_csv(path, index=False)
-        schema["frames"][name] = {"dtypes": {c: _dtype_record(frame[c]) for c in frame.columns},
-                                  "json_columns": columns}
-        written.append(path)
-    (out / "schema.json").write_text(json.dumps(schema, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return [*written, out / "schema.json"]
+    ``folder/schema.json`` (CSV has none of its own), replacing a previous export there whole; returns the files
+    written. A missing value is an empty field, so an empty text reads back as missing too. Text cells (names,
+    categories, JSON) are neutralised against formulas (:func:`neutralise`), headers too."""
+    frames = _frames(x)
+    names = list(frames)
+
+    def fill(out: Path) -> None:
+        schema: dict[str, Any] = {"format": FORMAT, "text": "a text cell starting with = + - @ tab CR or ' has "
+                                  "one ' put before it (OWASP's CSV injection rule): take it off when reading",
+                                  "frames": {}}
+        for name, frame in frames.items():
+            dtypes = {c: _dtype_record(frame[c]) for c in frame.columns}
+            encoded, columns = encode(frame)
+            text = [c for c, d in dtypes.items() if _is_text(d)]
+            cells = pd.DataFrame({neutralise(c): _neutral_column(encoded[c]) if c in text else encoded[c]
+                                  for c in encoded.columns}, index=encoded.index)
+            cells.to_csv(out / f"{name}.csv", index=False, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
+            schema["frames"][name] = {"dtypes": dtypes, "json_columns": columns, "text_columns": text}
+        (out / "schema.json").write_text(json.dumps(schema, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    folder = Path(folder)
+    replace_folder(folder, fill, _not_an_export, what="export")
+    return [*(folder / f"{name}.csv" for name in names), folder / "schema.json"]
+
+
+def _neutral_column(s: pd.Series) -> pd.Series:
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return s.cat.rename_categories([neutralise(c) for c in s.cat.categories])
+    return pd.Series([neutralise(v) for v in s], index=s.index, dtype=object)
 
 
 def read_csv(folder: str | os.PathLike) -> dict[str, pd.DataFrame]:
     """The frames written by :func:`write_csv` into ``folder``, with the dtypes its schema.json records."""
     folder = Path(folder)
     schema = json.loads((folder / "schema.json").read_text(encoding="utf-8"))
+    neutral = schema.get("format", 1) >= 2
     frames = {}
     for name, spec in schema["frames"].items():
         dtypes = spec["dtypes"]
-        text = {c for c, d in dtypes.items() if not isinstance(d, str) or d in ("object", "str", "string")}
-        raw = pd.read_csv(folder / f"{name}.csv", dtype={c: object for c in text}, keep_default_na=False,
-                          na_values={c: [""] for c in dtypes}, **_EXACT_FLOATS)
+        text = {c for c, d in dtypes.items() if _is_text(d)}
+        header = {c: neutralise(c) if neutral else c for c in dtypes}
+        raw = pd.read_csv(folder / f"{name}.csv", dtype={header[c]: object for c in text}, keep_default_na=False,
+                          na_values={header[c]: [""] for c in dtypes}, **_EXACT_FLOATS)
         frame = pd.DataFrame(index=raw.index)
         for c, d in dtypes.items():
-            frame[c] = _restore(raw[c], d)
+            cells = raw[header[c]]
+            if neutral and c in text:
+                cells = pd.Series([restore_text(v) for v in cells], index=cells.index, dtype=object)
+            frame[c] = _restore(cells, d)
         frames[name] = decode(frame, spec["json_columns"])
     return frames
 

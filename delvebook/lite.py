@@ -15,7 +15,14 @@ What the site holds:
   (``PYYAML_FORCE_LIBYAML=0``): no extension is compiled, so the wheel is genuinely ``py3-none-any`` (delvebook
   uses the C loader where there is one and PyYAML's pure loader here);
 - the table notebook (a lite variant: it installs ``delvebook[table]`` from the site's index and opens the
-  campaign on the site's drive) and the campaign.
+  campaign on the site's drive) and the campaign's own files, exactly what its Download zip holds
+  (``Campaign.export_zip``: campaign.yaml, the log and the side files delvebook made; no symlink, no hidden file,
+  nothing else the folder holds).
+
+The output folder is delvebook's own: a site it built (``delvebook-site.json`` lists what it put there) is
+replaced whole (built beside it and swapped in), an empty or new folder is filled, and anything else is refused
+before the build starts (``delvebook lite CAMPAIGN -o .`` in a repository removes nothing). The delvebook wheel
+is built from the checkout when delvebook runs from one, else repacked from the installed package.
 
 Play is stored in the browser (JupyterLite keeps the drive in the browser's storage): the table shows its
 *Download* button in its header there. pandas, numpy and pyarrow (the analysis notebook, the charts) have no
@@ -25,7 +32,9 @@ The build downloads from PyPI (``pip download``) and npm (``npm pack``) into a c
 """
 from __future__ import annotations
 
+import base64
 import hashlib
+import io
 import json
 import os
 import re
@@ -35,9 +44,12 @@ import sys
 import tarfile
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
-__all__ = ["build", "LiteError", "PYODIDE_VERSION", "NOTEBOOK"]
+from .publish import Refused, markdown_code, markdown_text, read_file, replace_folder
+
+__all__ = ["build", "LiteError", "PYODIDE_VERSION", "NOTEBOOK", "MARK"]
 
 PYODIDE_VERSION = "314.0.6"
 """The Pyodide that jupyterlite-pyodide-kernel 0.8.6 is built for (its ``PYODIDE_VERSION``)."""
@@ -51,11 +63,12 @@ LOCK_SHIPPED = ("micropip", "packaging")
 FEDERATED = ("jupyterlab_widgets", "anywidget")
 """Front-end extensions taken from their wheels (besides the Pyodide kernel's own)."""
 NOTEBOOK = "run-a-session.ipynb"
+MARK = "delvebook-site.json"
+"""The file that marks a folder as a site delvebook lite built, listing what it put there."""
 _NOT_SHIPPED = {"pyyaml", "delvebook", "widgetsnbextension", "pexpect", "ptyprocess"}
 """Resolved but not shipped: PyYAML and delvebook are built here; the kernel brings its own stub of
 widgetsnbextension (the real one is the classic notebook's front end); pexpect is not installed under
 Emscripten (ipython's marker)."""
-_IGNORED = (".delvebook.lock", ".delvebook.soft-lock", ".delvebook.held-log", ".ipynb_checkpoints", "__pycache__")
 
 
 class LiteError(RuntimeError):
@@ -100,13 +113,15 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def project_root() -> Path:
-    """The checkout delvebook runs from (the wheel is built from it)."""
+def _checkout() -> Path | None:
+    """The checkout delvebook runs from (``pip install -e .``, a clone on sys.path), or None when it runs from an
+    installed wheel."""
     root = Path(__file__).resolve().parent.parent
-    if not (root / "pyproject.toml").is_file():
-        raise LiteError("delvebook lite builds the delvebook wheel from a checkout of the repository; this "
-                        f"delvebook is installed from a wheel ({root}): run it from a clone")
-    return root
+    try:
+        text = (root / "pyproject.toml").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return root if re.search(r'(?m)^name\s*=\s*"delvebook"', text) else None
 
 
 def pyodide_core(cache: Path, log=None) -> Path:
@@ -151,14 +166,55 @@ def pure_pyyaml(cache: Path, log=None) -> Path:
     return found[0]
 
 
-def delvebook_wheel(root: Path, dest: Path) -> Path:
-    """The delvebook wheel, built from the checkout (no dependencies: piplite resolves them from the site)."""
+def delvebook_wheel(dest: Path) -> Path:
+    """The delvebook wheel for the site (no dependencies: piplite resolves them from the site's index): built
+    from the checkout delvebook runs from, else repacked from the installed package (:func:`repack_installed`)."""
     dest.mkdir(parents=True, exist_ok=True)
+    root = _checkout()
+    if root is None:
+        return repack_installed(dest)
     _pip("wheel", "--quiet", "--no-deps", "--wheel-dir", str(dest), str(root), what="build the delvebook wheel")
     found = sorted(dest.glob("delvebook-*-py3-none-any.whl"))
     if not found:
         raise LiteError("building delvebook gave no pure wheel")
     return found[-1]
+
+
+_NOT_REPACKED = {"RECORD", "INSTALLER", "REQUESTED", "direct_url.json", "WHEEL"}
+
+
+def repack_installed(dest: Path) -> Path:
+    """A wheel of the installed delvebook: the files its installer recorded (the package, its data, its
+    dist-info: METADATA with the extras, entry points, the license), as they are on disk, with a WHEEL and a
+    RECORD written anew. Compiled ``.pyc`` files are left out; the wheel is pure Python like the one installed."""
+    from importlib.metadata import PackageNotFoundError, distribution
+    try:
+        dist = distribution("delvebook")
+    except PackageNotFoundError:
+        raise LiteError("delvebook is neither a checkout nor an installed package here") from None
+    package = Path(__file__).resolve().parent
+    files = [f for f in dist.files or () if f.parts and (f.parts[0] == "delvebook" or
+                                                         f.parts[0].endswith(".dist-info"))
+             and "__pycache__" not in f.parts and f.suffix != ".pyc" and f.name not in _NOT_REPACKED]
+    info = next((f.parts[0] for f in files if f.parts[0].endswith(".dist-info")), None)
+    if info is None or Path(dist.locate_file("delvebook")).resolve() != package:
+        raise LiteError(f"the installed delvebook's record does not list the package at {package}: reinstall it "
+                        "(pip install --force-reinstall 'delvebook[lite]')")
+    wheel = dest / f"delvebook-{dist.version}-py3-none-any.whl"
+    record = []
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
+        def add(name: str, data: bytes) -> None:
+            z.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            record.append(f"{name},sha256={digest},{len(data)}")
+        for f in sorted(files, key=str):
+            add(f.as_posix(), Path(dist.locate_file(f)).read_bytes())
+        add(f"{info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: delvebook lite\nRoot-Is-Purelib: true\n"
+                             b"Tag: py3-none-any\n")
+        record.append(f"{info}/RECORD,,")
+        z.writestr(zipfile.ZipInfo(f"{info}/RECORD", date_time=(1980, 1, 1, 0, 0, 0)),
+                   "\n".join(record) + "\n", zipfile.ZIP_DEFLATED)
+    return wheel
 
 
 def _lock_pins(core: Path) -> list[str]:
@@ -213,15 +269,18 @@ def lay_pyodide(core: Path, lock_wheels: dict[str, Path], target: Path) -> None:
 
 def notebook(campaign_name: str, title: str | None = None) -> dict:
     """The table notebook of the site: installs delvebook from the site's own index, opens the campaign on the
-    site's drive (``db.table.playing``: a re-run cell gets the campaign it has open) and shows the table."""
-    intro = (f"# {title or campaign_name}: the keeper's table\n\n"
+    site's drive (``db.table.playing``: a re-run cell gets the campaign it has open) and shows the table. The
+    names are the campaign's: escaped for Markdown, so a name never becomes a link, a heading or markup."""
+    zip_name = campaign_name + ".zip"
+    intro = (f"# {markdown_text(title or campaign_name)}: the keeper's table\n\n"
              "This page runs Python in your browser (JupyterLite): nothing is sent anywhere. Run the cell below "
              "(*Run ▸ Run All Cells*): it installs delvebook from this site, opens the campaign "
-             f"`{campaign_name}` beside this notebook and shows the table. Every click is written to the "
-             "campaign's log at once.\n\n"
+             f"{markdown_code(campaign_name)} beside this notebook and shows the table. Every click is written to "
+             "the campaign's log at once.\n\n"
              "**Play is stored in this browser only** (its site storage): the table's **Download** button at the "
-             f"top saves the campaign folder as `{campaign_name}.zip`; do that before you clear the browser's data "
-             f"or move to another machine. `delvebook.Campaign.open(\"{campaign_name}.zip\")` reads it back.\n\n"
+             f"top saves the campaign folder as {markdown_code(zip_name)}; do that before you clear "
+             "the browser's data or move to another machine. "
+             f"{markdown_code(f'delvebook.Campaign.open({zip_name!r})')} reads it back.\n\n"
              "The analysis notebook (pandas, plotly) does not run here: those wheels are not part of this site.")
     code = ("%pip install -q delvebook[table]\n"
             "import delvebook as db\n\n"
@@ -256,10 +315,43 @@ def _size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+def _campaign_files(source: Path, files: Path) -> str | None:
+    """The campaign's own files into ``files/NAME/``, exactly what its Download zip holds; returns its name."""
+    from .campaign import Campaign
+    from .store import StoreError
+    try:
+        with Campaign.open(source, read_only=True) as camp:
+            title, data = camp.name, camp.export_zip()
+    except StoreError as err:
+        raise LiteError(f"{source}: {err}") from None
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        for info in z.infolist():  # our own zip: NAME/FILE, regular files only
+            target = files / info.filename
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(z.read(info))
+    return title if isinstance(title, str) else None
+
+
+def _not_our_site(folder: Path, names: list[str]) -> str | None:
+    """None if ``folder`` is a site delvebook lite built and holds nothing it did not put there; else what it
+    holds that is not the site's (for the refusal)."""
+    try:
+        mark = json.loads(read_file(folder / MARK) or "{}")
+    except (Refused, ValueError):
+        mark = {}
+    ours = set(mark.get("entries") or ()) if isinstance(mark, dict) and mark.get("built_by") == "delvebook lite" \
+        else set()
+    extra = [n for n in names if n not in ours]
+    if not extra:
+        return None
+    return ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+
+
 def build(campaign: str | os.PathLike, out: str | os.PathLike, cache: str | os.PathLike | None = None,
           log=print) -> dict:
-    """Build the site for ``campaign`` into ``out`` (replaced whole). Returns what was built: the folder, its
-    size in bytes, the notebook's path in the site, and the seconds it took."""
+    """Build the site for ``campaign`` into ``out``: a new or empty folder, or a site this built before (replaced
+    whole: built beside it, then swapped in). Any other folder is refused before anything is fetched or built.
+    Returns what was built: the folder, its size in bytes, the notebook's path in the site, the seconds it took."""
     start = time.monotonic()
     try:
         import jupyterlite_core  # noqa: F401
@@ -267,7 +359,6 @@ def build(campaign: str | os.PathLike, out: str | os.PathLike, cache: str | os.P
     except ImportError:
         raise LiteError("the site is built with JupyterLite: pip install 'delvebook[lite]'") from None
     from .store import validate
-    from .store.campaign_file import read_campaign
 
     source = Path(campaign)
     if not (source / "campaign.yaml").is_file():
@@ -275,41 +366,47 @@ def build(campaign: str | os.PathLike, out: str | os.PathLike, cache: str | os.P
     problems = validate(source)
     if problems:
         raise LiteError(f"{source} does not open: {problems[0]}")
-    out = Path(out).resolve()
+    out = Path(os.path.abspath(out))
     cache = Path(cache) if cache is not None else Path(os.environ.get("DELVEBOOK_LITE_CACHE")
                                                        or Path.home() / ".cache" / "delvebook-lite")
-    cache.mkdir(parents=True, exist_ok=True)
-    root = project_root()
-    core = pyodide_core(cache, log)
-    index, lock_wheels, federated = wheels(cache, core, log)
-    pyyaml = pure_pyyaml(cache, log)
-    with tempfile.TemporaryDirectory(prefix="delvebook-lite-") as tmp:
-        lite = Path(tmp) / "lite"
-        lite.mkdir()
-        _say(log, "building the delvebook wheel")
-        mine = delvebook_wheel(root, Path(tmp) / "dist")
-        lay_pyodide(core, lock_wheels, lite / "static" / "pyodide")
-        files = lite / "files"
-        files.mkdir()
-        shutil.copytree(source, files / source.name, ignore=shutil.ignore_patterns(*_IGNORED))
-        title = read_campaign(source).data.get("name")
-        (files / NOTEBOOK).write_text(json.dumps(notebook(source.name, title if isinstance(title, str) else None),
-                                                 indent=1, ensure_ascii=False) + "\n")
-        (lite / "jupyter-lite.json").write_text(json.dumps(_config(), indent=1))
-        (lite / "overrides.json").write_text(json.dumps(_overrides(), indent=1))
-        shipped = [p for p in index if _wheel_name(p) not in _NOT_SHIPPED] + [pyyaml, mine]
-        (lite / "jupyter_lite_config.json").write_text(json.dumps({
-            "LiteBuildConfig": {"apps": ["lab"], "contents": [str(files)], "ignore_sys_prefix": True,
-                                "federated_extensions": [str(w) for w in federated], "no_sourcemaps": True,
-                                "no_unused_shared_packages": True, "output_dir": str(Path(tmp) / "site"),
-                                "settings_overrides": [str(lite / "overrides.json")]},
-            "PipliteAddon": {"piplite_urls": [str(w) for w in shipped]},
-        }, indent=1))
-        cmd = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(lite)]
-        _say(log, "building the site with JupyterLite")
-        _run(cmd, "build the site with JupyterLite", cwd=lite)
-        if out.exists():
-            shutil.rmtree(out)
-        shutil.move(str(Path(tmp) / "site"), out)
+
+    def fill(site: Path) -> None:
+        cache.mkdir(parents=True, exist_ok=True)
+        core = pyodide_core(cache, log)
+        index, lock_wheels, federated = wheels(cache, core, log)
+        pyyaml = pure_pyyaml(cache, log)
+        with tempfile.TemporaryDirectory(prefix="delvebook-lite-") as tmp:
+            lite = Path(tmp) / "lite"
+            lite.mkdir()
+            _say(log, "building the delvebook wheel")
+            mine = delvebook_wheel(Path(tmp) / "dist")
+            lay_pyodide(core, lock_wheels, lite / "static" / "pyodide")
+            files = lite / "files"
+            files.mkdir()
+            title = _campaign_files(source, files)
+            (files / NOTEBOOK).write_text(json.dumps(notebook(source.name, title), indent=1, ensure_ascii=False)
+                                          + "\n", encoding="utf-8")
+            (lite / "jupyter-lite.json").write_text(json.dumps(_config(), indent=1))
+            (lite / "overrides.json").write_text(json.dumps(_overrides(), indent=1))
+            shipped = [p for p in index if _wheel_name(p) not in _NOT_SHIPPED] + [pyyaml, mine]
+            (lite / "jupyter_lite_config.json").write_text(json.dumps({
+                "LiteBuildConfig": {"apps": ["lab"], "contents": [str(files)], "ignore_sys_prefix": True,
+                                    "federated_extensions": [str(w) for w in federated], "no_sourcemaps": True,
+                                    "no_unused_shared_packages": True, "output_dir": str(site),
+                                    "settings_overrides": [str(lite / "overrides.json")]},
+                "PipliteAddon": {"piplite_urls": [str(w) for w in shipped]},
+            }, indent=1))
+            cmd = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(lite)]
+            _say(log, "building the site with JupyterLite")
+            _run(cmd, "build the site with JupyterLite", cwd=lite)
+        from . import __version__
+        entries = sorted({*os.listdir(site), MARK})
+        (site / MARK).write_text(json.dumps({"built_by": "delvebook lite", "version": __version__,
+                                             "campaign": source.name, "entries": entries}, indent=1) + "\n")
+
+    try:
+        replace_folder(out, fill, _not_our_site, what="site")
+    except Refused as err:
+        raise LiteError(str(err)) from None
     return {"site": out, "bytes": _size(out), "notebook": NOTEBOOK, "campaign": source.name,
             "url": f"lab/index.html?path={NOTEBOOK}", "seconds": time.monotonic() - start}

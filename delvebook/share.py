@@ -1,8 +1,11 @@
 """Sharing a prepared campaign: a campaign folder that is also a repository Binder can launch, and its link.
 
 The link comes from the repository's own git remote, so a fork's badge launches the fork. A new campaign
-repository pins the delvebook it was made with: the release on the package index it came from, or the
-exact commit of the git repository it was installed from.
+repository pins the delvebook it was made with (the release on the package index it came from, or the exact
+commit of the git repository it was installed from) and every other package the same way this project's
+``binder/`` does (the constraints resolved with repo2docker's base image, shipped in the package). No secret in an
+install URL (a user, a token, a signed query) is ever written or printed: such a URL is refused, shown redacted.
+Every file is written whole (a temporary file renamed), never through a symlink.
 """
 
 from __future__ import annotations
@@ -14,12 +17,16 @@ import urllib.parse
 from pathlib import Path
 
 from . import __version__
+from .publish import markdown_code, markdown_text, read_file, write_file
 
 __all__ = ["new_repo", "binder_link", "binder_spec", "pinned_requirement", "write_badge", "badge_notebook",
-           "BINDER_EXTRAS", "SESSION_NOTEBOOK"]
+           "BINDER_EXTRAS", "BINDER_PYTHON", "SESSION_NOTEBOOK"]
 
 BINDER_EXTRAS = "table,analysis,lab"
 """What a campaign repository's Binder installs with delvebook: the table, the charts, JupyterLab."""
+BINDER_PYTHON = "3.11"
+"""The Python a campaign repository's Binder runs: the one its constraints were resolved on."""
+_CONSTRAINTS = Path(__file__).resolve().parent / "session" / "binder-constraints.txt"
 SESSION_NOTEBOOK = "session.ipynb"
 _NOTEBOOKS = (SESSION_NOTEBOOK, "examples/run-a-session.ipynb")
 _BADGE = re.compile(r"^\[!\[Binder\]\(https://mybinder\.org/badge_logo\.svg\)\]\((https://mybinder\.org/v2/[^)\s]*)\)[ \t]*$",
@@ -33,7 +40,7 @@ def _session_notebook(name: str) -> dict:
     changes nothing on disk."""
     cells = [
         ("markdown",
-         f"# {name}: the keeper's table\n\n"
+         f"# {markdown_text(name)}: the keeper's table\n\n"
          "Run this cell (*Run ▸ Run All Cells* does the same): it opens the campaign in this folder and shows the "
          "keeper's table, with the party, the fight tracker and the log. Every click is written to this folder's "
          "`log.yaml` at once, and can be undone. Running the cell again, or reloading the page, changes nothing on "
@@ -62,20 +69,30 @@ def new_repo(path: Path, name: str, seed: int | None = None, requirement: str | 
     """A new campaign folder that is also a shareable repository; returns the files written.
 
     ``requirement`` is the line binder/requirements.txt installs delvebook with; by default the delvebook
-    running now, pinned (see :func:`pinned_requirement`), worked out before anything is written."""
+    running now, pinned (see :func:`pinned_requirement`), worked out before anything is written. Every other
+    package Binder installs is pinned by binder/constraints.txt, the constraints this delvebook's own Binder
+    uses. A requirement whose URL carries credentials is refused (ValueError, the URL redacted)."""
     from .campaign import Campaign
     requirement = requirement or pinned_requirement()[0]
+    _refuse_secrets(requirement)
+    constraints = _CONSTRAINTS.read_text(encoding="utf-8")
     camp = Campaign.create(path, name=name, seed=seed)
     camp.close()
     files = {
         SESSION_NOTEBOOK: json.dumps(_session_notebook(name), indent=1, ensure_ascii=False) + "\n",
-        "binder/requirements.txt": f"{requirement}\n",
-        "binder/runtime.txt": "python-3.11\n",
+        "binder/requirements.txt": (
+            "# What Binder installs: delvebook with the table, the charts and JupyterLab, every version pinned by\n"
+            "# constraints.txt (resolved with repo2docker's base image, so `pip check` holds there).\n"
+            f"-c constraints.txt\n{requirement}\n"),
+        "binder/constraints.txt": constraints,
+        "binder/runtime.txt": f"python-{BINDER_PYTHON}\n",
         "README.md": (
-            f"# {name}\n\n"
+            f"# {markdown_text(name)}\n\n"
             "A campaign for delvebook: `campaign.yaml` is the campaign (edit it by hand), `log.yaml` is every "
             "event of play, one per line, append-only.\n\n"
-            "- Play at home: `pip install delvebook`, then `jupyter lab session.ipynb`.\n"
+            f"- Play at home: {markdown_code(f'python -m pip install {_shell_quoted(requirement)}')} (delvebook "
+            "with the table and JupyterLab), then `jupyter lab session.ipynb`. For exactly the versions Binder "
+            f"runs (Python {BINDER_PYTHON}): `python -m pip install -r binder/requirements.txt`.\n"
             "- Share: push this repository to GitHub, run `delvebook share` here, and put the badge it prints "
             "at the top of this README. Whoever opens the link gets JupyterLab with the campaign ready; "
             "a Binder session is thrown away when it ends, so download the campaign (the dashboard's button) "
@@ -84,8 +101,13 @@ def new_repo(path: Path, name: str, seed: int | None = None, requirement: str | 
     for rel, text in files.items():
         target = path / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        write_file(target, text)
     return ["campaign.yaml", "log.yaml", *files]
+
+
+def _shell_quoted(text: str) -> str:
+    import shlex
+    return shlex.quote(text)
 
 
 def _git(path: Path, *args: str) -> str | None:
@@ -133,6 +155,43 @@ def binder_link(path: Path, notebook: str | None = None) -> tuple[str, str]:
     return link, badge
 
 
+def _redacted(url: str) -> str:
+    """A URL as a message may show it: no user or password, no query, no fragment (where tokens travel)."""
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        host = parts.hostname
+        port = parts.port
+    except ValueError:
+        return "(an address that does not parse)"
+    if not parts.scheme or not host:
+        return re.sub(r"^[^@/]*@", "", url.strip())  # git@host:owner/repo: keep what follows the user
+    hidden = parts.username or parts.password or parts.query or parts.fragment
+    shown = urllib.parse.urlunsplit((parts.scheme, host + (f":{port}" if port else ""), parts.path, "", ""))
+    return shown + (" (its credentials and query left out here)" if hidden else "")
+
+
+def _has_secret(url: str) -> bool:
+    """A user or password in an http(s) URL, a password in any, or a query string (a token, a signature)."""
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        parts.port  # noqa: B018  (a malformed port raises here)
+    except ValueError:
+        return True
+    web = parts.scheme.split("+")[-1] in ("http", "https")
+    return bool(parts.password or (web and parts.username) or parts.query)
+
+
+def _refuse_secrets(requirement: str) -> None:
+    """ValueError, with the address redacted, when a requirement's URL carries credentials: a campaign
+    repository is public, and Binder's image would hold the token too."""
+    for url in re.findall(r"[A-Za-z][A-Za-z0-9+.-]*://\S+", requirement):
+        if _has_secret(url):
+            raise ValueError(f"the requirement's address {_redacted(url)} carries credentials or a query; a campaign "
+                             "repository is public and its Binder image would hold them: give a public address "
+                             f"(a release, 'delvebook[{BINDER_EXTRAS}]==VERSION', or "
+                             "'git+https://HOST/OWNER/REPO@COMMIT'); nothing was written")
+
+
 def _public_url(remote: str) -> str:
     """The remote as an https URL anyone can clone (no credentials); ValueError for one on this machine."""
     url = remote.strip()
@@ -141,11 +200,12 @@ def _public_url(remote: str) -> str:
         url = f"https://{scp.group(1)}/{scp.group(2).lstrip('/')}"
     parsed = urllib.parse.urlsplit(url)
     if parsed.scheme in ("", "file") or not parsed.hostname:
-        raise ValueError(f"the remote {remote!r} is a folder on this machine, which Binder cannot reach: push the "
-                         "repository to GitHub, GitLab or another public git host, make that the remote "
+        raise ValueError(f"the remote {_redacted(remote)!r} is a folder on this machine, which Binder cannot reach: "
+                         "push the repository to GitHub, GitLab or another public git host, make that the remote "
                          "(`git remote set-url origin https://...`), and run `delvebook share` again.")
     if parsed.scheme not in ("http", "https", "ssh", "git", "git+ssh", "ssh+git"):
-        raise ValueError(f"the remote {remote!r} is not a git URL Binder can clone (https://HOST/OWNER/REPO)")
+        raise ValueError(f"the remote {_redacted(remote)!r} is not a git URL Binder can clone "
+                         "(https://HOST/OWNER/REPO)")
     host = parsed.hostname.lower()
     if parsed.scheme == "http":
         return urllib.parse.urlunsplit(("http", host + (f":{parsed.port}" if parsed.port else ""), parsed.path,
@@ -163,7 +223,7 @@ def binder_spec(remote: str) -> str:
         parts[-1] = parts[-1].removesuffix(".git")
     if parsed.hostname in ("github.com", "www.github.com"):
         if len(parts) != 2:
-            raise ValueError(f"{remote!r} is not a GitHub repository URL (https://github.com/OWNER/REPO)")
+            raise ValueError(f"{_redacted(remote)!r} is not a GitHub repository URL (https://github.com/OWNER/REPO)")
         return f"gh/{parts[0]}/{parts[1]}"
     if parsed.hostname == "gitlab.com" and len(parts) >= 2:
         return "gl/" + urllib.parse.quote("/".join(parts), safe="")
@@ -185,8 +245,9 @@ def badge_notebook(readme_text: str) -> str | None:
 
 def write_badge(readme: Path, badge: str) -> bool:
     """Put ``badge`` on the README's Binder badge line (or under its first heading if it has none); True if the
-    file changed. Every other line stays as it was."""
-    text = readme.read_text(encoding="utf-8") if readme.exists() else ""
+    file changed. Every other line stays as it was. A README that is a symlink is refused (``publish.Refused``),
+    neither read nor written: its target may be anything (a shell's rc file) and would land in the repository."""
+    text = read_file(readme) or ""
     if _BADGE.search(text):
         new = _BADGE.sub(lambda m: badge, text, count=1)
     else:
@@ -195,7 +256,7 @@ def write_badge(readme: Path, badge: str) -> bool:
         new = "".join(lines[:at]) + ("\n" if at else "") + badge + "\n" + ("" if at else "\n") + "".join(lines[at:])
     if new == text:
         return False
-    readme.write_text(new, encoding="utf-8")
+    write_file(readme, new)
     return True
 
 
@@ -233,8 +294,13 @@ def pinned_requirement(dist=None) -> tuple[str, str | None]:
         folder = _file_path(url)
         return _pin_checkout(folder, name)
     if "archive_info" in direct and urllib.parse.urlsplit(url).scheme in ("http", "https"):
+        if _has_secret(url):
+            raise ValueError(f"this delvebook was installed from {_redacted(url)}, an address with credentials or a "
+                             "query, which a public campaign repository must not hold: pass --requirement with a "
+                             "public address")
         return f"{name} @ {url}", None
-    raise ValueError(f"this delvebook was installed from {url}, which Binder cannot reach: pass --requirement "
+    raise ValueError(f"this delvebook was installed from {_redacted(url)}, which Binder cannot reach: pass "
+                     "--requirement "
                      f"(e.g. a git URL with a commit: 'delvebook[{BINDER_EXTRAS}] @ git+https://github.com/OWNER/REPO@COMMIT')")
 
 

@@ -1,6 +1,7 @@
 """The frames agree with the log they came from: damage, hearts, XP, dice, what is in force."""
 from __future__ import annotations
 
+import json
 import math
 import random
 import subprocess
@@ -211,7 +212,7 @@ def test_level_ups_are_marked_where_the_level_rises(f):
     assert len(ups) >= 10
     events = f["events"].set_index("seq")
     for r in ups.itertuples():
-        level_ups = events.loc[r.seq, "level_ups"]
+        level_ups = json.loads(events.loc[r.seq, "level_ups"])  # a list of mappings: JSON text
         assert {"who": r.who, "level": r.level}.items() <= next(
             u for u in level_ups if u["who"] == r.who).items()
 
@@ -336,3 +337,31 @@ def test_frames_of_an_empty_campaign(tmp_path):
         assert all(len(f[n]) == 0 for n in ("events", "rolls", "xp", "damage", "luck", "encounters"))
     finally:
         c.close()
+
+
+# ---------------------------------------------------------------- the events frame types a new field by itself
+
+def test_a_new_event_field_types_itself_and_the_frame_goes_to_parquet(tmp_path):
+    """Events gain fields (roles: ``actor``, ``targets``, ``sides``, ``by`` on damage): each becomes columns of
+    one type by what it holds, so ``to_parquet`` keeps working without a change here."""
+    log = [
+        {"seq": 1, "kind": "attack", "v": 2, "at": 0, "ts": "2026-01-01T00:00:00Z", "actor": "Wren",
+         "targets": ["Goblin 1"], "sides": {"Wren": "party", "Goblin 1": "foes"}, "chance": {"win": "61/96",
+         "tie": "33/800", "lose": "97/300"}, "damage": [{"target": "Goblin 1", "by": "Wren", "dealt": 3}],
+         "changes": [[["encounter", "foes", "Goblin 1", "hearts"], 1]], "rolls": {}, "args": {}},
+        {"seq": 2, "kind": "check", "v": 2, "at": 5, "ts": "2026-01-01T00:00:05Z", "actor": "Ilse", "targets": [],
+         "sides": {"Ilse": "party"}, "chance": "1/5", "glimpse": 1.5, "changes": [], "rolls": {}, "args": {}},
+    ]
+    ev = analysis._events_frame(log, {1, 2}, {}, {})
+    assert list(ev["actor"]) == ["Wren", "Ilse"]
+    assert list(ev["targets"]) == [["Goblin 1"], []] and ev["targets"].dtype == object
+    assert [json.loads(s) for s in ev["sides"]] == [log[0]["sides"], log[1]["sides"]]
+    assert json.loads(ev["damage"][0])[0]["by"] == "Wren" and pd.isna(ev["damage"][1])
+    assert pd.isna(ev["chance"][0]) and ev["chance"][1] == 0.2 and ev["chance_exact"][1] == "1/5"
+    assert ev["chance_win"][0] == 61 / 96 and ev["chance_tie_exact"][0] == "33/800"
+    assert str(ev["glimpse"].dtype) == "Float64"
+    ev.to_parquet(tmp_path / "events.parquet")
+    back = pd.read_parquet(tmp_path / "events.parquet")
+    typed = [c for c in ev.columns if ev[c].notna().any()]  # Parquet keeps no categories of a column with no values
+    assert {c: back[c].dtype for c in typed} == {c: ev[c].dtype for c in typed}
+    assert back["targets"].map(list).tolist() == [["Goblin 1"], []]

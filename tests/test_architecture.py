@@ -18,9 +18,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "delvebook"
 LAYERS = {
     "core": {"dice", "distribution", "rules", "rules.schema", "model", "events", "engine", "narrate", "extras",
              "statecheck"},
-    "store": {"yamlsafe", "rules.load", "store"},
+    "store": {"yamlsafe", "rules.load", "store", "publish"},
     "campaign": {"campaign", "forecast"},
-    "views": {"analysis", "charts", "report", "players", "table", "widgets", "cli", "share", "export", "lite", "__main__"},
+    "views": {"analysis", "typed_columns", "charts", "report", "players", "table", "widgets", "cli", "share",
+              "export", "lite", "__main__"},
 }
 ORDER = list(LAYERS)
 
@@ -113,12 +114,8 @@ def test_no_module_imports_another_packages_private_name():
     assert wrong == []
 
 
-def test_there_is_no_import_cycle():
-    _, edges = _graph()
-    graph = {m: {t for t, _, _ in ts if t is not None and t != m} for m, ts in edges.items()}
-    # a package's __init__ re-exporting its own modules is not a cycle with them
-    for m in graph:
-        graph[m] = {t for t in graph[m] if not (t.startswith(m + ".") or m.startswith(t + "."))}
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``graph`` (module -> the modules it imports): each as a path back to where it began."""
     seen, on_path, cycles = set(), [], []
 
     def visit(m):
@@ -135,7 +132,27 @@ def test_there_is_no_import_cycle():
 
     for m in sorted(graph):
         visit(m)
+    return cycles
+
+
+def test_there_is_no_import_cycle():
+    """Counting a package's ``__init__`` as a module: a submodule that imports its own package (``from delvebook.engine
+    import X`` in ``engine/combat.py``) is a cycle when the ``__init__`` imports that submodule back."""
+    _, edges = _graph()
+    graph = {m: {t for t, _, _ in ts if t is not None and t != m} for m, ts in edges.items()}
+    cycles = _cycles(graph)
     assert cycles == [], " | ".join(" -> ".join(c) for c in cycles)
+
+
+def test_a_submodule_importing_its_own_package_back_is_a_cycle(tmp_path):
+    engine = tmp_path / "engine"
+    engine.mkdir()
+    (engine / "__init__.py").write_text("from . import combat\nfrom .base import Refused\n")
+    (engine / "base.py").write_text("class Refused(Exception): ...\n")
+    (engine / "combat.py").write_text("def f():\n    from delvebook.engine import Refused\n")
+    modules = {"engine": engine / "__init__.py", "engine.base": engine / "base.py", "engine.combat": engine / "combat.py"}
+    graph = {m: {_resolve(t, modules) for t, _, _ in _imports(m, p)} - {m, None} for m, p in modules.items()}
+    assert _cycles(graph) == [["engine", "engine.combat", "engine"]]
 
 
 def test_views_read_no_private_attribute_of_another_object():
@@ -161,3 +178,14 @@ def test_import_delvebook_dice_loads_the_dice_alone():
     """)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == ["delvebook", "delvebook.dice"]
+
+
+def test_the_core_rules_name_no_class_module():
+    """Combat, checks, queries, the context and the registries never import a class's module: classes plug in
+    through ``engine.effects``."""
+    _, edges = _graph()
+    core = ("engine.combat", "engine.checks", "engine.queries", "engine.base", "engine.effects")
+    wrong = [f"delvebook.{m} (line {line}) imports delvebook.{t}" for m, ts in edges.items()
+             if m.startswith(core) for t, _, line in ts
+             if t is not None and (t == "engine.abilities" or t.startswith("engine.abilities."))]
+    assert wrong == []

@@ -1,12 +1,15 @@
 """Binder, simulated: repo2docker renders the image's Dockerfile from binder/ (no Docker needed), and a fresh
-virtual environment is built by following that Dockerfile's steps in order: what it copies before the
-repository (binder/requirements.txt alone), the steps that run there, then the whole repository and the
-steps after it. The environment runs every example notebook cleanly and serves JupyterLab at the badge's
-URL path. The same for a campaign repository made by `delvebook new --repo`.
+virtual environment is built by following that Dockerfile's steps in order, starting from what repo2docker's base
+image holds (its frozen conda environment, read from the lock file the Dockerfile copies in, installed from PyPI at
+the same versions): what it copies before the repository (binder/requirements.txt alone), the steps that run there,
+then the whole repository and the steps after it. The environment `pip check`s clean, holds nothing unpinned, runs
+every example notebook and serves JupyterLab at the badge's URL path. The same for a campaign repository made by
+`delvebook new --repo`.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -17,15 +20,21 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from conftest import REPO, _free_port, cannot_run
 
-REPO2DOCKER = "jupyter-repo2docker==2026.4.0"
-"""The repo2docker whose rules the tests check (mybinder.org runs a recent one); bump it on purpose."""
+REPO2DOCKER = "2026.4.0"
+"""The repo2docker whose rules the tests check (mybinder.org runs a recent one): the test extra pins it; bump both
+on purpose, then run `make binder-constraints`."""
 BINDER = REPO / "binder"
+_spec = importlib.util.spec_from_file_location("binder_constraints", REPO / "scripts" / "binder_constraints.py")
+pinning = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(pinning)
 
 _EXECUTE = r"""
 import sys, nbformat
@@ -49,25 +58,19 @@ def _copy_repo(dest: Path) -> Path:
 
 # ---------------------------------------------------------------- repo2docker itself
 
+def _dockerfile(repo: Path) -> str:
+    """The Dockerfile repo2docker would build ``repo`` with (the test extra's repo2docker, ``--no-build``)."""
+    if importlib.util.find_spec("repo2docker") is None:
+        cannot_run("jupyter-repo2docker is not installed: pip install '.[test]' (make test does)")
+    assert version("jupyter-repo2docker") == REPO2DOCKER
+    text = pinning.dockerfile(repo)
+    assert "COPY --chown" in text, text[-2000:]
+    return text
+
+
 @pytest.fixture(scope="module")
-def repo2docker(tmp_path_factory) -> Path:
-    """jupyter-repo2docker in a throwaway venv (it is no dependency of delvebook's)."""
-    venv = tmp_path_factory.mktemp("repo2docker") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    out = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", REPO2DOCKER],
-                         capture_output=True, text=True, timeout=900)
-    if out.returncode != 0:
-        cannot_run(f"could not install {REPO2DOCKER}: {out.stderr.strip()[-500:]}")
-    return venv / "bin" / "jupyter-repo2docker"
-
-
-def _dockerfile(repo2docker: Path, repo: Path) -> str:
-    """The Dockerfile repo2docker would build ``repo`` with (``--no-build --debug`` prints it)."""
-    out = subprocess.run([str(repo2docker), "--no-build", "--debug", str(repo)], capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert "COPY --chown" in out.stdout, out.stdout[-2000:] + out.stderr[-2000:]
-    return out.stdout
+def rendered() -> str:
+    return _dockerfile(REPO)
 
 
 def _instructions(dockerfile: str) -> list[str]:
@@ -104,9 +107,8 @@ def _repository_steps(dockerfile: str) -> list[tuple[str, str]]:
     return steps
 
 
-@pytest.mark.slow
-def test_repo2docker_installs_binder_requirements_after_copying_the_repository(repo2docker, tmp_path):
-    steps = _repository_steps(_dockerfile(repo2docker, REPO))
+def test_repo2docker_installs_binder_requirements_after_copying_the_repository(rendered, tmp_path):
+    steps = _repository_steps(rendered)
     copy_all = steps.index(("copy", ""))
     installs = [i for i, (kind, cmd) in enumerate(steps) if kind == "run" and "requirements.txt" in cmd]
     assert installs and all(i > copy_all for i in installs), steps
@@ -114,21 +116,39 @@ def test_repo2docker_installs_binder_requirements_after_copying_the_repository(r
     # not there yet (repo2docker guesses their encoding and misses the local reference)
     old = _copy_repo(tmp_path / "old")
     (old / "binder" / "requirements.txt").write_bytes(b".\n")
-    steps = _repository_steps(_dockerfile(repo2docker, old))
+    steps = _repository_steps(_dockerfile(old))
     first_install = next(i for i, (kind, cmd) in enumerate(steps) if kind == "run" and "requirements.txt" in cmd)
     assert first_install < steps.index(("copy", "")), steps
 
 
-def test_binder_installs_only_pinned_versions():
+def test_binder_pins_keep_every_version_repo2dockers_base_image_brings(rendered):
+    """pip installs binder/ into the base image's own environment: a pin that moves one of its packages can
+    break another of them (Notebook 7.4.7 requires jupyterlab<4.5; a pin of 4.6.6 failed `pip check`)."""
+    lock = pinning.base_lock(rendered)
+    base = pinning.base_packages(lock)
+    runtime = (BINDER / "runtime.txt").read_text().strip().removeprefix("python-")
+    assert lock.name == f"environment.py-{runtime}-linux-64.lock"
+    assert {"notebook", "jupyterlab", "jupyterhub", "ipykernel"} <= set(base)
+    pins = pinning.pins((BINDER / "constraints.txt").read_text())
+    moved = {n: (v, pins[n]) for n, v in base.items() if n in pins and pins[n] != v}
+    assert not moved, f"pinned away from the base image's version (run `make binder-constraints`): {moved}"
+    assert not set(base) - set(pins), "every package in the image is pinned, the base's own too"
+    assert Version(pins["jupyterlab"]) < Version("4.5"), "what the base's Notebook 7.4.7 requires"
+
+
+def test_binder_installs_only_pinned_versions_and_new_repositories_get_the_same_pins():
     lines = [l.split("#", 1)[0].strip() for l in (BINDER / "requirements.txt").read_text().splitlines()]
     assert "-c constraints.txt" in lines
     pins = [l for l in (BINDER / "constraints.txt").read_text().splitlines() if l and not l.startswith("#")]
     assert pins and all(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*==[^\s=]+", p) for p in pins), pins
-    names = {p.split("==")[0].lower().replace("_", "-") for p in pins}
+    names = {pinning.norm(p.split("==")[0]) for p in pins}
     assert {"ipywidgets", "anywidget", "pandas", "plotly", "pyarrow", "jupyterlab", "pyyaml", "duckdb"} <= names
     assert "delvebook" not in names  # delvebook is this checkout
+    assert not names & pinning.NOT_PINNED  # the venv's own installer
     runtime = (BINDER / "runtime.txt").read_text().strip()
     assert f"on Python {runtime.removeprefix('python-')}." in (BINDER / "constraints.txt").read_text()
+    packaged = REPO / "delvebook" / "session" / "binder-constraints.txt"
+    assert packaged.read_bytes() == (BINDER / "constraints.txt").read_bytes(), "make binder-constraints writes both"
 
 
 # ---------------------------------------------------------------- the environment, built as the Dockerfile says
@@ -145,13 +165,18 @@ def _python_for(repo: Path) -> str:
     return found
 
 
-def _build_like_repo2docker(repo2docker: Path, repo: Path, venv: Path, stage: Path) -> Path:
-    """A venv built by following repo2docker's Dockerfile for ``repo``: into an empty ``stage`` (the image's
-    REPO_DIR) go the files it copies first, then its steps that run there, then the whole repository and
+def _build_like_repo2docker(repo: Path, venv: Path, stage: Path) -> Path:
+    """A venv built by following repo2docker's Dockerfile for ``repo``: first what its base image holds (the
+    Python packages of the conda lock it copies in, at their versions, from PyPI), then into an empty ``stage``
+    (the image's REPO_DIR) the files it copies first, its steps that run there, then the whole repository and
     the steps after that (pip install -r binder/requirements.txt, postBuild)."""
-    steps = _repository_steps(_dockerfile(repo2docker, repo))
+    dockerfile = _dockerfile(repo)
+    steps = _repository_steps(dockerfile)
     assert ("copy", "") in steps, steps
-    subprocess.run([_python_for(repo), "-m", "venv", str(venv)], check=True, timeout=300)
+    try:
+        py = pinning.image_venv(venv, _python_for(repo), pinning.base_packages(pinning.base_lock(dockerfile)))
+    except RuntimeError as err:
+        raise AssertionError(f"the base image's packages did not install: {err}") from None
     stage.mkdir()
     env = dict(os.environ, KERNEL_PYTHON_PREFIX=str(venv), NB_PYTHON_PREFIX=str(venv), REPO_DIR=str(stage),
                PATH=f"{venv / 'bin'}:{os.environ['PATH']}")
@@ -166,7 +191,17 @@ def _build_like_repo2docker(repo2docker: Path, repo: Path, venv: Path, stage: Pa
             out = subprocess.run(["bash", "-c", arg], cwd=stage, env=env, capture_output=True, text=True,
                                  timeout=1800)
             assert out.returncode == 0, f"{arg}\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
-    return venv / "bin" / "python"
+    return py
+
+
+def _assert_pip_checks_and_pins_everything(py: Path, constraints: Path) -> None:
+    check = subprocess.run([str(py), "-m", "pip", "check"], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    frozen = pinning.pins(subprocess.run([str(py), "-m", "pip", "freeze", "--exclude", "delvebook"],
+                                         capture_output=True, text=True, check=True).stdout)
+    pins = pinning.pins(constraints.read_text())
+    unpinned = sorted(f"{n}=={v}" for n, v in frozen.items() if n not in pinning.NOT_PINNED and pins.get(n) != v)
+    assert not unpinned, f"installed but not pinned (run `make binder-constraints`): {unpinned}"
 
 
 def _run_notebooks(py: Path, notebooks: list[Path], home: Path) -> None:
@@ -216,14 +251,10 @@ def _badge_urlpath(readme: str) -> str:
 
 
 @pytest.mark.slow
-def test_binder_folder_builds_runs_every_example_and_serves_the_badge_path(repo2docker, tmp_path):
+def test_binder_folder_builds_pip_checks_runs_every_example_and_serves_the_badge_path(tmp_path):
     repo = _copy_repo(tmp_path / "repo")
-    py = _build_like_repo2docker(repo2docker, repo, tmp_path / "venv", tmp_path / "image")
-    frozen = subprocess.run([str(py), "-m", "pip", "freeze", "--exclude", "delvebook"], capture_output=True,
-                            text=True, check=True).stdout.split()
-    pins = [l for l in (BINDER / "constraints.txt").read_text().splitlines() if l and not l.startswith("#")]
-    unpinned = sorted(set(frozen) - set(pins))
-    assert not unpinned, f"installed but not pinned (run `make binder-constraints`): {unpinned}"
+    py = _build_like_repo2docker(repo, tmp_path / "venv", tmp_path / "image")
+    _assert_pip_checks_and_pins_everything(py, BINDER / "constraints.txt")
     notebooks = sorted((tmp_path / "image" / "examples").glob("*.ipynb"))
     assert {"run-a-session.ipynb", "query-many-campaigns.ipynb"} <= {n.name for n in notebooks}
     _run_notebooks(py, notebooks, tmp_path)
@@ -233,7 +264,7 @@ def test_binder_folder_builds_runs_every_example_and_serves_the_badge_path(repo2
 
 
 @pytest.mark.slow
-def test_a_campaign_repository_from_delvebook_new_repo_launches_the_same_way(repo2docker, tmp_path):
+def test_a_campaign_repository_from_delvebook_new_repo_launches_the_same_way(tmp_path):
     source = _copy_repo(tmp_path / "delvebook-src")
     camp_repo = tmp_path / "salt-roads"
     out = subprocess.run([sys.executable, "-m", "delvebook", "new", str(camp_repo), "--repo", "--name", "Salt Roads",
@@ -242,7 +273,8 @@ def test_a_campaign_repository_from_delvebook_new_repo_launches_the_same_way(rep
     assert out.returncode == 0, out.stderr
     for f in ("campaign.yaml", "log.yaml", "session.ipynb", "binder/requirements.txt", "README.md"):
         assert (camp_repo / f).is_file(), f
-    py = _build_like_repo2docker(repo2docker, camp_repo, tmp_path / "venv", tmp_path / "image")
+    py = _build_like_repo2docker(camp_repo, tmp_path / "venv", tmp_path / "image")
+    _assert_pip_checks_and_pins_everything(py, camp_repo / "binder" / "constraints.txt")
     _run_notebooks(py, [tmp_path / "image" / "session.ipynb"], tmp_path)
     subprocess.run(["git", "init", "-q", str(camp_repo)], check=True)
     subprocess.run(["git", "-C", str(camp_repo), "remote", "add", "origin", "https://github.com/ana/salt-roads.git"],

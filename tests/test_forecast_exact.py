@@ -21,7 +21,7 @@ from fractions import Fraction
 import delvebook as db
 from delvebook.distribution import distribution, odds
 from delvebook.engine import Reader, play, queries
-from delvebook.engine.combat import armor_value
+from delvebook.engine.queries import armor_in
 from delvebook.events import clone
 from delvebook.forecast import Policy
 from delvebook.store import MemoryStore
@@ -204,7 +204,7 @@ def _damage(w) -> object:
 def _armor(r: Reader, name: str, c) -> tuple[int, int]:
     pieces = c.get("armor", [])
     assert len(pieces) <= 1
-    return (armor_value(r, name, c)[0], pieces[0]["dv"]) if pieces else (0, 0)
+    return (armor_in(r, name, c)[0], pieces[0]["dv"]) if pieces else (0, 0)
 
 
 def _check(camp: db.Campaign, policy: Policy, luck: bool) -> dict:

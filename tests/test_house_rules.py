@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 
 import delvebook as db
-from delvebook.engine import Engine, queries
+from delvebook.engine import Engine, Reader, queries
 from delvebook.events import replay
 from delvebook.model import new_state
 from delvebook.rules import RulesError
@@ -35,6 +35,23 @@ def test_a_death_save_needing_five_or_more_defies_death_on_a_five():
     _dying(t, "Bo")
     assert not t.do("death_save", who="Bo", faces={"death_save": [4]})["success"]
     assert queries.death_save(t.state, t.rules) == ("d6", 5, Fraction(1, 3))
+
+
+# ---------------------------------------------------------------- saves
+
+def test_a_save_rolls_the_save_die_whether_the_keeper_calls_for_it_or_a_spell_does():
+    t = Table(house_rules={"core": {"save": {"die": "d12"}}}).party(("Cy", "cleric"), ("Bo", "fighter"))
+    for _ in range(2):
+        t.do("level_up", who="Cy")
+    t.do("choose", who="Cy", choice="specialty", option="healer")
+    called = t.do("check", who="Bo", target=8, save=True, faces={"check": [8]})
+    assert called["rolls"]["check"]["expr"] == "d12" and called["success"]
+    t.do("encounter", foes=[{"foe": "ogre", "name": "Ogre"}])
+    t.do("initiative", first="party")
+    t.turn("Cy")
+    spell = t.do("cast", who="Cy", spell="inflict_wounds", target="Ogre", faces={"save": [12], "damage": [1] * 4})
+    assert spell["rolls"]["save"]["expr"] == "d12" and spell["save"]["expr"] == "d12"
+    assert queries.save_roll(Reader(t.state, t.rules), "Bo", t.delver("Bo")).expr == "d12"
 
 
 # ---------------------------------------------------------------- luck dice

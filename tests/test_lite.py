@@ -93,3 +93,95 @@ def test_under_pyodide_the_download_sits_in_the_tables_header(keep, monkeypatch)
     assert save["intent"]["do"] == "download" and "Download" in save["label"]
     assert "stored in this browser only" in save["hint"]
     assert "save" not in table_view(keep, UI(mode="players")), "the players' view downloads nothing"
+
+
+# ---------------------------------------------------------------- the output folder and what the site carries
+
+def _a_repository(tmp_path):
+    """A keeper's repository: git, notes, and the campaign folder with a secret linked in, a linked folder and a
+    hidden file."""
+    import shutil
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (repo / "notes.md").write_text("the keeper's notes")
+    keep = repo / "my-keep"
+    shutil.copytree(CAMPAIGNS / "the-sunken-keep", keep, ignore=shutil.ignore_patterns(".delvebook.lock"))
+    (tmp_path / "id_rsa").write_text("PRIVATE KEY")
+    (keep / "notes.txt").symlink_to(tmp_path / "id_rsa")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "plans.txt").write_text("secret plans")
+    (keep / "linked").symlink_to(tmp_path / "elsewhere")
+    (keep / ".keeper-private.txt").write_text("keeper only")
+    return repo, keep
+
+
+def _tree(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def test_lite_refuses_to_build_into_a_repository_and_removes_nothing(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("jupyterlite_core")
+    repo, keep = _a_repository(tmp_path)
+    before = _tree(repo)
+    monkeypatch.chdir(repo)
+    assert cli.main(["lite", "my-keep", "-o", "."]) == 2
+    err = capsys.readouterr().err
+    assert ".git, my-keep, notes.md" in err and "nothing was written" in err
+    assert _tree(repo) == before
+
+
+def test_the_site_carries_the_campaigns_own_files_only(tmp_path):
+    _, keep = _a_repository(tmp_path)
+    files = tmp_path / "files"
+    assert lite._campaign_files(keep, files) == "The Sunken Keep"
+    assert _tree(files) == ["my-keep", "my-keep/campaign.yaml", "my-keep/log.yaml"]
+
+
+@pytest.fixture
+def fake_build(monkeypatch):
+    """lite.build with the downloads and JupyterLite's own build replaced by a copy of the contents: what is
+    left is what delvebook decides (the output folder, the campaign's files, the notebook, the mark)."""
+    import shutil
+
+    def run(cmd, what, env=None, cwd=None):
+        config = json.loads((cwd / "jupyter_lite_config.json").read_text())["LiteBuildConfig"]
+        out = lite.Path(config["output_dir"])
+        shutil.copytree(config["contents"][0], out / "files")
+        (out / "index.html").write_text("<!doctype html>")
+        return ""
+    monkeypatch.setattr(lite, "pyodide_core", lambda cache, log=None: cache)
+    monkeypatch.setattr(lite, "wheels", lambda cache, core, log=None: ([], {}, []))
+    monkeypatch.setattr(lite, "pure_pyyaml", lambda cache, log=None: cache / "pyyaml.whl")
+    monkeypatch.setattr(lite, "delvebook_wheel", lambda dest: dest / "delvebook.whl")
+    monkeypatch.setattr(lite, "lay_pyodide", lambda core, wheels, target: None)
+    monkeypatch.setattr(lite, "_run", run)
+
+
+def test_lite_replaces_its_own_site_whole_and_refuses_it_once_it_holds_a_git_folder(tmp_path, fake_build):
+    pytest.importorskip("jupyterlite_core")
+    _, keep = _a_repository(tmp_path)
+    site = tmp_path / "site"
+    lite.build(keep, site, cache=tmp_path / "cache", log=None)
+    mark = json.loads((site / lite.MARK).read_text())
+    assert mark["built_by"] == "delvebook lite" and mark["entries"] == ["delvebook-site.json", "files", "index.html"]
+    assert _tree(site / "files") == ["my-keep", "my-keep/campaign.yaml", "my-keep/log.yaml", lite.NOTEBOOK]
+    (site / "files" / "stale.txt").write_text("from an older build")
+    first = site.stat().st_ino
+    lite.build(keep, site, cache=tmp_path / "cache", log=None)
+    assert site.stat().st_ino != first and not (site / "files" / "stale.txt").exists(), "replaced whole"
+    (site / ".git").mkdir()  # the keeper made the site a repository to publish it
+    with pytest.raises(lite.LiteError, match=r"holds \.git, which delvebook did not put there"):
+        lite.build(keep, site, cache=tmp_path / "cache", log=None)
+    assert (site / ".git").is_dir() and (site / "index.html").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".site.")) == []
+
+
+def test_the_sites_notebook_shows_a_campaigns_name_as_text(tmp_path):
+    mistune = pytest.importorskip("mistune")
+    nb = lite.notebook("keep`s <b>", "<img src=x onerror=alert(1)> [a](http://evil)\n# Two")
+    out = mistune.html("".join(nb["cells"][0]["source"]))
+    assert out.count("<h1>") == 1 and "<img" not in out and "<b>" not in out and 'href="http://evil"' not in out
+    assert "&lt;img src=x onerror=alert(1)&gt; [a](http://evil)\\n# Two: the keeper" in out
+    assert "<code>keep`s &lt;b&gt;</code>" in out
+    assert "db.table.playing('keep`s <b>')" in "".join(nb["cells"][1]["source"])

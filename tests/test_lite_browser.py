@@ -98,6 +98,15 @@ def test_the_site_holds_pure_wheels_and_a_lock_of_what_it_ships(lite_site):
     assert lite_site["bytes"] < 60e6, f"the site is {lite_site['bytes'] / 1e6:.1f} MB"
 
 
+def test_the_site_carries_the_notebook_and_the_campaigns_own_files_only(lite_site):
+    site, name = lite_site["site"], CAMPAIGN.name
+    assert sorted(str(p.relative_to(site / "files")) for p in (site / "files").rglob("*")) == \
+        ["run-a-session.ipynb", name, f"{name}/campaign.yaml", f"{name}/log.yaml"], "no .gitignore, nothing else"
+    listed = json.loads((site / "api" / "contents" / name / "all.json").read_text())
+    assert sorted(item["name"] for item in listed["content"]) == ["campaign.yaml", "log.yaml"]
+    assert json.loads((site / "delvebook-site.json").read_text())["built_by"] == "delvebook lite"
+
+
 def test_the_table_runs_offline_in_jupyterlite_and_a_click_reaches_the_browsers_storage(browser, lite_site, served,
                                                                                           artifacts):
     asked: list[str] = []

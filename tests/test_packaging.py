@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import time
 import urllib.error
 import urllib.request
@@ -25,7 +26,7 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib
 
-from conftest import CAMPAIGNS, EXAMPLES, REPO, _free_port
+from conftest import CAMPAIGNS, EXAMPLES, REPO, _free_port, cannot_run
 from delvebook.extras import EXTRAS
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
@@ -205,3 +206,59 @@ def test_delvebook_lab_from_a_wheel_opens_the_packaged_session_notebook(tmp_path
     assert "cannot find" not in text
     assert served["type"] == "notebook" and served["name"] == "run-a-session.ipynb"
     assert (work / "delvebook-lab" / "campaigns" / "the-sunken-keep" / "campaign.yaml").is_file()
+
+
+def _wheel(source: Path, dist: Path) -> Path:
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(source)],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-3000:]
+    wheel, = dist.glob("delvebook-*.whl")
+    return wheel
+
+
+def _members(wheel: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(wheel) as z:
+        return {n: z.read(n) for n in z.namelist() if not n.endswith(("/RECORD", "/WHEEL"))}
+
+
+@pytest.mark.slow
+def test_delvebook_lite_from_a_wheel_install_with_only_the_lite_extra_builds_the_site(tmp_path):
+    if shutil.which("npm") is None:
+        cannot_run("npm is not installed (Debian: apt-get install npm): the site takes Pyodide from npm")
+    wheel = _wheel(_copy_source(tmp_path / "src"), tmp_path / "dist")
+    py = _venv(tmp_path / "venv")
+    _pip(py, f"{wheel}[lite]")
+    work = tmp_path / "elsewhere"  # no checkout anywhere near
+    work.mkdir()
+    run = subprocess.run([str(py.parent / "delvebook"), "lite", str(CAMPAIGNS / "the-sunken-keep"), "-o", "site"],
+                         cwd=work, capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    shipped, = (work / "site" / "pypi").glob("delvebook-*.whl")
+    assert _members(shipped) == _members(wheel), "the site's wheel is the installed one, file for file"
+    with zipfile.ZipFile(shipped) as z:
+        record = z.read(next(n for n in z.namelist() if n.endswith("/RECORD"))).decode()
+        assert "Root-Is-Purelib: true" in z.read(next(n for n in z.namelist() if n.endswith("/WHEEL"))).decode()
+    assert all(line.endswith(",,") or ",sha256=" in line for line in record.splitlines())
+    assert (work / "site" / "delvebook-site.json").is_file()
+    installed = subprocess.run([str(py), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True,
+                               check=True).stdout.lower()
+    assert "jupyterlite-core==" in installed and not re.search(r"^(pandas|jupyterlab|ipywidgets)==", installed,
+                                                               re.MULTILINE), "the lite extra brings the build only"
+
+
+@pytest.mark.slow
+def test_the_sdist_ships_no_tests_and_builds_the_wheel_the_checkout_builds(tmp_path):
+    source = _copy_source(tmp_path / "src")
+    built = subprocess.run([sys.executable, "-m", "build", "--sdist", "-o", str(tmp_path / "sdist"), str(source)],
+                           capture_output=True, text=True, timeout=900)
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-3000:]
+    sdist, = (tmp_path / "sdist").glob("delvebook-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = [n.split("/", 1)[1] for n in tar.getnames() if "/" in n]
+    assert not [n for n in names if n.startswith(("tests/", "bench/", "scripts/")) or n.endswith("conftest.py")], \
+        "the sdist runs no tests of its own, so it ships none (they run from a clone: make test)"
+    assert {"README.md", "LICENSE", "pyproject.toml", "delvebook/__init__.py",
+            "delvebook/session/binder-constraints.txt"} <= set(names)
+    from_sdist = _wheel(sdist, tmp_path / "from-sdist")
+    from_checkout = _wheel(source, tmp_path / "from-checkout")
+    assert _members(from_sdist) == _members(from_checkout)

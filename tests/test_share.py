@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -15,16 +18,93 @@ from delvebook import share
 from delvebook.share import _binder_spec, binder_link, binder_spec, new_repo, pinned_requirement, write_badge
 
 
+def _installs(repo):
+    """The lines of binder/requirements.txt that say what to install (comments left out)."""
+    return [line for line in (repo / "binder" / "requirements.txt").read_text().splitlines()
+            if line and not line.startswith("#")]
+
+
 def test_new_repo_writes_campaign_notebook_binder_and_readme(tmp_path):
     made = new_repo(tmp_path / "salt-roads", name="Salt Roads", seed=3, requirement="delvebook==0.1.0")
     repo = tmp_path / "salt-roads"
     assert set(made) == {"campaign.yaml", "log.yaml", "session.ipynb", "binder/requirements.txt",
-                         "binder/runtime.txt", "README.md"}
+                         "binder/constraints.txt", "binder/runtime.txt", "README.md"}
     nb = json.loads((repo / "session.ipynb").read_text())
     assert "thrown away" in "".join(nb["cells"][0]["source"])
     assert all(c.get("outputs", []) == [] for c in nb["cells"])
-    assert (repo / "binder/requirements.txt").read_text() == "delvebook==0.1.0\n"
+    assert _installs(repo) == ["-c constraints.txt", "delvebook==0.1.0"]
     assert ".delvebook.lock" in (repo / ".gitignore").read_text()
+
+
+def test_a_new_repositorys_binder_pins_the_whole_environment_as_this_projects_does(tmp_path):
+    repo = tmp_path / "salt-roads"
+    new_repo(repo, name="Salt Roads", requirement="delvebook[table,analysis,lab]==0.1.0")
+    assert (repo / "binder" / "constraints.txt").read_bytes() == (REPO / "binder" / "constraints.txt").read_bytes()
+    assert (repo / "binder" / "runtime.txt").read_text() == (REPO / "binder" / "runtime.txt").read_text()
+    pins = {line.split("==")[0].lower() for line in (repo / "binder" / "constraints.txt").read_text().splitlines()
+            if "==" in line}
+    assert {"pandas", "plotly", "jupyterlab", "ipywidgets", "anywidget", "notebook"} <= pins
+
+
+def test_a_new_repositorys_readme_installs_the_table_and_jupyterlab_it_then_runs(tmp_path):
+    from packaging.requirements import Requirement
+    repo = tmp_path / "salt-roads"
+    new_repo(repo, name="Salt Roads", requirement="delvebook[table,analysis,lab] @ git+https://github.com/a/b@abc")
+    readme = (repo / "README.md").read_text()
+    commands = re.findall(r"`([^`]+)`", readme)
+    [install] = [c for c in commands if c.startswith("python -m pip install ") and " -r " not in c]
+    requirement = Requirement(shlex.split(install)[-1])
+    assert requirement.name == "delvebook" and {"table", "lab"} <= requirement.extras
+    assert "jupyter lab session.ipynb" in commands and (repo / "session.ipynb").is_file()
+    assert "python -m pip install -r binder/requirements.txt" in commands
+
+
+def test_a_campaign_name_full_of_markdown_stays_text_in_the_readme_and_notebook(tmp_path):
+    mistune = pytest.importorskip("mistune")
+    name = "<img src=x onerror=alert(1)> [pwn](http://evil) # *Keep*"
+    repo = tmp_path / "r"
+    new_repo(repo, name=name, requirement="delvebook==0.1.0")
+    readme = mistune.html((repo / "README.md").read_text())
+    heading = mistune.html(json.loads((repo / "session.ipynb").read_text())["cells"][0]["source"])
+    for out in (readme, heading):
+        assert "<img" not in out and 'href="http://evil"' not in out and "<em>Keep</em>" not in out
+        assert "&lt;img src=x onerror=alert(1)&gt; [pwn](http://evil) # *Keep*" in out
+
+
+@pytest.mark.parametrize("url", ["https://ana:ghp_SECRET@files.example.org/delvebook-0.1.0-py3-none-any.whl",
+                                 "https://ghp_SECRET@files.example.org/delvebook-0.1.0-py3-none-any.whl",
+                                 "https://files.example.org/delvebook-0.1.0-py3-none-any.whl?token=ghp_SECRET"])
+def test_a_token_in_the_install_url_is_never_printed_or_written(tmp_path, url):
+    dist = _dist(tmp_path, {"url": url, "archive_info": {}})
+    with pytest.raises(ValueError) as refused:
+        pinned_requirement(dist)
+    assert "ghp_SECRET" not in str(refused.value) and "files.example.org" in str(refused.value)
+    out = subprocess.run([sys.executable, "-m", "delvebook", "new", str(tmp_path / "r"), "--repo", "--requirement",
+                          f"delvebook[table,analysis,lab] @ {url}"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "credentials" in out.stderr
+    assert "ghp_SECRET" not in out.stdout + out.stderr and not (tmp_path / "r").exists()
+
+
+def test_a_token_in_a_git_install_url_is_left_out_of_the_pin(tmp_path):
+    dist = _dist(tmp_path, {"url": "https://ana:ghp_SECRET@github.com/ana/delvebook.git",
+                            "vcs_info": {"vcs": "git", "commit_id": "0123abcd" * 5}})
+    requirement, _ = pinned_requirement(dist)
+    assert "ghp_SECRET" not in requirement and "ana:" not in requirement
+
+
+def test_share_refuses_a_symlinked_readme_and_leaves_its_target_alone(tmp_path):
+    repo = tmp_path / "keep"
+    new_repo(repo, name="Keep", requirement="delvebook==0.1.0")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    _git(repo, "remote", "add", "origin", "https://github.com/ana/keep.git")
+    bashrc = tmp_path / "bashrc"
+    bashrc.write_text("alias ll='ls -l'\n")
+    (repo / "README.md").unlink()
+    (repo / "README.md").symlink_to(bashrc)
+    out = subprocess.run([sys.executable, "-m", "delvebook", "share", "--readme", "README.md"], cwd=repo,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "symlink" in out.stderr and "Traceback" not in out.stderr
+    assert bashrc.read_text() == "alias ll='ls -l'\n" and (repo / "README.md").is_symlink()
 
 
 def test_the_session_notebook_opens_the_campaign_once_per_kernel_and_a_rerun_changes_nothing(tmp_path, monkeypatch):
@@ -232,4 +312,35 @@ def test_a_local_wheel_cannot_be_pinned_and_says_what_to_pass(tmp_path):
 def test_new_repo_with_no_requirement_writes_the_pin(tmp_path, monkeypatch):
     monkeypatch.setattr(share, "pinned_requirement", lambda: ("delvebook[table,analysis,lab]==9.9.9", None))
     new_repo(tmp_path / "r", name="R")
-    assert (tmp_path / "r" / "binder" / "requirements.txt").read_text() == "delvebook[table,analysis,lab]==9.9.9\n"
+    assert _installs(tmp_path / "r") == ["-c constraints.txt", "delvebook[table,analysis,lab]==9.9.9"]
+
+
+@pytest.mark.slow
+def test_a_new_repository_works_as_its_readme_says_in_a_fresh_environment(tmp_path):
+    """The README's own commands, run as written in a fresh venv: the install brings the table and JupyterLab,
+    and the session notebook runs there."""
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path / "dist"),
+                            str(REPO)], capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-3000:]
+    wheel, = (tmp_path / "dist").glob("delvebook-*.whl")
+    repo = tmp_path / "salt-roads"
+    new_repo(repo, name="Salt Roads", requirement=f"delvebook[table,analysis,lab] @ {wheel.as_uri()}")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    env = {**os.environ, "PATH": f"{venv / 'bin'}:{os.environ['PATH']}", "VIRTUAL_ENV": str(venv),
+           "JUPYTER_CONFIG_DIR": str(tmp_path / "jcfg"), "JUPYTER_DATA_DIR": str(tmp_path / "jdata"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "jrun"), "IPYTHONDIR": str(tmp_path / "ipython")}
+    env.pop("PYTHONPATH", None)
+    commands = re.findall(r"`([^`]+)`", (repo / "README.md").read_text())
+    [install] = [c for c in commands if c.startswith("python -m pip install ") and " -r " not in c]
+    run = subprocess.run(install, shell=True, cwd=repo, env=env, capture_output=True, text=True, timeout=1800)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    lab = subprocess.run("jupyter lab --version", shell=True, cwd=repo, env=env, capture_output=True, text=True)
+    assert lab.returncode == 0 and re.match(r"4\.", lab.stdout), lab.stderr[-2000:]
+    executed = subprocess.run("jupyter nbconvert --to notebook --execute --output ran.ipynb session.ipynb",
+                              shell=True, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    assert executed.returncode == 0, executed.stderr[-3000:]
+    ran = json.loads((repo / "ran.ipynb").read_text())
+    outputs = [o for c in ran["cells"] if c["cell_type"] == "code" for o in c["outputs"]]
+    assert outputs and not [o for o in outputs if o.get("output_type") == "error"]
+    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs), "the table shows"

@@ -30,6 +30,7 @@ import pandas as pd
 from ..campaign import Campaign
 from ..events import standing as events_standing
 from ..model import STATUS_DEAD
+from ..typed_columns import json_column, typed_columns
 from .calibrate import Calibration, calibration
 
 __all__ = ["frames", "events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness",
@@ -92,14 +93,20 @@ def events(x: Source) -> pd.DataFrame:
 
     Columns: ``seq``; ``kind`` (category); ``v`` (event format version); ``at`` (game clock, seconds);
     ``ts`` (wall time, datetime64[ns, UTC]); ``session``, ``encounter``, ``round`` (Int64, NA outside);
-    ``actor`` (who acts: ``who`` or ``attacker``) and ``target`` (categories); ``in_force`` (bool: its
+    ``actor`` (who acts: the event's ``actor``, else ``who`` or ``attacker``) and ``target`` (categories);
+    ``in_force`` (bool: its
     changes are part of the campaign as it stands); ``status`` (category: ``in force``, ``undone``,
     ``replaced`` by a luck die or typed dice, ``undo``/``redo`` for those records, ``note`` for a record that
     changes nothing); ``replaced_by``, ``undone_by`` (Int64); ``replaces``, ``undoes``, ``redoes`` (Int64);
     ``luck_player`` (category: who spent the luck die of a replacing event); ``amended`` (bool: the table
-    typed the faces); ``n_rolls``, ``n_changes``; then every other field of the event, flattened: plain values
-    as columns (``total``, ``success``, ``skill``, ``reason``...), lists and mappings (``args``, ``rolls``,
-    ``damage``, ``changes``...) as objects.
+    typed the faces); ``n_rolls``, ``n_changes``; ``args``, ``rolls``, ``changes`` (JSON text); then every
+    other field of the event, typed by what it holds, so every column has one type and the frame goes to
+    Parquet as it is (``frame.to_parquet(...)``): plain values keep theirs (``total`` Int64, ``success``
+    boolean, ``skill`` category...); a list of plain values stays a list (``results``, ``vanquished``,
+    ``attack_totals``); an exact chance becomes a float with the fraction's text beside (``chance`` and
+    ``chance_exact``: 0.2 and "1/5"), a mapping of chances one pair per key (an attack's ``chance_win``,
+    ``chance_tie``, ``chance_lose``); a mapping, a list of mappings or a field mixing kinds is JSON text
+    (``damage``, ``xp_awards``, ``counter``...: ``json.loads`` it, or reach inside with SQL's JSON functions).
     """
     return frames(x, copy=False)["events"].copy()
 
@@ -149,8 +156,9 @@ def xp(x: Source) -> pd.DataFrame:
 def encounters(x: Source) -> pd.DataFrame:
     """One row per fight in force: ``encounter`` (its number), ``name``, ``session``, ``start_seq``,
     ``end_seq`` (NA while running), ``start_ts``, ``end_ts``, ``rounds``, ``foes`` (how many), ``foe_kinds``
-    (text), ``party_dealt``/``party_taken`` (hearts of damage after armor dealt by and to delvers),
-    ``foes_dealt``/``foes_taken``, ``armor_absorbed`` (by the party's armor), ``vanquished`` (foes),
+    (a list: each foe's kind, in order of entry), ``party_dealt``/``party_taken`` (hearts of damage after armor
+    dealt by and to delvers), ``foes_dealt``/``foes_taken``, ``armor_absorbed`` (by the party's armor),
+    ``vanquished`` (foes),
     ``delvers_down`` (times a delver hit 0 hearts), ``deaths`` (delvers who died), ``death_saves`` (the
     last two count the death saves rolled after the fight too, until the next one begins in that session),
     ``xp`` (for the vanquished), ``ended``.
@@ -672,7 +680,7 @@ def _events_frame(log: list[dict], standing: set, replaced_by: dict, undone_by: 
             status.append("replaced")
         else:
             status.append("undone")
-    who, attacker, target = g("who"), g("attacker"), g("target")
+    who, attacker, target, actor = g("who"), g("attacker"), g("target"), g("actor")
     luck_ = g("luck")
     df = pd.DataFrame({
         "seq": np.asarray(seqs, dtype=np.int64),
@@ -683,8 +691,8 @@ def _events_frame(log: list[dict], standing: set, replaced_by: dict, undone_by: 
         "session": _int(g("session")),
         "encounter": _int(g("encounter")),
         "round": _int(g("round")),
-        "actor": _cat([w if isinstance(w, str) else a if isinstance(a, str) else None
-                       for w, a in zip(who, attacker)]),
+        "actor": _cat([r if isinstance(r, str) else w if isinstance(w, str) else a if isinstance(a, str) else None
+                       for r, w, a in zip(actor, who, attacker)]),
         "target": _cat([t if isinstance(t, str) else None for t in target]),
         "in_force": np.asarray([st == "in force" or st == "note" for st in status], dtype=bool),
         "status": pd.Categorical(status, categories=["in force", "undone", "replaced", "undo", "redo", "note"]),
@@ -697,26 +705,17 @@ def _events_frame(log: list[dict], standing: set, replaced_by: dict, undone_by: 
         "amended": np.asarray([bool(a) for a in g("amended")], dtype=bool),
         "n_rolls": np.asarray([len(r) if r else 0 for r in g("rolls")], dtype=np.int64),
         "n_changes": np.asarray([len(c) if c else 0 for c in changes], dtype=np.int64),
-        "args": g("args"),
-        "rolls": g("rolls"),
-        "changes": changes,
+        "args": json_column(g("args")),
+        "rolls": json_column(g("rolls")),
+        "changes": json_column(changes),
     })
-    cols = {}
+    cols: dict[str, Any] = {}
     for k, values in fields.items():
         if k in _EVENT_FIXED or k in df.columns:
             continue
-        types = {type(v) for v in values}
-        types.discard(type(None))
-        if types <= {str}:
-            cols[k] = _cat(values) if len(set(values)) < max(50, n // 4) else pd.array(values, dtype="string")
-        elif types <= {bool}:
-            cols[k] = _bool(values)
-        elif types <= {int}:
-            cols[k] = _int(values)
-        elif types <= {int, float}:
-            cols[k] = pd.array(values, dtype="Float64")
-        else:
-            cols[k] = pd.Series(values, dtype=object)
+        for name, column in typed_columns(k, values, n).items():
+            if name not in df.columns and name not in cols:
+                cols[name] = column
     if cols:
         df = pd.concat([df, pd.DataFrame(cols, index=df.index)], axis=1)
     return df
@@ -867,7 +866,7 @@ def _encounters_frame(encs: dict, dmg: pd.DataFrame, hts: pd.DataFrame) -> pd.Da
         "end_ts": _ts([r["end_ts"] for r in rows]),
         "rounds": _int([r["rounds"] for r in rows]),
         "foes": _int([len(r["foe_names"]) for r in rows]),
-        "foe_kinds": pd.array([_count_text(r["foe_kinds"]) for r in rows], dtype="string"),
+        "foe_kinds": pd.Series([[str(k) for k in r["foe_kinds"]] for r in rows], dtype=object),
         "xp": _int([r["xp"] for r in rows]),
         "ended": np.asarray([r["ended"] for r in rows], dtype=bool),
     })
@@ -908,13 +907,6 @@ def _fight_of_hearts(h: pd.DataFrame, encounters: pd.DataFrame) -> pd.Series:
     after = np.where((pos >= 0) & same_session, latest, -1)
     return pd.Series(np.where(h["encounter"].notna(), h["encounter"].fillna(-1).to_numpy(dtype=np.int64), after),
                      index=h.index)
-
-
-def _count_text(kinds: list) -> str:
-    counts: dict[str, int] = {}
-    for k in kinds:
-        counts[str(k)] = counts.get(str(k), 0) + 1
-    return ", ".join(f"{k} ×{c}" if c > 1 else k for k, c in counts.items())
 
 
 def _fairness_frame(r: pd.DataFrame) -> pd.DataFrame:

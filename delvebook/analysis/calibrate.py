@@ -449,7 +449,7 @@ def _beside(forecasts: list[dict], f: Mapping[str, pd.DataFrame]) -> tuple[pd.Da
         e = enc.loc[number] if number in enc.index else None
         row = {"encounter": number, "start_seq": r["seq"],
                "name": None if e is None else e["name"], "session": None if e is None else e["session"],
-               "foes": None if e is None else e["foe_kinds"], "refused": r.get("refused")}
+               "foes": [] if e is None else list(e["foe_kinds"]), "refused": r.get("refused")}
         party = r.get("party") or []
         dropped = [bool(fell.get((number, n), 0)) for n in party]
         deaths = [bool(died.get((number, n), 0)) for n in party]
@@ -473,7 +473,6 @@ def _beside(forecasts: list[dict], f: Mapping[str, pd.DataFrame]) -> tuple[pd.Da
     for col in ("any_drop", "any_death", "won", "wiped", "ended"):
         fights[col] = fights[col].astype(bool)
     fights["name"] = pd.array(fights["name"], dtype="string")
-    fights["foes"] = pd.array(fights["foes"], dtype="string")
     fights["refused"] = pd.array(fights["refused"], dtype="string")
     delvers = pd.DataFrame(delver_rows, columns=["encounter", "who", "p_drop", "p_death", "dropped", "died"])
     delvers["encounter"] = pd.array(delvers["encounter"], dtype="Int64")

@@ -27,8 +27,6 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-import inspect
-
 from ..dice import LuckDie
 from ..events import apply_changes, revert
 from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone, replay
@@ -90,13 +88,10 @@ class Engine:
         try:
             fn(ctx, **call)
             ctx.check_faces_used()
-            self._charge_luck(ctx)
+            _charge_luck(ctx)
         finally:  # refused, or a programming error (which propagates as itself): nothing stays changed
             ctx.rollback()
         return ctx
-
-    def _charge_luck(self, ctx: Ctx) -> None:
-        _charge_luck(ctx)
 
     def _event(self, seq: int, kind: str, args: dict, ctx: Ctx, meta: dict, **extra: Any) -> dict:
         clash = _RESERVED & set(ctx.fields)
@@ -226,9 +221,9 @@ def _charge_luck(ctx: Ctx) -> None:
 
 def play(state: dict, rules: Rules, kind: str, args: Mapping[str, Any], rng: random.Random, *,
          recorded: Mapping[str, dict] | None = None, extra_luck: Mapping[str, list] | None = None) -> Play:
-    """Play command ``kind`` on ``state`` in place and keep what it changed: a simulation's fast path (the danger
-    forecast plays thousands of fights). The same command as ``Engine.decide`` runs, but no event is made and
-    nothing is recorded (see ``Play``); refused, the state is as it was. ``recorded`` and ``extra_luck`` re-run
+    """Play command ``kind`` on ``state`` in place and keep what it changed, for a simulation (the danger
+    forecast). The same command as ``Engine.decide`` runs, but no event is made and nothing is recorded (see
+    ``Play``); refused, the state is as it was. ``recorded`` and ``extra_luck`` re-run
     it with the faces a first run rolled plus luck dice, which are charged to their players as
     ``Engine.decide_luck`` charges them. Returns the context (its ``roll_objects``: the rolls made)."""
     fn = COMMANDS.get(kind)
@@ -238,12 +233,7 @@ def play(state: dict, rules: Rules, kind: str, args: Mapping[str, Any], rng: ran
         args, override = _split_override(args)
     else:
         override = None
-    names = (fn, tuple(args))
-    if names not in _BOUND:  # which arguments a command takes depends on their names alone: checked once
-        _bind(kind, fn, args)
-        if len(_BOUND) > 4096:
-            _BOUND.clear()
-        _BOUND.add(names)
+    _bind(kind, fn, args)
     ctx = Play(state, rules, rng, kind, args, recorded=recorded, extra_luck=extra_luck)
     ctx.override = override
     try:
@@ -267,28 +257,19 @@ def _split_override(args: Mapping[str, Any]) -> tuple[dict, str | None]:
     return own, override
 
 
-_SIGNATURES: dict = {}
-_BOUND: set = set()
-
-
 def _bind(kind: str, fn, args: Mapping) -> None:
-    """Refuse arguments the command does not take, or a required one left out, naming it and the accepted ones
-    (a command with ``**options`` checks its own options)."""
-    sig = _SIGNATURES.get(fn)
-    if sig is None:
-        params = list(inspect.signature(fn).parameters.values())[1:]  # after ctx
-        named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        sig = _SIGNATURES[fn] = ([p.name for p in named], [p.name for p in named if p.default is p.empty],
-                                 any(p.kind == p.VAR_KEYWORD for p in params))
-    names, required, open_ended = sig
-    takes = f"{kind} takes: {', '.join(names) or 'nothing'}" + (", and options" if open_ended else "")
-    if not open_ended:
-        unknown = [a for a in args if a not in names]
-        if unknown:
-            raise Refused(f"{kind} has no argument {', '.join(map(repr, unknown))} ({takes})")
-    missing = [n for n in required if n not in args]
-    if missing:
-        raise Refused(f"{kind} needs {', '.join(map(repr, missing))} ({takes})")
+    """Refuse arguments the command does not take, or a required one left out, naming it and the accepted ones:
+    its parameters and the options it declares (``command(kind, options=...)``); a command with ``**options`` and
+    no declaration checks its own."""
+    takes = fn.takes
+    if (takes.open_ended or takes.names.issuperset(args)) and takes.required.issubset(args):
+        return
+    said = f"{kind} takes: {', '.join(takes.order) or 'nothing'}" + (", and options" if takes.open_ended else "")
+    unknown = [] if takes.open_ended else [a for a in args if a not in takes.names]
+    if unknown:
+        raise Refused(f"{kind} has no argument {', '.join(map(repr, unknown))} ({said})")
+    missing = [n for n in takes.order if n in takes.required and n not in args]
+    raise Refused(f"{kind} needs {', '.join(map(repr, missing))} ({said})")
 
 
 # ---------------------------------------------------------------- deciding a logged event again

@@ -11,18 +11,17 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
+import inspect
 import random
-import weakref
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 from ..dice import DiceError, Roll, parse
 from ..events import apply_changes, clone, get_path, revert
 from ..model import combatant, is_dead, is_dying
 from ..rules import PROVENANCE_KEYS, Rules
 
-__all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items", "rules_table",
-           "class_of", "class_abilities", "path_in", "rules_tables"]
+__all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items", "path_in"]
 
 COMMANDS: dict[str, Callable] = {}
 
@@ -36,10 +35,31 @@ class Overridable(Refused):
     command with ``keeper_override="why"`` waives it and records why. A view offers the override only for these."""
 
 
-def command(kind: str):
+class Takes(NamedTuple):
+    """What a command takes by name: its parameters and the options it declares (in order, and as a set), the ones
+    it needs, and whether it reads and checks its own (``**options`` and no declaration)."""
+
+    order: tuple
+    names: frozenset
+    required: frozenset
+    open_ended: bool
+
+
+def command(kind: str, *, options: tuple[str, ...] | None = None):
+    """Register ``fn`` as the command ``kind``. ``options``: the keywords it takes in ``**options`` beyond its
+    parameters (what classes bring to it: ``smite=True``, ``focus=True``), each answered by a hook in ``effects``;
+    anything else is refused before the command runs. None: the command reads and checks its own (an ability's
+    inputs, an item's details)."""
     def register(fn: Callable) -> Callable:
-        COMMANDS[kind] = fn
+        params = list(inspect.signature(fn).parameters.values())[1:]  # after ctx
+        named = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        order = tuple(named) + tuple(options or ())
         fn.kind = kind  # type: ignore[attr-defined]
+        fn.options = None if options is None else tuple(options)  # type: ignore[attr-defined]
+        fn.takes = Takes(order, frozenset(order),  # type: ignore[attr-defined]
+                         frozenset(p.name for p in params if p.name in named and p.default is p.empty),
+                         options is None and any(p.kind == p.VAR_KEYWORD for p in params))
+        COMMANDS[kind] = fn
         return fn
     return register
 
@@ -51,54 +71,7 @@ def data_items(mapping: Mapping):
             yield k, v
 
 
-_TABLES: "weakref.WeakKeyDictionary[Rules, dict]" = weakref.WeakKeyDictionary()
-
-
-def rules_table(rules: Rules, name: str) -> Mapping:
-    """``rules.gear`` / ``classes`` / ``bestiary`` / ``spells``, built once per ``Rules``: each such property
-    merges the rules' tables afresh on every read, and a ``Rules`` never changes (its data is frozen), so the
-    merged table is a pure function of it (an attack asks for the gear table a dozen times)."""
-    t = rules_tables(rules).get(name)
-    if t is None:
-        t = rules_tables(rules)[name] = getattr(rules, name)
-    return t
-
-
-_LAST: list = [lambda: None, None]  # (a weak reference to the Rules asked about last, its tables): one game a fight
-
-
-def rules_tables(rules: Rules) -> dict:
-    """What is kept for ``rules``: answers that depend on the rules alone (its merged tables, a class's abilities,
-    the death save), by name. A ``Rules`` never changes, so they never go stale; the last rules asked about are
-    found without the weak dictionary's lookup."""
-    last = _LAST
-    if last[0]() is rules:
-        return last[1]
-    tables = _TABLES.get(rules)
-    if tables is None:
-        tables = _TABLES[rules] = {}
-    last[0], last[1] = weakref.ref(rules), tables
-    return tables
-
-
-def class_of(rules: Rules, class_id: str) -> Mapping:
-    """``rules.class_(class_id)`` from the table built once (``rules_table``); an unknown class as it refuses."""
-    found = rules_table(rules, "classes").get(class_id)
-    return found if found is not None else rules.class_(class_id)
-
-
 _NONE: Mapping = MappingProxyType({})
-
-
-def class_abilities(rules: Rules, class_id: str) -> Mapping:
-    """A class's abilities by id, without provenance keys, read-only: built once per ``Rules`` and class (an
-    attack asks for them to offer a smite, a Dodge to pay for one)."""
-    tables = rules_tables(rules)
-    key = ("abilities", class_id)
-    found = tables.get(key)
-    if found is None:
-        found = tables[key] = MappingProxyType(dict(data_items(class_of(rules, class_id)["abilities"])))
-    return found
 
 
 def path_in(side: str, name: str) -> list:
@@ -176,16 +149,14 @@ class Reader:
         return side, c
 
     def conditions(self, who: str | None = None, kind: str | None = None) -> list[dict]:
-        conds = self.state["conditions"]
-        if not conds:  # most of a fight: the registries ask, and nothing is there
-            return []
-        return [c for c in conds if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
+        return [c for c in self.state["conditions"]
+                if (who is None or c["who"] == who) and (kind is None or c["kind"] == kind)]
 
     def class_abilities(self, c: Mapping) -> Mapping:
         """A delver's class abilities by id (a foe has none), read-only."""
         if "class_id" not in c:
             return _NONE
-        return class_abilities(self.rules, c["class_id"])
+        return self.rules.abilities(c["class_id"])
 
 
 class Ctx(Reader):
@@ -319,10 +290,7 @@ class Ctx(Reader):
 
     def end_conditions(self, keep: Callable[[dict], bool], why: str) -> list[dict]:
         """Remove every condition for which ``keep`` is false; record which ended and why."""
-        conds = self.state["conditions"]
-        if not conds:  # most of a fight: nothing to end (the one test every caller relies on)
-            return []
-        ended = [c for c in conds if not keep(c)]
+        ended = [c for c in self.state["conditions"] if not keep(c)]
         if ended:
             self.set(["conditions"], [c for c in self.state["conditions"] if keep(c)])
             prior = self.fields.get("conditions_ended", [])

@@ -7,37 +7,27 @@ from typing import Any
 from ..dice import parse
 from ..distribution import odds
 from ..model import STATUS_ALIVE, STATUS_DEAD, combatant, is_dying
-from . import effects, queries
+from . import queries
 from .base import Ctx, command
-from .queries import d20_in, opposed_expr, skill_id
+from .queries import d20_in, opposed_expr, save_roll, skill_id
 
-__all__ = ["check", "plain_roll", "death_save", "resolve_death_save", "roll_options"]
-
-
-def roll_options(ctx: Ctx, what: str, options: dict, *also: dict) -> None:
-    """Refuse options no rule reads (a likely typo), naming the ones ``what`` takes."""
-    known = set(effects.SKILL_BOOSTS).union(*also)
-    unknown = [k for k in options if k not in known]
-    if unknown:
-        ctx.refuse(f"{what} takes no option {', '.join(map(repr, sorted(unknown)))} "
-                   f"(its options: {', '.join(sorted(known)) or 'none'})")
+__all__ = ["check", "plain_roll", "death_save", "resolve_death_save"]
 
 
-@command("check")
+@command("check", options=("focus",))
 def check(ctx: Ctx, who: str, skill: str | None = None, target: int | None = None, vs: str | None = None,
           vs_skill: str | None = None, bonus=None, vs_bonus=None, advantage: bool = False, save: bool = False,
           why: str | None = None, **options: Any) -> None:
     """A check (D20 + skill bonus meets or beats a target), a save, or an opposed check, by a delver, a foe or a
     named creature (an NPC), at any moment: the keeper calls for checks, so they use no action
     (``core.turns.checks``). ``options`` are what a class brings to a roll using a skill (``focus=True``)."""
-    roll_options(ctx, "a check", options)
     if target is None and vs is None:
         ctx.refuse("a check needs a target number or an opponent")
     if target is not None and vs is not None:
         ctx.refuse("a check is against a target number or an opponent, not both")
     c = ctx.require_able(who, "make a check")
     sid = skill_id(ctx, c, skill)
-    roll = d20_in(ctx, who, c, sid, advantage=advantage, bonus=bonus, asked=options)
+    roll = (save_roll if save else d20_in)(ctx, who, c, sid, advantage=advantage, bonus=bonus, asked=options)
     for spend in roll.spends:
         spend(ctx)
     expr = roll.expr

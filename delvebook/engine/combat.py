@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ..dice import parse
-from ..distribution import distribution, odds
+from ..distribution import odds
 from ..events import clone
 from ..model import (CREATURE, FOES, PARTY, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
                      is_dying, present, used_this_turn)
@@ -26,10 +26,10 @@ from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, taken_names
 from .gear import fired, spend_ammo
 from .progress import award
-from .queries import attack_ready, plan_attack_on, unarmed, weapon_of
+from .queries import armor_in, attack_ready, healing_banned, plan_attack_on, unarmed, weapon_of
 
-__all__ = ["PARTY", "FOES", "current_actor", "armor_value", "deal_damage", "damage_roll", "heal", "attack",
-           "strike", "prepare_attack", "resolve_attack"]
+__all__ = ["PARTY", "FOES", "current_actor", "deal_damage", "damage_roll", "heal", "attack",
+           "strike", "prepare_attack", "resolve_attack", "ATTACK_WORDS", "CLASS_OPTIONS"]
 
 
 # ---------------------------------------------------------------- foes and encounters
@@ -265,20 +265,6 @@ def end_encounter(ctx: Ctx, keep: list | None = None) -> None:
 
 # ---------------------------------------------------------------- damage and armor
 
-def armor_value(ctx: Reader, name: str, c: Mapping) -> tuple[int, list[int]]:
-    """Total AV of intact armor as worn (and what conditions add, like Hold the line), and the intact pieces'
-    indexes."""
-    intact = []
-    av = 0
-    for i, a in enumerate(c.get("armor", ())):
-        if a["dv"] > 0:
-            intact.append(i)
-            av += a["av"] + a.get("bonus_av", 0)
-    for bonus in effects.ARMOR_BONUSES.now(ctx.state):
-        av += bonus(ctx, name)
-    return av, intact
-
-
 def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = True,
                 asked: Mapping[str, Any] | None = None, attack: bool = False) -> dict:
     """Damage reaches ``target``: reducers take theirs first (a Dodge, asked for in ``asked`` or readied), then
@@ -297,7 +283,7 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
                 reductions.append(red)
     reduced = sum(red.amount for red in reductions) if reductions else 0
     incoming = raw - min(raw, reduced)
-    av, intact = armor_value(ctx, target, c) if armor else (0, [])
+    av, intact = armor_in(ctx, target, c) if armor else (0, [])
     if incoming == 0 and any(not red.spares_armor for red in reductions):
         intact = []  # dodged down to nothing: the blow never reached the armor
     armor_rules = core["armor"]
@@ -332,26 +318,14 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
     return result
 
 
-_DAMAGE: dict = {}
-
-
 def _damage_expr(damage: Any, extra: tuple, bonus: Any):
-    """The parsed damage of a hit: the weapon's dice, any extra dice and its bonus, joined (kept by them)."""
-    key = (damage, extra, bonus)
-    try:
-        e = _DAMAGE.get(key)
-    except TypeError:  # a value no dict can hold (a hand-edited sheet): read as it is, not kept
-        key = e = None
-    if e is None:
-        parts = [str(damage)] + [str(x) for x in extra]
-        if bonus:
-            parts.append(str(bonus))
-        e = parse("+".join(p.lstrip("+") for p in parts))
-        if key is not None:
-            if len(_DAMAGE) > 4096:
-                _DAMAGE.clear()
-            _DAMAGE[key] = e
-    return e
+    """The parsed damage of a hit: the weapon's dice, any extra dice and its bonus, joined."""
+    if not extra and not bonus:
+        return parse(str(damage))
+    parts = [str(damage)] + [str(x) for x in extra]
+    if bonus:
+        parts.append(str(bonus))
+    return parse("+".join(p.lstrip("+") for p in parts))
 
 
 def damage_roll(ctx: Ctx, who: str, w: Mapping, *, max_damage: bool, extra: list[str] = (),
@@ -360,29 +334,27 @@ def damage_roll(ctx: Ctx, who: str, w: Mapping, *, max_damage: bool, extra: list
     e = _damage_expr(w["damage"], tuple(extra), w.get("bonus"))
     expr = e.text
     if max_damage or e.dice_count == 0:  # flat damage (unarmed 2) needs no roll
-        return distribution(expr).max, expr
+        return e.max, expr
     return ctx.roll(name, expr, who=who, why=f"damage ({w['name']})").total, expr
 
 
 # ---------------------------------------------------------------- attacks
 
-_ATTACK_WORDS = ("advantage", "multi", "bonus", "target_bonus", "counter", "counter_weapon", "max_damage",
-                 "extra_damage")
+ATTACK_WORDS = ("advantage", "multi", "bonus", "target_bonus", "counter", "counter_weapon", "max_damage",
+                "extra_damage")
+"""The attack's own options, whoever attacks."""
 
-
-_ATTACK_WORD_SET = frozenset(_ATTACK_WORDS)
+CLASS_OPTIONS = ("smite", "sentry", "surprised", "thrown", "focus", "dodge")
+"""What classes bring to an attack, each answered by a hook in ``effects``: an Oath's smite, a Sentry's attack, a
+surprised target (Ambush), a thrown weapon, Focus on the roll, the target's Dodge."""
 
 
 def _check_options(ctx: Ctx, options: Mapping) -> None:
-    if _ATTACK_WORD_SET.issuperset(options):  # the attack's own words (every attack has them)
-        return
-    unknown = [k for k in options if k not in _ATTACK_WORD_SET and k not in effects.ATTACK_OPTIONS
-               and k not in effects.SKILL_BOOSTS and k not in effects.DAMAGE_REDUCERS]
+    """An attack made as part of another deed (``strike``) takes what the attack command takes."""
+    unknown = [k for k in options if k not in ATTACK_WORDS and k not in CLASS_OPTIONS]
     if unknown:
-        known = set(_ATTACK_WORDS) | set(effects.ATTACK_OPTIONS) | set(effects.SKILL_BOOSTS) | \
-            set(effects.DAMAGE_REDUCERS)
         ctx.refuse(f"attack takes no option {', '.join(map(repr, sorted(unknown)))} "
-                   f"(its options: {', '.join(_ATTACK_WORDS + tuple(sorted(known - set(_ATTACK_WORDS))))})")
+                   f"(its options: {', '.join(ATTACK_WORDS + CLASS_OPTIONS)})")
 
 
 def _thrown(r: Reader, plan) -> None:
@@ -484,9 +456,9 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                                     name="damage")
         added = []
         for name, dice in extras:  # an on-hit option's dice are their own roll: the weapon's stay as rolled
-            expr = parse("+".join(str(x).lstrip("+") for x in dice)).text
-            total = distribution(expr).max if plan.max_damage else \
-                ctx.roll(name, expr, who=attacker, why=f"{name} damage").total
+            e = parse("+".join(str(x).lstrip("+") for x in dice))
+            expr = e.text
+            total = e.max if plan.max_damage else ctx.roll(name, expr, who=attacker, why=f"{name} damage").total
             added.append({"option": name, "expr": expr, "total": total})
             amount += total
         d = deal_damage(ctx, target, amount, f"{attacker} ({w['name']})", asked=plan.asked, attack=True)
@@ -555,7 +527,7 @@ def strike(ctx: Ctx, attacker: str, target: str, weapon: Any = None, *, on_lande
     resolve_attack(ctx, prepare_attack(ctx, attacker, target, weapon, **asked), on_landed)
 
 
-@command("attack")
+@command("attack", options=CLASS_OPTIONS)
 def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: bool = False,
            multi: int | None = None, bonus=None, target_bonus=None, counter: bool | None = None,
            counter_weapon: Any = None, max_damage: bool = False, extra_damage: str | None = None,
@@ -574,15 +546,11 @@ def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: 
     resolve_attack(ctx, plan)
 
 
-@command("damage")
+@command("damage", options=("dodge",))
 def damage_cmd(ctx: Ctx, who: str, amount: int, source: str = "keeper", armor: bool = False,
                **options: Any) -> None:
     """The keeper deals damage outside an attack (a trap, a fall); armor applies only if asked.
     ``options`` are what may take damage off first (``dodge=True``: a rogue spends grit to Dodge it)."""
-    unknown = [k for k in options if k not in effects.DAMAGE_REDUCERS]
-    if unknown:
-        ctx.refuse(f"damage takes no option {', '.join(map(repr, sorted(unknown)))} "
-                   f"(its options: {', '.join(sorted(effects.DAMAGE_REDUCERS)) or 'none'})")
     if not isinstance(amount, int) or amount < 0:
         ctx.refuse(f"damage is a whole number of hearts, not {amount!r}")
     _, c = ctx.combatant(who)
@@ -599,10 +567,9 @@ def heal(ctx: Ctx, who: str, amount: int, source: str, *, above_max: bool = Fals
         ctx.refuse(f"{who} is dead: hearts cannot be restored")
     if is_dying(c):
         ctx.refuse(f"{who} is dying and must make a death save first")
-    for guard in effects.HEAL_GUARDS.now(ctx.state):
-        banned = guard(ctx, who)
-        if banned:
-            ctx.refuse(banned)
+    banned = healing_banned(ctx, who)
+    if banned:
+        ctx.refuse(banned)
     path = ctx.path_of(who)
     before = c["hearts"]
     cap = c["max_hearts"] if not above_max else max(c["max_hearts"], before + amount)

@@ -6,10 +6,9 @@ from typing import Any, Mapping
 
 from ..events import clone
 from ..model import PARTY, STATUS_ALIVE, is_alive, is_dead
-from . import effects
 from .base import Ctx, command, data_items
 from .gear import add_to_sheet, items_to_gear, refit_armor
-from .queries import find_choice, raisable_skills
+from .queries import find_choice, healing_banned, raisable_skills
 
 __all__ = ["items_to_gear", "level_up_in", "add_delver", "choose", "level_up"]
 
@@ -190,8 +189,7 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
     gained = delver["max_hearts"] - before
     held = None
     if gained > 0 and ctx.core["level_up"]["hearts_gained_heal"]:
-        guards = effects.HEAL_GUARDS.now(ctx.state)
-        held = next((m for m in (guard(ctx, delver["name"]) for guard in guards) if m), None)
+        held = healing_banned(ctx, delver["name"])
     if is_alive(delver) and held is None:
         delver["hearts"] = max(0, delver["hearts"] + gained)
     delver["level"] = new

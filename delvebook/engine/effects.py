@@ -10,9 +10,10 @@ each class module registers here what its features do, and the core asks the reg
 - ``attacks_against``: what gives every attack against a creature advantage, weapon or spell (a mark).
 - ``attack_edge``: what gives a creature's every attack roll, weapon or spell, advantage or max damage (the
   orders Charge! and Fire).
-- ``attack_option``: a keyword a class brings to ``attack`` (smite, surprised, sentry, thrown) with its hooks:
-  shaping the attack, extra damage on a hit, a check after the hits, and the choice it offers once a hit is
-  seen (a smite chosen after the hit replaces the attack, re-run with the same dice).
+- ``attack_option``: what an option of ``attack`` does (smite, surprised, sentry, thrown; the command declares
+  the keyword), with its hooks: shaping the attack, extra damage on a hit, a check after the hits, and the
+  choice it offers once a hit is seen (a smite chosen after the hit replaces the attack, re-run with the same
+  dice).
 - ``on_vanquish``: what a kill does for the attacker (a Blood Magic sword is charged).
 - ``conjured_weapon``: a weapon a condition provides (the cleric's Holy Weapon), and ``conjured_names``: the ones
   a creature has now (what a view lists as attacks); ``turn_slots``: what acts in a creature's turn besides its
@@ -25,8 +26,11 @@ each class module registers here what its features do, and the core asks the reg
 
 Shaping only reads (a ``Reader``), so the odds a view shows and the roll a command makes come from the same
 code; anything that costs or uses something up is a ``spend`` the plan carries, which only a command pays.
-A hook that reads the conditions in play and nothing else says so (``conditions_only=True``): the rules skip it
-while no condition is in play (``Hooks.now``).
+A hook that answers only because of a condition names the condition kinds it reads (``reads="blessed"``): a
+registry asks it only while a condition of such a kind is in play (``Hooks.now``), and it has nothing to say
+otherwise (a test holds every hook to that). A hook by option (Focus, a Dodge) names the kinds that ready it
+(``readied_by="focus"``). Which options a command takes is the command's own word (``command(kind,
+options=...)``): registering a hook here makes no keyword of any command.
 
 Standard library only: part of the pure core.
 """
@@ -83,9 +87,9 @@ class AttackPlan:
     ranged: bool = False
     timing: str = "action"           # how the attack sits in the turn economy: action, reaction (a Sentry's),
                                      # or a companion's slot in its owner's turn (the Holy Weapon's)
-    base: str = ""                   # the D20 part of the attack roll
-    bonus: str | None = None         # the bonus dice, rolled once for every attack of a multi-attack
-    expr: str = ""                   # base and bonus as one roll (what a single attack rolls)
+    expr: str = ""                   # the attack roll: the D20 and every bonus
+    base: str = ""                   # a multi-attack's D20, rolled once for each attack
+    bonus: str | None = None         # a multi-attack's bonus dice, rolled once for all its attacks
     resist: str = ""                 # the target's resist roll
 
     def spend(self, fn: Callable) -> None:
@@ -160,45 +164,85 @@ class Casting:
 
 # ---------------------------------------------------------------- the registries
 
-class Hooks(list):
-    """A registry of hooks, in the order registered. A hook registered with ``conditions_only=True`` reads the
-    conditions in play and nothing else, so with none in play it has nothing to say: ``now(state)`` leaves it out
-    then (most of a fight; an attack would otherwise ask half a dozen such hooks for nothing)."""
+def _kinds(reads: str | tuple | list | frozenset) -> frozenset:
+    """Condition kinds named as one string or several."""
+    kinds = frozenset((reads,) if isinstance(reads, str) else reads)
+    if not all(isinstance(k, str) and k for k in kinds):
+        raise TypeError(f"condition kinds are names (reads='blessed'), not {reads!r}")
+    return kinds
 
-    __slots__ = ("unconditional",)
+
+class Hooks:
+    """A registry of hooks, in the order registered, each with the condition kinds it reads (``reads``): ``now``
+    asks a hook only while a condition of one of its kinds is in play; a hook that names none is always asked."""
+
+    __slots__ = ("_entries", "_always")
 
     def __init__(self) -> None:
-        super().__init__()
-        self.unconditional: list[Callable] = []  # the hooks that may answer with no condition in play
+        self._entries: list[tuple[Callable, frozenset]] = []
+        self._always: list[Callable] = []  # the hooks that read no condition: all ``now`` gives with none in play
 
-    def add(self, fn: Callable, conditions_only: bool = False) -> Callable:
-        self.append(fn)
-        if not conditions_only:
-            self.unconditional.append(fn)
+    def add(self, fn: Callable, reads: str | tuple = ()) -> Callable:
+        self._entries.append((fn, _kinds(reads)))
+        self._always = [f for f, kinds in self._entries if not kinds]
         return fn
 
+    def remove(self, fn: Callable) -> None:
+        self._entries = [e for e in self._entries if e[0] is not fn]
+        self._always = [f for f, kinds in self._entries if not kinds]
+
+    def reads(self, fn: Callable) -> frozenset:
+        """The condition kinds ``fn`` was registered as reading (empty: it is always asked)."""
+        return next(kinds for f, kinds in self._entries if f is fn)
+
+    def __iter__(self):
+        return (fn for fn, _ in self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
     def now(self, state: Mapping) -> list[Callable]:
-        """The hooks that may answer in ``state``: all of them while any condition is in play."""
-        return self if state["conditions"] else self.unconditional
+        """The hooks that may answer in ``state``: those that read no condition, and those a condition of whose
+        kinds is in play."""
+        conds = state["conditions"]
+        if not conds:
+            return self._always
+        kinds = {c["kind"] for c in conds}
+        return [fn for fn, reads in self._entries if not reads or not reads.isdisjoint(kinds)]
 
 
 class Options(dict):
-    """A registry of hooks by option name (``focus=True``, ``dodge=True``): a hook acts when its option is asked for,
-    or when a condition in play may have readied it (a Focus taken beforehand). ``now(state, asked)`` gives the hooks
-    to ask, each with whether its option was given: with no condition in play, only those asked for."""
+    """A registry of hooks by option name (``focus=True``, ``dodge=True``): a hook acts when its option is given, or
+    while a condition that readies it is in play (a Focus taken beforehand). ``now(state, asked)`` gives the hooks
+    to ask, each with whether its option was given."""
 
-    __slots__ = ()
+    __slots__ = ("readied_by",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.readied_by: dict[str, frozenset] = {}  # option -> the condition kinds that ready its hook
+
+    def add(self, option: str, fn: Callable, readied_by: str | tuple = ()) -> Callable:
+        self[option] = fn
+        self.readied_by[option] = _kinds(readied_by)
+        return fn
+
+    def remove(self, option: str) -> None:
+        del self[option]
+        del self.readied_by[option]
 
     def now(self, state: Mapping, asked: Mapping) -> list[tuple[Callable, bool]]:
-        readied = bool(state["conditions"])
-        return [(fn, given) for option, fn in self.items() if (given := bool(asked.get(option))) or readied]
+        conds = state["conditions"]
+        kinds = {c["kind"] for c in conds} if conds else ()
+        return [(fn, given) for option, fn in self.items()
+                if (given := bool(asked.get(option))) or not self.readied_by[option].isdisjoint(kinds)]
 
 
-def _registrar(hooks: Hooks, fn: Callable | None, conditions_only: bool):
-    """``@register`` or ``@register(conditions_only=True)``: ``fn`` added to ``hooks``."""
+def _registrar(hooks: Hooks, fn: Callable | None, reads: str | tuple):
+    """``@register`` (always asked) or ``@register(reads="kind")``: ``fn`` added to ``hooks``."""
     if fn is not None:
-        return hooks.add(fn, conditions_only)
-    return lambda f: hooks.add(f, conditions_only)
+        return hooks.add(fn, reads)
+    return lambda f: hooks.add(f, reads)
 
 
 ROLL_BONUSES = Hooks()                   # (reader, who) -> Boost | None
@@ -219,36 +263,33 @@ SPELLS: dict[str, Handler] = {}          # spell id -> what the spell does, whoe
 CASTINGS: dict[str, Casting] = {}        # class ability id -> a way of casting
 
 
-def roll_bonus(fn: Callable | None = None, *, conditions_only: bool = False):
+def roll_bonus(fn: Callable | None = None, *, reads: str | tuple = ()):
     """Register dice a creature adds to every D20 roll it makes: ``fn(reader, who) -> Boost | None``."""
-    return _registrar(ROLL_BONUSES, fn, conditions_only)
+    return _registrar(ROLL_BONUSES, fn, reads)
 
 
-def skill_boost(option: str) -> Callable:
+def skill_boost(option: str, *, readied_by: str | tuple = ()) -> Callable:
     """Register a roll option (``focus=True``) that adds dice to a roll already using a skill:
     ``fn(reader, who, c, skill, asked) -> Boost | None`` (asked: the option was given), asked only when the option
-    is given or a condition is in play (readied: a Focus taken beforehand; ``Options.now``)."""
-    def register(fn: Callable) -> Callable:
-        SKILL_BOOSTS[option] = fn
-        return fn
-    return register
+    is given or a condition of a kind in ``readied_by`` is in play (a Focus taken beforehand)."""
+    return lambda fn: SKILL_BOOSTS.add(option, fn, readied_by)
 
 
-def attack_modifier(fn: Callable | None = None, *, conditions_only: bool = False):
+def attack_modifier(fn: Callable | None = None, *, reads: str | tuple = ()):
     """Register what shapes every attack: ``fn(reader, plan)`` sets advantage, max damage, multi, extra dice."""
-    return _registrar(ATTACK_MODIFIERS, fn, conditions_only)
+    return _registrar(ATTACK_MODIFIERS, fn, reads)
 
 
-def attacks_against(fn: Callable | None = None, *, conditions_only: bool = False):
+def attacks_against(fn: Callable | None = None, *, reads: str | tuple = ()):
     """Register what gives every attack against a creature advantage, weapon or spell (a Guiding Bolt's mark):
     ``fn(reader, target) -> bool``."""
-    return _registrar(ATTACKS_AGAINST, fn, conditions_only)
+    return _registrar(ATTACKS_AGAINST, fn, reads)
 
 
-def attack_edge(fn: Callable | None = None, *, conditions_only: bool = False):
+def attack_edge(fn: Callable | None = None, *, reads: str | tuple = ()):
     """Register what gives a creature's attack rolls advantage or max damage, weapon or spell alike (Charge!,
     Fire): ``fn(reader, attacker, *, ranged, spell) -> Edge | None``."""
-    return _registrar(ATTACK_EDGES, fn, conditions_only)
+    return _registrar(ATTACK_EDGES, fn, reads)
 
 
 def attack_option(name: str, *, shape: Callable | None = None, on_hit: Callable | None = None,
@@ -258,46 +299,43 @@ def attack_option(name: str, *, shape: Callable | None = None, on_hit: Callable 
     return opt
 
 
-def on_vanquish(fn: Callable | None = None, *, conditions_only: bool = False):
+def on_vanquish(fn: Callable | None = None, *, reads: str | tuple = ()):
     """Register what an attack that vanquishes its target does afterwards: ``fn(ctx, plan)``."""
-    return _registrar(ON_VANQUISH, fn, conditions_only)
+    return _registrar(ON_VANQUISH, fn, reads)
 
 
-def conjured_weapon(fn: Callable | None = None, *, conditions_only: bool = False):
+def conjured_weapon(fn: Callable | None = None, *, reads: str | tuple = ()):
     """Register a weapon a condition provides: ``fn(reader, who, c, weapon_asked) -> weapon | None``."""
-    return _registrar(CONJURED_WEAPONS, fn, conditions_only)
+    return _registrar(CONJURED_WEAPONS, fn, reads)
 
 
-def conjured_names(fn: Callable | None = None, *, conditions_only: bool = False):
+def conjured_names(fn: Callable | None = None, *, reads: str | tuple = ()):
     """Register which conjured weapons a creature has now: ``fn(reader, who) -> [weapon argument]``, each one a
     ``conjured_weapon`` answers to (``"holy weapon"``), so a view lists them among its attacks."""
-    return _registrar(CONJURED_NAMES, fn, conditions_only)
+    return _registrar(CONJURED_NAMES, fn, reads)
 
 
-def turn_slots(fn: Callable | None = None, *, conditions_only: bool = False):
+def turn_slots(fn: Callable | None = None, *, reads: str | tuple = ()):
     """Register what acts in a creature's turn besides its action, once a turn each (the Holy Weapon's sword):
     ``fn(reader, who) -> [slot]``; a weapon that acts in a slot says so with ``turn_slot``."""
-    return _registrar(TURN_SLOTS, fn, conditions_only)
+    return _registrar(TURN_SLOTS, fn, reads)
 
 
-def damage_reducer(option: str) -> Callable:
-    """Register what comes off incoming damage before armor, asked for with ``option=True`` (or readied by a
-    condition): ``fn(ctx, target, raw, asked) -> Reduction | None``, asked only then (the option given, or any
-    condition in play; ``Options.now``)."""
-    def register(fn: Callable) -> Callable:
-        DAMAGE_REDUCERS[option] = fn
-        return fn
-    return register
+def damage_reducer(option: str, *, readied_by: str | tuple = ()) -> Callable:
+    """Register what comes off incoming damage before armor, asked for with ``option=True`` or readied by a
+    condition of a kind in ``readied_by`` (a Dodge declared beforehand): ``fn(ctx, target, raw, asked) ->
+    Reduction | None``, asked only then."""
+    return lambda fn: DAMAGE_REDUCERS.add(option, fn, readied_by)
 
 
-def armor_bonus(fn: Callable | None = None, *, conditions_only: bool = False):
+def armor_bonus(fn: Callable | None = None, *, reads: str | tuple = ()):
     """Register armor value a condition adds to intact armor: ``fn(reader, who) -> int``."""
-    return _registrar(ARMOR_BONUSES, fn, conditions_only)
+    return _registrar(ARMOR_BONUSES, fn, reads)
 
 
-def heal_guard(fn: Callable | None = None, *, conditions_only: bool = False):
+def heal_guard(fn: Callable | None = None, *, reads: str | tuple = ()):
     """Register what forbids healing: ``fn(reader, who) -> message | None`` (the message refuses it)."""
-    return _registrar(HEAL_GUARDS, fn, conditions_only)
+    return _registrar(HEAL_GUARDS, fn, reads)
 
 
 def uses(*ability_ids: str, inputs: tuple = ()) -> Callable:

@@ -29,8 +29,7 @@ from typing import Any, Callable, Mapping, NamedTuple
 
 from ..distribution import distribution
 from ..engine import Reader, Refused
-from ..engine.combat import armor_value
-from ..engine.queries import ability_available, plan_attack
+from ..engine.queries import ability_available, armor_in, plan_attack
 from ..dice import parse
 from ..model import FOES, PARTY, STATUS_ALIVE, STATUS_DYING
 
@@ -148,7 +147,7 @@ class FightView:
             return 0.0
         p_hit, survival, n = shape
         t = self.combatant(target)
-        av = armor_value(self._reader, target, t)[0]
+        av = armor_in(self._reader, target, t)[0]
         need = max(1, t["hearts"]) + av
         one = p_hit * (survival[need] if need < len(survival) else 0.0)
         return 1.0 - (1.0 - one) ** n if n > 1 else one

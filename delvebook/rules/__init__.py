@@ -15,6 +15,7 @@ Every entry says where it came from (``source: text`` or ``source: assumed`` wit
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Iterator, NamedTuple
 
@@ -94,7 +95,8 @@ def _assumptions(node: Any, parts: tuple, out: list) -> None:
 
 class Rules:
     """The rules as data. Mappings it returns are read-only views (``MappingProxyType``) and lists are tuples,
-    so one ``Rules`` can be shared; ``to_dict()`` gives a plain, mutable copy."""
+    so one ``Rules`` can be shared; ``to_dict()`` gives a plain, mutable copy. Its data never changes, so each
+    table merged from it (every gear item across tables, every spell across lists) is merged once, on first use."""
 
     def __init__(self, data: Mapping, *, house_paths: tuple[str, ...] = ()):
         self._data = _freeze(data)
@@ -110,12 +112,12 @@ class Rules:
     def core(self) -> Mapping:
         return self._data["core"]
 
-    @property
+    @cached_property
     def classes(self) -> Mapping:
         """Class id -> class (provenance keys left out)."""
         return MappingProxyType(dict(_data_items(self._data["classes"])))
 
-    @property
+    @cached_property
     def spells(self) -> Mapping:
         """Every spell by id, across lists; each entry is the spell's data. See ``spell_lists`` for the lists."""
         out = {}
@@ -123,16 +125,16 @@ class Rules:
             out.update(_data_items(spell_list["spells"]))
         return MappingProxyType(out)
 
-    @property
+    @cached_property
     def spell_lists(self) -> Mapping:
         return MappingProxyType(dict(_data_items(self._data["spells"])))
 
-    @property
+    @cached_property
     def true_names(self) -> Mapping:
         """D66 result (11..66) -> true name."""
         return MappingProxyType(dict(_data_items(self._data["true_names"]["names"])))
 
-    @property
+    @cached_property
     def gear(self) -> Mapping:
         """Every gear item by id, across tables (weapons, ammo, armor, items, a campaign's own)."""
         out = {}
@@ -140,11 +142,11 @@ class Rules:
             out.update(_data_items(table))
         return MappingProxyType(out)
 
-    @property
+    @cached_property
     def gear_tables(self) -> Mapping:
         return MappingProxyType(dict(_data_items(self._data["gear"])))
 
-    @property
+    @cached_property
     def bestiary(self) -> Mapping:
         return MappingProxyType(dict(_data_items(self._data["bestiary"])))
 
@@ -179,6 +181,16 @@ class Rules:
         if resource not in resources:
             raise RulesError(f"class {class_id!r} has no resource {resource!r} (has: {', '.join(k for k, _ in _data_items(resources))})")
         return resources[resource]["max"][level]
+
+    def abilities(self, class_id: str) -> Mapping:
+        """A class's abilities by id (provenance keys left out)."""
+        if class_id not in self._abilities:
+            self.class_(class_id)  # an unknown class: refused, naming the known ones
+        return self._abilities[class_id]
+
+    @cached_property
+    def _abilities(self) -> Mapping:
+        return {cid: MappingProxyType(dict(_data_items(c["abilities"]))) for cid, c in self.classes.items()}
 
     def ability(self, class_id: str, ability_id: str) -> Mapping:
         abilities = self.class_(class_id)["abilities"]
@@ -228,7 +240,7 @@ class Rules:
     def level_cap(self) -> int:
         return self.core["levels"]["cap"]
 
-    @property
+    @cached_property
     def level_thresholds(self) -> Mapping:
         return MappingProxyType(dict(_data_items(self.core["levels"]["thresholds"])))
 

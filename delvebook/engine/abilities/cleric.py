@@ -94,7 +94,7 @@ def _use_bless(ctx, who, d, aid, a, target, opts):
             "no_longer_blessed": [c["who"] for c in ended if c["who"] != target]}
 
 
-@effects.roll_bonus(conditions_only=True)
+@effects.roll_bonus(reads="blessed")
 def _blessing(r: Reader, who: str) -> Boost | None:
     """A blessed creature adds its blessing die to every D20 roll it makes."""
     for cond in r.conditions(who, "blessed"):
@@ -161,13 +161,13 @@ def _use_holy_weapon(ctx, who, d, aid, a, target, opts):
     return out
 
 
-@effects.turn_slots(conditions_only=True)
+@effects.turn_slots(reads="holy_weapon")
 def _holy_weapon_slot(r: Reader, who: str) -> list[str]:
     """The flying sword 'shares your turn': it attacks once in each of the cleric's turns, without its action."""
     return ["holy_weapon"] if r.conditions(who, "holy_weapon") else []
 
 
-@effects.conjured_names(conditions_only=True)
+@effects.conjured_names(reads="holy_weapon")
 def _holy_weapon_names(r: Reader, who: str) -> list[str]:
     """The flying sword, while Holy Weapon lasts: attacked with as ``weapon="holy weapon"``."""
     return ["holy weapon"] if r.conditions(who, "holy_weapon") else []
@@ -320,7 +320,7 @@ def _guiding_bolt(ctx, who, d, spell, s, target, opts):
     return out
 
 
-@effects.attacks_against(conditions_only=True)
+@effects.attacks_against(reads="marked")
 def _marked(r: Reader, target: str) -> bool:
     """A marked target: attacks against it have advantage (until the mark ends)."""
     for cond in r.conditions(target, "marked"):

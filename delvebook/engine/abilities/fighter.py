@@ -43,7 +43,7 @@ def _use_next_attack(ctx, who, d, aid, a, target, opts):
     return {**out, "next_attack": data}
 
 
-@effects.attack_modifier(conditions_only=True)
+@effects.attack_modifier(reads="next_attack")
 def _next_attack(r: Reader, plan: AttackPlan) -> None:
     """What readies the next attack (Ferocious strike, Double Strike, a campaign's own) is used up by it."""
     who = plan.attacker
@@ -262,13 +262,10 @@ def _use_order(ctx, who, d, aid, a, target, opts):
     return {**out, "order": a["name"], "hearing": party}
 
 
-@effects.attack_edge(conditions_only=True)
+@effects.attack_edge(reads=("command_charge", "command_fire"))
 def _orders(r: Reader, attacker: str, *, ranged: bool, spell: bool) -> Edge | None:
     """Charge!: advantage on attack rolls. Fire: max damage on ranged attacks. A spell attack roll is an attack
     roll too (unless a campaign's order says ``spell_attacks: false``)."""
-    if not r.conditions(attacker):  # (no order on anyone most of a fight)
-        return None
-
     def holds(kind: str) -> bool:
         return any(not spell or c["data"].get("spell_attacks", True) for c in r.conditions(attacker, kind))
     adv = holds("command_charge")
@@ -276,7 +273,7 @@ def _orders(r: Reader, attacker: str, *, ranged: bool, spell: bool) -> Edge | No
     return Edge(adv, mx) if adv or mx else None
 
 
-@effects.armor_bonus(conditions_only=True)
+@effects.armor_bonus(reads="hold_the_line")
 def _hold_the_line(r: Reader, who: str) -> int:
     """Hold the line: +2 armor value while the order lasts."""
     return sum(cond["data"].get("av", 0) for cond in r.conditions(who, "hold_the_line"))
@@ -307,7 +304,7 @@ def _use_blood_sword(ctx, who, d, aid, a, target, opts):
     return {"traced": spell}
 
 
-@effects.on_vanquish(conditions_only=True)
+@effects.on_vanquish(reads="blood_magic_trace")
 def _charge_blood_sword(ctx: Ctx, plan: AttackPlan) -> None:
     """A kill with a sword charges a traced Blood Magic spell: one charge, never more."""
     who, w = plan.attacker, plan.weapon

@@ -72,7 +72,7 @@ def _use_blood_magic(ctx, who, d, aid, a, target, opts):
     return {**out, "gained": gains}
 
 
-@effects.heal_guard(conditions_only=True)
+@effects.heal_guard(reads="blood_magic_healing_ban")
 def _healing_banned(r: Reader, who: str) -> str | None:
     """After Blood Magic, no healing until a rest."""
     if r.conditions(who, "blood_magic_healing_ban"):

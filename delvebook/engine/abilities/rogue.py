@@ -65,7 +65,7 @@ def dodge_reduction(ctx: Ctx, target: str, *, pay_now: bool) -> int:
     return ctx.roll("dodge", die, who=target, why="Dodge").total
 
 
-@effects.damage_reducer("dodge")
+@effects.damage_reducer("dodge", readied_by="dodging")
 def _dodge(ctx: Ctx, target: str, raw: int, asked) -> Reduction | None:
     """``dodge=True`` pays one Dodge in the action (the first hit that lands); a readied Dodge is spent by the
     next damage."""
@@ -118,7 +118,7 @@ def _use_focus(ctx, who, d, aid, a, target, opts):
     return out
 
 
-@effects.skill_boost("focus")
+@effects.skill_boost("focus", readied_by="focus")
 def _focus(r: Reader, who: str, c, skill, asked: bool) -> Boost | None:
     """Focus's D6 on a roll already using a skill: paid with the roll (``focus=True``), or a readied Focus
     spent by the next roll that uses a skill."""

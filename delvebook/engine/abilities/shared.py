@@ -16,22 +16,25 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ...distribution import distribution, odds
+from ...dice import parse
+from ...distribution import odds
 from ...model import STATUS_DYING, format_purse, is_dying
 from .. import combat, effects
 from ..base import Ctx, data_items
 from ..effects import Input
-from ..queries import ability_refusal, plan_spell_attack, save_expr
+from ..queries import ability_refusal, plan_spell_attack, save_roll
 
-__all__ = ["Options", "TARGET", "ATTACK_INPUTS", "ATTACK_OPTIONS", "find_ability", "require_ability",
+__all__ = ["Options", "TARGET", "ATTACK_INPUTS", "ATTACK_OPTIONS", "SPELL_ATTACK_OPTIONS", "find_ability", "require_ability",
            "pay", "cost_paid", "in_fight", "until_next_turn", "end_kind", "heal_with", "save_target", "save",
            "spell_attack", "damage_with", "weapon_for", "attack_now", "dual_wield", "use_by_mechanics",
            "not_used_alone", "begin_cast", "spell_effect", "check_names_and_cost", "cast_with"]
 
-ATTACK_OPTIONS = ("advantage", "bonus", "target_bonus", "counter", "counter_weapon", "extra_damage", "dodge",
-                  "focus", "max_damage", "weapon")
-"""The options an ability that makes an attack passes on to it (and every option a class registers with
-``effects.attack_option``: a smite, a surprised target, a thrown weapon)."""
+ATTACK_OPTIONS = tuple(w for w in combat.ATTACK_WORDS if w != "multi") + combat.CLASS_OPTIONS + ("weapon",)
+"""The options an ability that makes an attack passes on to it: what the attack command takes (the ability sets
+the number of attacks), and the weapon."""
+
+SPELL_ATTACK_OPTIONS = ("advantage", "bonus", "target_bonus", "focus")
+"""The options a spell attack takes (Focus: a Magic roll is a roll using a skill)."""
 
 TARGET = Input("target", "creature", False, "who it is used on (the delver itself if none)")
 
@@ -146,7 +149,8 @@ def save_target(ctx: Ctx, spell: Mapping, opts: Options) -> int:
 
 
 def save(ctx: Ctx, target: str, t: dict, number: int, why: str) -> dict:
-    expr = save_expr(ctx, target, t)
+    """``target`` saves against a spell: the save any check with ``save=True`` rolls, meeting or beating ``number``."""
+    expr = save_roll(ctx, target, t).expr
     r = ctx.roll("save", expr, who=target, why=why)
     return {"who": target, "expr": expr, "total": r.total, "target": number, "success": r.total >= number,
             "chance": str(odds(expr, target=number))}
@@ -159,7 +163,7 @@ def spell_attack(ctx: Ctx, who: str, c: dict, target: str, what: str, opts: Opti
     t_side, t = ctx.require_living(target, "be attacked")
     if target == who:
         ctx.refuse(f"{who} cannot aim {what} at itself")
-    asked = {k: opts.take(k) for k in ("advantage", "bonus", "target_bonus", *effects.SKILL_BOOSTS) if k in opts}
+    asked = {k: opts.take(k) for k in SPELL_ATTACK_OPTIONS if k in opts}
     plan = plan_spell_attack(ctx, who, c, target, t, asked, ranged=ranged)
     for spend in plan.spends:
         spend(ctx)
@@ -181,7 +185,7 @@ def damage_with(ctx: Ctx, who: str, target: str, expr: str, what: str, *, halve:
     to ``target``; armor meets it as the rules say of spells (``core.spell_damage.armor``) unless told."""
     if armor is None:
         armor = bool(ctx.core["spell_damage"]["armor"])
-    rolled = distribution(expr).max if max_damage else ctx.roll("damage", expr, who=who, why=f"{what} on {target}").total
+    rolled = parse(expr).max if max_damage else ctx.roll("damage", expr, who=who, why=f"{what} on {target}").total
     amount = rolled // 2 if halve else rolled
     d = combat.deal_damage(ctx, target, amount, f"{who} ({what})", armor=armor, attack=attack)
     d.update(expr=expr, rolled=rolled, halved=halve, max_damage=max_damage)
@@ -208,7 +212,7 @@ def attack_now(ctx: Ctx, who: str, target: str | None, weapon: Any, multi: int, 
     options the ability was given."""
     if target is None:
         ctx.refuse(f"{what} is an attack: name its target")
-    args = {k: opts.take(k) for k in (*ATTACK_OPTIONS, *effects.ATTACK_OPTIONS) if k in opts}
+    args = {k: opts.take(k) for k in ATTACK_OPTIONS if k in opts}
     if args.get("weapon") is not None:
         weapon = args.pop("weapon")
     args.pop("weapon", None)

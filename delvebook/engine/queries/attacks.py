@@ -1,0 +1,249 @@
+"""Weapons and attacks: which weapon a combatant attacks with, what an attack rolls (``plan_attack``, the plan the
+attack command rolls too), its exact odds and what stands in its way now; spell attacks alike.
+
+Standard library only: part of the pure core.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Mapping, NamedTuple
+
+from ...distribution import Opposed, odds
+from ...model import combatant
+from ...rules import Rules
+from .. import effects
+from ..base import Reader, Refused
+from ..effects import AttackPlan
+from .acting import turn_problem
+from .gear import attack_ready
+from .rolls import _d20_parts, _fmt_dice, _text, d20_in
+
+__all__ = ["unarmed", "weapon_of", "ANY_WEAPON_SKILL", "weapon_skill", "weapons", "plan_attack", "plan_attack_on", "attack_exprs", "attack_odds", "attack_problem", "hit_chance", "SpellAttack", "plan_spell_attack", "spell_attack_odds"]
+
+
+def unarmed(r: Reader) -> dict:
+    """Fists: the damage the rules give an unarmed attack, with the unarmed skill."""
+    return {"name": "Unarmed", "item": "unarmed", "damage": str(r.core["unarmed"]["damage"]), "skill": "unarmed",
+            "ranged": False, "bonus": 0}
+
+
+def _foe_attack(c: Mapping) -> dict:
+    return {"name": "attack", "damage": c["damage"], "skill": None, "ranged": c["ranged"], "bonus": 0,
+            "attack_bonus": c["attack_bonus"]}
+
+
+def weapon_of(r: Reader, who: str, c: Mapping, weapon: Any = None) -> dict:
+    """The weapon ``who`` attacks with: a foe's (or a named creature's) own attack; a conjured weapon (Holy
+    Weapon); by index, item or name among its weapons; its first weapon if none is named; else fists."""
+    if "class_id" not in c:
+        return _foe_attack(c)
+    for conjure in effects.CONJURED_WEAPONS.now(r.state):
+        w = conjure(r, who, c, weapon)
+        if w is not None:
+            return w
+    if weapon in (None, "") and c["weapons"]:
+        return c["weapons"][0]
+    if weapon in (None, "", "unarmed", "Unarmed"):
+        return unarmed(r)
+    if isinstance(weapon, int) and not isinstance(weapon, bool) and 0 <= weapon < len(c["weapons"]):
+        return c["weapons"][weapon]
+    for w in c["weapons"]:
+        if weapon in (w.get("item"), w.get("name")) or str(weapon).lower() == str(w.get("name", "")).lower():
+            return w
+    names = ", ".join(w["name"] for w in c["weapons"]) or "none"
+    r.refuse(f"{who} has no weapon {weapon!r} (weapons: {names}, or unarmed)")
+
+
+ANY_WEAPON_SKILL = "weapons"
+"""The fighter's Weapons skill: 'If you can kill with it, your skill applies' (a class with a skill of this id
+gets it on every weapon)."""
+
+
+def weapon_skill(r: Reader, c: Mapping, w: Mapping) -> str | None:
+    """The best skill that applies: the weapon's own skill, or Weapons (anything it can kill with)."""
+    best, rank = None, 0
+    skills = c.get("skills", _NO_SKILLS)
+    for s in (w.get("skill"), ANY_WEAPON_SKILL):
+        if s:
+            k = _RANKS.get(skills.get(s), 0)
+            if k > rank:
+                best, rank = s, k
+    return best
+
+
+_RANKS = {"proficient": 1, "expert": 2}
+
+
+_NO_SKILLS: Mapping = {}
+
+
+def weapons(state: dict, rules: Rules, who: str) -> list[tuple[str, Any]]:
+    """(label, weapon argument) for each distinct weapon ``who`` carries ('Sword 2d6', 0); fists when it carries
+    none; a foe has its one attack ('Attack D6', None)."""
+    found = combatant(state, who)
+    if found is None:
+        return []
+    c = found[1]
+    if "class_id" not in c:
+        return [(f"Attack {_fmt_dice(str(c['damage']))}", None)]
+    out, seen = [], set()
+    for i, wpn in enumerate(c["weapons"]):
+        key = (wpn["name"], wpn["damage"], wpn.get("bonus"))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append((f"{wpn['name']} {_fmt_dice(str(wpn['damage']))}", i))
+    if not out:
+        out.append((f"Unarmed {rules.core['unarmed']['damage']}", "unarmed"))
+    r = Reader(state, rules)
+    for names_of in effects.CONJURED_NAMES.now(state):  # a weapon a condition conjures (the Holy Weapon's flying sword)
+        for arg in names_of(r, who):
+            w = weapon_of(r, who, c, arg)
+            out.append((f"{w['name']} {_fmt_dice(str(w['damage']))}", arg))
+    return out
+
+
+def _against(r: Reader, target: str) -> bool:
+    """Whether attacks against ``target`` have advantage (a Guiding Bolt's mark)."""
+    for against in effects.ATTACKS_AGAINST.now(r.state):
+        if against(r, target):
+            return True
+    return False
+
+
+def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
+                asked: Mapping[str, Any] | None = None) -> AttackPlan:
+    """An attack as the rules shape it before any die: the weapon, advantage, max damage, the number of attacks,
+    whether the target may counter, the attack roll and the target's resist roll. Refuses what the rules do not
+    allow (a weapon ``attacker`` lacks, an option it cannot take); pays nothing (``plan.spends`` does)."""
+    a_side, a = r.combatant(attacker)
+    t_side, t = r.combatant(target)
+    return plan_attack_on(r, attacker, a_side, a, target, t_side, t, weapon, dict(asked) if asked else {})
+
+
+def plan_attack_on(r: Reader, attacker: str, a_side: str, a: Mapping, target: str, t_side: str, t: Mapping,
+                   weapon: Any, asked: dict) -> AttackPlan:
+    """``plan_attack`` for combatants already found (``Reader.combatant``'s answers), with ``asked`` a dict of
+    its own that the plan keeps (an attack command looked both up to check them first)."""
+    w = weapon_of(r, attacker, a, weapon)
+    plan = AttackPlan(attacker, a_side, a, target, t_side, t, w, asked)
+    plan.ranged = bool(w.get("ranged"))
+    if w.get("turn_slot"):  # a companion weapon acts in its own slot of the owner's turn (the Holy Weapon's sword)
+        plan.timing = w["turn_slot"]
+    get = asked.get
+    if get("extra_damage"):
+        plan.extra_damage.append(str(asked["extra_damage"]))
+    plan.options = [opt for name, opt in effects.ATTACK_OPTIONS.items() if get(name)]
+    for opt in plan.options:
+        if opt.shape is not None:
+            opt.shape(r, plan)
+    state = r.state
+    for modify in effects.ATTACK_MODIFIERS.now(state):
+        modify(r, plan)
+    edge_adv, edge_max = _edges(r, attacker, ranged=plan.ranged, spell=False)
+    plan.advantage = advantage = bool(get("advantage") or plan.advantage or edge_adv or _against(r, target))
+    plan.max_damage = bool(get("max_damage") or plan.max_damage or edge_max)
+    plan.n = int(get("multi") or plan.multi or (a.get("multi_attack", 1) if "class_id" not in a else 1))
+    if plan.n < 1:
+        r.refuse("a multi-attack makes at least one attack")
+    counter = get("counter")
+    plan.counter = (not plan.ranged and w.get("counter", True)) if counter is None else counter
+    skill = plan.skill = weapon_skill(r, a, w)
+    if w.get("attack_bonus") not in (None, "0", 0):
+        plan.attack_bonus.append(str(w["attack_bonus"]))
+    attack_rule = r.core["attack"]
+    parts, _, spends = _d20_parts(r, attacker, a, skill, attack_rule["die"], advantage, get("bonus"),
+                                  plan.attack_bonus, asked)
+    if spends:
+        plan.spends += spends
+    plan.expr = _text(parts)
+    if plan.n > 1:  # a multi-attack rolls the die once an attack and the bonus once for all
+        plan.base = _text(parts[:1])
+        plan.bonus = _text(parts[1:]).lstrip("+") if len(parts) > 1 else None
+    plan.resist = _text(_d20_parts(r, target, t, None, attack_rule["resist_die"], False, get("target_bonus"), (),
+                                   None)[0])
+    return plan
+
+
+def attack_exprs(state: dict, rules: Rules, attacker: str, target: str, weapon: Any = None,
+                 **asked: Any) -> tuple[str, str] | None:
+    """(what the attacker rolls, what the target rolls to resist), as the attack command would roll them."""
+    try:
+        plan = plan_attack(Reader(state, rules), attacker, target, weapon, asked)
+    except Refused:
+        return None
+    return plan.expr, plan.resist
+
+
+def attack_odds(state: dict, rules: Rules, attacker: str, target: str, weapon: Any = None,
+                **asked: Any) -> Opposed | None:
+    """The exact odds of one attack: ``.win`` (it hits), ``.tie`` (both sides hit), ``.lose`` (it misses; a
+    target that can counter hits back). None when there is no such attack."""
+    if attacker == target:
+        return None
+    exprs = attack_exprs(state, rules, attacker, target, weapon, **asked)
+    return None if exprs is None else odds(exprs[0], vs=exprs[1])
+
+
+def attack_problem(state: dict, rules: Rules, attacker: str, target: str, weapon: Any = None,
+                   **asked: Any) -> str | None:
+    """Why ``attacker`` may not make this attack now, or None: whose turn it is or its action used (the weapon's
+    slot: the Holy Weapon's sword has its own), no arrows left, a crossbow not loaded. What the attack command
+    refuses with unless the keeper overrides, and what a view says beside the attack's button."""
+    if attacker == target:
+        return "a combatant cannot attack itself"
+    try:
+        plan = plan_attack(Reader(state, rules), attacker, target, weapon, asked)
+    except Refused as err:
+        return str(err)
+    return (turn_problem(state, rules, attacker, plan.timing, f"attack {target}")
+            or attack_ready(state, rules, attacker, plan.weapon, plan.n))
+
+
+def hit_chance(state: dict, rules: Rules, attacker: str, target: str, weapon: Any = None) -> Fraction | None:
+    """The chance an attack hits (beats the target's resist roll); a tie, where both hit, is not counted."""
+    o = attack_odds(state, rules, attacker, target, weapon)
+    return None if o is None else o.win
+
+
+def _edges(r: Reader, attacker: str, *, ranged: bool, spell: bool) -> tuple[bool, bool]:
+    """(advantage, max damage) what the attacker's state gives every attack roll it makes, weapon or spell (a
+    Commander's Charge! and Fire)."""
+    adv = mx = False
+    for edge in effects.ATTACK_EDGES.now(r.state):
+        e = edge(r, attacker, ranged=ranged, spell=spell)
+        if e is not None:
+            adv = adv or bool(e.advantage)
+            mx = mx or bool(e.max_damage)
+    return adv, mx
+
+
+class SpellAttack(NamedTuple):
+    expr: str
+    resist: str
+    advantage: bool
+    spends: list
+    max_damage: bool = False
+
+
+def plan_spell_attack(r: Reader, who: str, c: Mapping, target: str, t: Mapping,
+                      asked: Mapping[str, Any], *, ranged: bool = True) -> SpellAttack:
+    """A spell attack (Firebolt, Guiding Bolt): D20 + Magic (and any blessing die, Focus) against the target's
+    D20; what gives attack rolls advantage or max damage (a mark, Charge!, Fire) gives it to these too."""
+    edge_adv, edge_max = _edges(r, who, ranged=ranged, spell=True)
+    advantage = bool(asked.get("advantage")) or edge_adv or _against(r, target)
+    skill = "magic" if "magic" in c.get("skills", {}) else None
+    roll = d20_in(r, who, c, skill, die=r.core["attack"]["die"], advantage=advantage, bonus=asked.get("bonus"),
+                  asked=asked)
+    resist = d20_in(r, target, t, None, die=r.core["attack"]["resist_die"], bonus=asked.get("target_bonus")).expr
+    return SpellAttack(roll.expr, resist, advantage, roll.spends, edge_max)
+
+
+def spell_attack_odds(state: dict, rules: Rules, who: str, target: str, **asked: Any) -> Opposed | None:
+    """The exact odds of ``who``'s spell attack on ``target`` (a tie lands)."""
+    a, t = combatant(state, who), combatant(state, target)
+    if a is None or t is None or who == target:
+        return None
+    s = plan_spell_attack(Reader(state, rules), who, a[1], target, t[1], asked)
+    return odds(s.expr, vs=s.resist)
