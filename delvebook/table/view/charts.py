@@ -1,13 +1,13 @@
 """The Charts panel (``chartsEl`` in table.js): XP progress with the level thresholds, and hearts in the latest
 fight, as series the page draws as SVG (plotly.js cannot load in an offline ES module).
 
-The series are kept up to date per event instead of computed again per click: ``ChartSeries`` holds, for each
-action in force, the points it added (its *step*), and follows the campaign's History: an action coming in force
-adds its step (worked out from the state just after it and what it touched), an action undone or replaced takes
-its step back, and one put back (a redo, an undo that brings back what a luck die replaced) adds its step again.
-It is built once per open campaign (a replay of the log), when the panel first shows, and then moved by the
-campaign's listeners. The points are the ones the analysis frames give (``analysis.xp``, ``analysis.hearts``,
-folded over the actions in force): a test holds the two to each other.
+The series are kept up to date per event instead of computed again per click: ``ChartSeries`` is the follower the
+analysis frames are built with (``delvebook.collect``), with the same XP and hearts collectors: an action coming in
+force adds its step (worked out from the state just after it and what it touched), an action undone or replaced
+takes its step back, and one put back (a redo, an undo that brings back what a luck die replaced) adds its step
+again. It is built once per open campaign (a replay of the log), when the panel first shows, and then moved by the
+campaign's listeners. Its points are the analysis frames' (``analysis.xp``, ``analysis.hearts``): a test holds the
+two to each other.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import importlib.util
 import weakref
 from typing import Any
 
+from ...collect import Follower
+from ...collect.hearts import Hearts, Xp
 from ...events import History, clone
 
 __all__ = ["charts_available", "charts_panel", "ChartSeries"]
@@ -82,26 +84,80 @@ def _listener(camp):
 # ---------------------------------------------------------------- the series, step by step
 
 _MISSING = object()
-_NOTHING = ((), ())  # the step of most actions (a check, a move of the turn): one shared
+_XP_WHO, _XP_SEQ, _XP_AFTER = (Xp.FIELDS.index(f) for f in ("who", "seq", "xp"))
+_H_SEQ, _H_FIGHT, _H_WHO, _H_SIDE, _H_HEARTS = (Hearts.FIELDS.index(f)
+                                               for f in ("seq", "encounter", "who", "side", "hearts"))
 
 
-class ChartSeries:
-    """XP after each award per delver, and hearts per combatant per fight, over the actions in force, kept as
-    the History they follow moves. ``follow`` is called after each event is folded."""
+class _XpPoints(Xp):
+    """The XP collector, keeping each delver's points (seq, XP after) as the page draws them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.points: dict[str, list] = {}  # delver -> [(seq, xp after), ...]
+        self.out: dict[str, list] = {}  # delver -> its points as the page gets them (made again when moved)
+
+    def push(self, step):
+        for row in step[0]:
+            self.points.setdefault(row[_XP_WHO], []).append((row[_XP_SEQ], row[_XP_AFTER]))
+            self.out.pop(row[_XP_WHO], None)
+        return super().push(step)
+
+    def pop(self, step, saved) -> None:
+        for row in reversed(step[0]):
+            who = row[_XP_WHO]
+            points = self.points[who]
+            points.pop()
+            if not points:
+                del self.points[who]
+            self.out.pop(who, None)
+        super().pop(step, saved)
+
+
+class _FightHearts(Hearts):
+    """The hearts collector, keeping each fight's lines (per combatant, in the order they first changed in it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fights: dict[int, dict[str, dict]] = {}  # fight -> {name: {"side", "points": [(seq, hearts)]}}
+        self.out: Any = _MISSING
+
+    def push(self, step):
+        for row in step[0]:
+            fight = row[_H_FIGHT]
+            if fight is not None:
+                line = self.fights.setdefault(fight, {}).setdefault(row[_H_WHO], {"side": row[_H_SIDE], "points": []})
+                line["points"].append((row[_H_SEQ], row[_H_HEARTS]))
+                self.out = _MISSING
+        return super().push(step)
+
+    def pop(self, step, saved) -> None:
+        for row in reversed(step[0]):
+            fight = row[_H_FIGHT]
+            if fight is None:
+                continue
+            lines = self.fights[fight]
+            points = lines[row[_H_WHO]]["points"]
+            points.pop()
+            if not points:
+                del lines[row[_H_WHO]]
+                if not lines:
+                    del self.fights[fight]
+            self.out = _MISSING
+        super().pop(step, saved)
+
+
+class ChartSeries(Follower):
+    """XP after each award per delver, and hearts per combatant per fight, over the actions in force: the shared
+    follower (``delvebook.collect``) with the analysis frames' own XP and hearts collectors, each keeping its points
+    as the page draws them. ``follow`` is called after each event is folded."""
 
     def __init__(self, setup: dict):
+        self._xp, self._hearts = _XpPoints(), _FightHearts()
+        super().__init__((self._xp, self._hearts))
         self.history: History | None = None
         self.seen = 0  # events followed
-        self.xp: dict[str, list] = {}  # delver -> [(seq, xp after), ...]
-        self.fights: dict[int, dict[str, dict]] = {}  # fight number -> {name: {"side", "points": [(seq, hearts)]}}
-        # (side, name, fight or None for a delver) -> (hearts, max_hearts, status) as its latest point says
-        self.last: dict[tuple, tuple] = {}
-        for name, d in setup.get("delvers", {}).items():
-            self.last[("party", name, None)] = (d.get("hearts"), d.get("max_hearts"), d.get("status"))
-        self._steps: dict[int, tuple] = {}  # seq -> the step of an action that has been in force
-        self._stack: list[tuple[int, Any]] = []  # the actions in force: (seq, what its step overwrote in .last)
-        self._xp_out: dict[str, list] = {}  # delver -> its points as the page gets them (made again when moved)
-        self._fight_out: Any = _MISSING
+        self.start(setup)
 
     @classmethod
     def replayed(cls, setup: dict, events: list[dict]) -> "ChartSeries":
@@ -109,123 +165,28 @@ class ChartSeries:
         series = cls(setup)
         history = History(clone(setup))
         for event in events:
-            touched = history.apply(event)
+            series.follow(history, event, history.apply(event))
             series.seen += 1
-            series.follow(history, event, touched)
         return series
-
-    # ---- following History's actions in force
-    def follow(self, history: History, event: dict, touched) -> None:
-        """Match the actions in force to ``history``'s after it folded ``event``: take back the steps of the
-        actions it took back, newest first, then add the steps of those it put on (a new action's step is worked
-        out now, from the state just after it and what it ``touched``)."""
-        done, stack = history.done, self._stack
-        k = min(len(done), len(stack))
-        while k and done[k - 1].seq != stack[k - 1][0]:
-            k -= 1
-        while len(stack) > k:
-            self._pop()
-        for entry in done[k:]:
-            step = self._steps.get(entry.seq)
-            if step is None:
-                if entry.seq != event["seq"]:
-                    raise LookupError(f"event {entry.seq} stands again but was never followed")
-                step = self._steps[entry.seq] = self._step(event, history.state, touched)
-            self._push(entry.seq, step)
-
-    def _push(self, seq: int, step: tuple) -> None:
-        xp_rows, heart_rows = step
-        saved = [] if heart_rows else ()
-        for who, at, value in xp_rows:
-            self.xp.setdefault(who, []).append((at, value))
-        for key, now, fight in heart_rows:
-            saved.append((key, self.last.get(key, _MISSING)))
-            self.last[key] = now
-            if fight is not None:
-                line = self.fights.setdefault(fight, {}).setdefault(key[1], {"side": key[0], "points": []})
-                line["points"].append((seq, now[0]))
-        self._stack.append((seq, saved))
-        self._changed(xp_rows, heart_rows)
-
-    def _pop(self) -> None:
-        seq, saved = self._stack.pop()
-        xp_rows, heart_rows = self._steps[seq]
-        for who, _, _ in reversed(xp_rows):
-            points = self.xp[who]
-            points.pop()
-            if not points:
-                del self.xp[who]
-        for (key, _, fight), (_, before) in zip(reversed(heart_rows), reversed(saved)):
-            if before is _MISSING:
-                del self.last[key]
-            else:
-                self.last[key] = before
-            if fight is not None:
-                lines = self.fights[fight]
-                lines[key[1]]["points"].pop()
-                if not lines[key[1]]["points"]:
-                    del lines[key[1]]
-                    if not lines:
-                        del self.fights[fight]
-        self._changed(xp_rows, heart_rows)
-
-    def _changed(self, xp_rows, heart_rows) -> None:
-        for who, _, _ in xp_rows:
-            self._xp_out.pop(who, None)
-        if heart_rows:
-            self._fight_out = _MISSING
-
-    # ---- one action's step
-    def _step(self, event: dict, state: dict, touched) -> tuple:
-        """The points an action adds, from the state just after it: each delver's XP after its share of an
-        award; the hearts of each combatant it touched whose hearts or status changed (and of whoever rolled a
-        death save), in the fight the event happened in."""
-        kind, seq = event.get("kind"), event["seq"]
-        delvers = state["delvers"]
-        xp_rows = []
-        awards = event.get("xp_awards") or ()
-        left: dict[str, int] = {}
-        for a in awards:
-            for name, amount in (a.get("shares") or {}).items():
-                left[name] = left.get(name, 0) + amount
-        for a in awards:
-            for name, amount in (a.get("shares") or {}).items():
-                left[name] -= amount
-                xp_rows.append((name, seq, ((delvers.get(name) or {}).get("xp") or 0) - left[name]))
-        enc = state["encounter"]
-        fight = event.get("encounter") if kind != "encounter" else (enc or {}).get("number")
-        saved_by = event.get("who") if kind == "death_save" else None
-        names = touched.delvers | touched.foes
-        heart_rows = []
-        for side, sheets, key_fight in (("party", delvers, None),
-                                        ("foes", enc["foes"] if enc else {}, fight)):
-            for name, c in sheets.items():
-                if name not in names and name != saved_by:
-                    continue
-                key = (side, name, key_fight)
-                now = (c.get("hearts"), c.get("max_hearts"), c.get("status"))
-                if self.last.get(key) == now and name != saved_by:
-                    continue
-                heart_rows.append((key, now, fight))
-        return (tuple(xp_rows), tuple(heart_rows)) if xp_rows or heart_rows else _NOTHING
 
     # ---- what the panel shows
     def xp_series(self, seats: list[str]) -> list[dict]:
         """Each seated delver's XP after each award in force, from (0, 0)."""
-        out = self._xp_out
+        out, points = self._xp.out, self._xp.points
         for who in seats:
             if who not in out:
-                out[who] = [[0, 0]] + [[int(q), int(v)] for q, v in self.xp.get(who, ())]
+                out[who] = [[0, 0]] + [[int(q), int(v)] for q, v in points.get(who, ())]
         return [{"name": who, "points": out[who]} for who in seats]
 
     def latest_fight(self) -> dict | None:
         """The latest fight's hearts: each combatant's, in the order they first changed in it."""
-        if self._fight_out is _MISSING:
-            if not self.fights:
-                self._fight_out = None
+        h = self._hearts
+        if h.out is _MISSING:
+            if not h.fights:
+                h.out = None
             else:
-                number = max(self.fights)
-                self._fight_out = {"number": number, "series": [
-                    {"name": str(who), "side": line["side"], "points": [[int(q), int(h)] for q, h in line["points"]]}
-                    for who, line in self.fights[number].items()]}
-        return self._fight_out
+                number = max(h.fights)
+                h.out = {"number": number, "series": [
+                    {"name": str(who), "side": line["side"], "points": [[int(q), int(v)] for q, v in line["points"]]}
+                    for who, line in h.fights[number].items()]}
+        return h.out
