@@ -26,7 +26,7 @@ from typing import Any, Iterable, Mapping
 
 from .dice import roll_html
 from .dice import Roll
-from .engine import Engine, Refused
+from .engine import Engine, Refused, upgrade_event
 from .model import current_actor
 from .events import History, Standing, Touched, clone, replay
 from .model import Creature, Delver, Foe, new_state
@@ -62,8 +62,9 @@ class Outcome(dict):
         return Roll.from_dict(next(iter(rolls.values()))) if rolls else None
 
     def summary(self) -> str:
+        """The outcome told in one line (``narrate.describe``)."""
         from .narrate import describe
-        return describe(self)
+        return describe(self, self.campaign)
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
@@ -568,10 +569,14 @@ class Campaign:
         return self.act("cast", faces=faces, who=who, spell=spell, **options)
 
     def damage(self, who: str, amount: int, source: str = "keeper", armor: bool = False, **options: Any) -> Outcome:
+        """Damage by the keeper's hand (a trap, a fall): ``source`` says what in the keeper's words; ``by="Falling
+        block"`` names who or what dealt it (a hazard, or someone here), to whom it is credited."""
         return self.act("damage", who=who, amount=amount, source=source, armor=armor, **options)
 
-    def heal(self, who: str, amount: int, source: str = "keeper", *, keeper_override: str | None = None) -> Outcome:
-        return self.act("heal", who=who, amount=amount, source=source, keeper_override=keeper_override)
+    def heal(self, who: str, amount: int, source: str = "keeper", *, by: str | None = None,
+             keeper_override: str | None = None) -> Outcome:
+        """Healing by the keeper's hand (a potion): ``source`` in the keeper's words, ``by`` as for ``damage``."""
+        return self.act("heal", who=who, amount=amount, source=source, by=by, keeper_override=keeper_override)
 
     # ---- fights
     def encounter(self, foes: list, name: str | None = None, *, keeper_override: str | None = None) -> "Fight":
@@ -820,11 +825,12 @@ class _Folding:
         self.rules = rules_for(campaign)
         self.setup = setup_state(campaign, self.rules)
         self.history = History(clone(self.setup))
-        fold = self.history.fold
+        history = self.history
+        fold = history.fold
 
         def each(event: dict) -> None:
             try:
-                fold(event, None)
+                fold(upgrade_event(event, history.state), None)  # a log of an older format is read in today's
             except _NOT_REPLAYED:
                 raise _DoesNotReplay from None
         return each

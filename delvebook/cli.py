@@ -94,6 +94,25 @@ def _unpack_session(folder: Path) -> Path:
     return notebook
 
 
+def _say_if_held(play: Path) -> None:
+    """The play copy open for play elsewhere (another JupyterLab's kernel): one sentence saying so, before the table
+    notebook trips over it."""
+    from delvebook.holder import held, is_held
+    if is_held(play):
+        print(f"delvebook lab: note: {held(play, again='run the table notebook again')}", file=sys.stderr)
+
+
+def _trust_table_notebook(notebook: Path) -> None:
+    """Trust the table notebook while it holds only the table's slot (``delvebook.table.slot.trust``), so a page
+    reloaded before a save draws the live table; said in one line when it cannot."""
+    try:
+        from delvebook.table.slot import trust
+        trust(notebook)
+    except Exception as err:  # noqa: BLE001  (trust is a convenience: JupyterLab opens the notebook regardless)
+        print(f"delvebook lab: note: the table notebook is not trusted ({type(err).__name__}: {err}); a reload "
+              "before it is saved shows the line that says how to open the table", file=sys.stderr)
+
+
 def _cmd_lab(args: argparse.Namespace, extra: list[str]) -> int:
     from delvebook.extras import install_hint, missing
     if missing("jupyterlab"):
@@ -114,6 +133,9 @@ def _cmd_lab(args: argparse.Namespace, extra: list[str]) -> int:
             print(f"delvebook lab: note: campaign folder {campaign} does not exist yet.", file=sys.stderr)
         env["DELVEBOOK_CAMPAIGN"] = str(campaign)
         print(f"delvebook lab: campaign {campaign} (DELVEBOOK_CAMPAIGN)")
+    play = notebook.parent / "play" / (Path(args.campaign).name if args.campaign else DEFAULT_CAMPAIGN.name)
+    _say_if_held(play)
+    _trust_table_notebook(notebook)
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
         # Jupyter refuses to run as root without it; root is the norm in containers and CI.
         extra = [*extra, "--allow-root"]

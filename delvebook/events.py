@@ -23,7 +23,9 @@ from typing import Any, Iterable
 __all__ = ["apply_changes", "revert", "History", "Ledger", "Standing", "Touched", "replay", "standing", "clone",
            "get_path", "EVENT_VERSION", "UNDO", "REDO"]
 
-EVENT_VERSION = 1
+EVENT_VERSION = 2
+"""The format of the events delvebook writes: 2 names every event's roles (``roles``); 1 (or no ``v``) is read
+through ``engine.upgrade_event``."""
 UNDO = "undo"
 REDO = "redo"
 _MISSING = object()

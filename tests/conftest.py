@@ -93,10 +93,12 @@ def _free_port() -> int:
 
 
 class LabServer:
-    """A JupyterLab server on 127.0.0.1 with no token, serving a throwaway copy of the examples."""
+    """A JupyterLab server on 127.0.0.1 with no token, serving a throwaway copy of the examples. With
+    ``keeper=True`` it is started as a keeper starts it, ``delvebook lab`` (which passes the options on)."""
 
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, keeper: bool = False):
         self.home = home
+        self.keeper = keeper
         self.root = home / "root"
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -106,12 +108,12 @@ class LabServer:
     def start(self, timeout: float = 90) -> None:
         # A copy, so a notebook saved or a campaign changed in the browser never touches the repository.
         for folder in (EXAMPLES, CAMPAIGNS):
-            if folder.is_dir():
+            if folder.is_dir() and not (self.root / folder.name).exists():  # started again: the same files
                 shutil.copytree(folder, self.root / folder.name,
                                 ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
         config = self.home / "config"
         # The news toast ("Would you like to receive official Jupyter news?") would cover the page.
-        (config / "labconfig").mkdir(parents=True)
+        (config / "labconfig").mkdir(parents=True, exist_ok=True)
         (config / "labconfig" / "page_config.json").write_text(json.dumps(
             {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
         env = dict(
@@ -123,14 +125,14 @@ class LabServer:
             JUPYTER_PLATFORM_DIRS="1",
         )
         cmd = [
-            sys.executable, "-m", "jupyterlab",
+            *([sys.executable, "-m", "delvebook", "lab"] if self.keeper else [sys.executable, "-m", "jupyterlab"]),
             "--no-browser",
             "--ip=127.0.0.1",
             f"--port={self.port}",
             "--ServerApp.port_retries=0",
             "--IdentityProvider.token=",
             "--ServerApp.password=",
-            f"--ServerApp.root_dir={self.root}",
+            *([] if self.keeper else [f"--ServerApp.root_dir={self.root}"]),  # delvebook lab says where
             f"--LabApp.workspaces_dir={self.home / 'workspaces'}",
             f"--LabApp.user_settings_dir={self.home / 'settings'}",
             "--LabApp.news_url=None",
@@ -138,7 +140,7 @@ class LabServer:
         ]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd.append("--allow-root")
-        self._log = open(self.log_path, "wb")
+        self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(cmd, cwd=self.root, env=env, stdout=self._log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + timeout
@@ -174,6 +176,12 @@ class LabServer:
         if hasattr(self, "_log"):
             self._log.close()
 
+    def restart(self) -> None:
+        """Stop the server and start a fresh one on the same files (its kernels gone): a keeper's next evening."""
+        self.stop()
+        self.proc = None
+        self.start()
+
 
 @pytest.fixture(scope="session")
 def lab_server(tmp_path_factory):
@@ -183,6 +191,22 @@ def lab_server(tmp_path_factory):
     except ImportError as err:
         cannot_run(f"jupyterlab is not installed ({err}); run `make test`")
     server = LabServer(tmp_path_factory.mktemp("jupyterlab"))
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def keeper_lab(tmp_path_factory):
+    """A JupyterLab started as a keeper starts it, ``delvebook lab``, for one test module (which may restart it);
+    its config, runtime files and workspaces live in a temporary folder."""
+    try:
+        import jupyterlab  # noqa: F401
+    except ImportError as err:
+        cannot_run(f"jupyterlab is not installed ({err}); run `make test`")
+    server = LabServer(tmp_path_factory.mktemp("keeperlab"), keeper=True)
     try:
         server.start()
         yield server
@@ -218,8 +242,10 @@ def run_all_cells(page, lab_server, notebook: str):
     page.wait_for_function(
         """() => {
             if (document.querySelector('.jp-Dialog, .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')) return true;
-            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
-            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+            // a cell's count is in its input prompt, or under its output when its code is folded away
+            const prompts = [...document.querySelectorAll('.jp-CodeCell')].map(c =>
+                c.querySelector('.jp-InputArea-prompt') || c.querySelector('.jp-OutputArea-prompt'));
+            return prompts.length > 0 && prompts.every(p => p && /\\[\\d+\\]/.test(p.textContent));
         }"""
     )
     dialogs = page.locator(".jp-Dialog").all_inner_texts()

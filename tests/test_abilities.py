@@ -329,7 +329,7 @@ def test_sentry_uses_the_action_ends_the_turn_and_allows_three_attacks(t):
     t.add("Wren", "rogue")
     t.fight({"foe": "ogre", "name": "Ogre"})
     e = t.do("use", who="Fa", ability="sentry")
-    assert e["sentry_attacks"] == 3 and e["actor"] == "Wren"  # the turn passed on
+    assert e["sentry_attacks"] == 3 and e["turn_of"] == "Wren"  # the turn passed on
     hit = {"attack": [2, 1], "resist": [20], "counter_damage": [1, 1, 1]}
     for left in (2, 1, 0):
         a = t.do("attack", attacker="Fa", target="Ogre", sentry=True, faces=dict(hit))

@@ -280,7 +280,7 @@ def test_initiative_each_side_rolls_d6_and_ties_are_rerolled():
 def test_party_acts_clockwise_in_seat_order():
     t = Table().party(("Wren", "rogue"), ("Bo", "fighter", FIGHTER_HEAVY), ("Ada", "mage"))
     fight(t, "goblin")
-    seen = [t.do("next_turn").get("actor") for _ in range(2)]
+    seen = [t.do("next_turn").get("turn_of") for _ in range(2)]
     assert t.state["encounter"]["order"]["party"] == ["Wren", "Bo", "Ada"] and seen == ["Bo", "Ada"]
 
 
@@ -298,7 +298,7 @@ def test_rounds_alternate_between_sides_until_the_fight_ends():
     sides = []
     for _ in range(6):
         e = t.do("next_turn")
-        sides.append((e["round"], e["side"], e["actor"]))
+        sides.append((e["round"], e["side"], e["turn_of"]))
     assert sides == [(1, "party", "Bo"), (1, "foes", "Goblin 1"), (1, "foes", "Goblin 2"),
                      (2, "party", "Wren"), (2, "party", "Bo"), (2, "foes", "Goblin 1")]
 

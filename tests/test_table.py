@@ -18,7 +18,7 @@ from delvebook.distribution import percent  # noqa: E402
 from delvebook.engine import queries  # noqa: E402
 from delvebook.store import read_log  # noqa: E402
 from delvebook.table import UI, Table, perform, table_view  # noqa: E402
-from delvebook.table import words  # noqa: E402
+from delvebook import narrate as words  # noqa: E402  (the one teller: the table only lays its words out)
 
 from conftest import CAMPAIGNS  # noqa: E402
 

@@ -343,7 +343,7 @@ def test_a_keeper_plays_a_session_by_clicks_through_reloads_and_a_second_browser
             # ---- the table cell runs again: it only opens and shows
             log_before = (lab_server.root / PLAY / "log.yaml").read_bytes()
             cell = p2.locator(".jp-CodeCell").first
-            cell.locator(".jp-InputArea-editor").click()
+            cell.locator(".jp-InputPrompt").first.click()  # the cell picked (its code is folded away)
             p2.keyboard.press("Shift+Enter")
             p2.locator(".jp-CodeCell").first.locator(".jp-OutputArea-output .db-table").wait_for(state="visible")
             k2.wait_answered()

@@ -103,9 +103,9 @@ def test_reordering_mid_round_changes_who_acts_next_and_never_gives_a_second_tur
     fight.attack("Bea", "Goblin 1", faces={"attack": [2, 1], "resist": [20], "counter_damage": [1]})
     fight.set_order(["Bea", "Ash", "Cole"])  # B, A, C with B up, and B has acted
     assert fight.actor == "Bea"
-    assert fight.next_turn()["actor"] == "Cole"  # Ash has had its turn this round: no second one, Bea not skipped
-    assert fight.next_turn()["actor"] == "Goblin 1"
-    seen = [fight.next_turn()["actor"] for _ in range(3)]
+    assert fight.next_turn()["turn_of"] == "Cole"  # Ash has had its turn this round: no second one, Bea not skipped
+    assert fight.next_turn()["turn_of"] == "Goblin 1"
+    seen = [fight.next_turn()["turn_of"] for _ in range(3)]
     assert seen == ["Bea", "Ash", "Cole"]  # the new order, from the next round
     undo_redo_is_exact(camp, 4)
 
@@ -114,15 +114,15 @@ def test_a_reorder_before_the_actor_has_done_anything_hands_it_the_turn(camp):
     fight = _three(camp)
     fight.initiative(first="party")
     out = fight.set_order(["Cole", "Ash", "Bea"])  # Ash has done nothing yet: Cole, first now, acts
-    assert fight.actor == "Cole" and out["actor"] == "Cole"
-    assert [fight.next_turn()["actor"] for _ in range(3)] == ["Ash", "Bea", "Goblin 1"]
+    assert fight.actor == "Cole" and out["turn_of"] == "Cole"
+    assert [fight.next_turn()["turn_of"] for _ in range(3)] == ["Ash", "Bea", "Goblin 1"]
 
 
 def test_an_order_set_before_initiative_is_kept(camp):
     fight = _three(camp)
     fight.set_order(["Bea", "Cole", "Ash"])
     out = fight.initiative(first="party")
-    assert fight.order["party"] == ["Bea", "Cole", "Ash"] and out["actor"] == "Bea"
+    assert fight.order["party"] == ["Bea", "Cole", "Ash"] and out["turn_of"] == "Bea"
 
 
 def test_a_delver_who_joins_a_fight_gets_a_turn(camp):
@@ -130,7 +130,7 @@ def test_a_delver_who_joins_a_fight_gets_a_turn(camp):
     fight.initiative(first="party")
     camp.add_delver("Dara", "mage")
     assert fight.order["party"] == ["Ash", "Bea", "Cole", "Dara"]
-    actors = [fight.next_turn()["actor"] for _ in range(4)]
+    actors = [fight.next_turn()["turn_of"] for _ in range(4)]
     assert actors == ["Bea", "Cole", "Dara", "Goblin 1"]
     e = fight.attack("Goblin 1", "Dara", faces={"attack": [15], "resist": [3], "damage": [2]})
     assert e["damage"][0]["target"] == "Dara"
@@ -290,7 +290,7 @@ def test_a_smite_is_chosen_after_the_hit_without_rerolling_anything(camp):
     (offer,) = hit["on_hit_options"]
     assert (offer["option"], offer["cost_text"], offer["adds"], offer["hit"], offer["affordable"]) == \
         ("smite", "2 grit", "2d6", 1, True)
-    assert "Smite (2 grit) may be chosen" in hit.summary()
+    assert "on the hit, Smite may be chosen (2 grit, +2d6)" in hit.summary()  # the table's words: one teller
     smitten = fight.on_hit("smite", faces={"smite": [4, 5]})
     assert smitten["replaces"] == hit["seq"] and smitten["on_hit"] == "smite" and smitten["args"]["smite"] is True
     for name in ("attack", "resist", "damage"):  # the dice already seen stay as they were

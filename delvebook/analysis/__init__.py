@@ -30,6 +30,7 @@ import pandas as pd
 from ..campaign import Campaign
 from ..events import standing as events_standing
 from ..model import STATUS_DEAD
+from ..roles import CREATURES, FOES, PARTY, SIDES, damage_entries, healing_entries
 from ..typed_columns import json_column, typed_columns
 from .calibrate import Calibration, calibration
 
@@ -44,6 +45,7 @@ FAIR_LEVEL = 0.10
 _UNDO, _REDO = "undo", "redo"
 _D_FIELDS = ("hearts", "max_hearts", "status", "xp", "level", "player", "class_id")
 _F_FIELDS = ("hearts", "max_hearts", "status", "kind")
+_COMBATANTS = frozenset({PARTY, FOES, CREATURES})
 
 Source = Any  # a Campaign, a folder path, or a dict of frames already built
 
@@ -93,8 +95,8 @@ def events(x: Source) -> pd.DataFrame:
 
     Columns: ``seq``; ``kind`` (category); ``v`` (event format version); ``at`` (game clock, seconds);
     ``ts`` (wall time, datetime64[ns, UTC]); ``session``, ``encounter``, ``round`` (Int64, NA outside);
-    ``actor`` (who acts: the event's ``actor``, else ``who`` or ``attacker``) and ``target`` (categories);
-    ``in_force`` (bool: its
+    ``actor`` (who acts: a name, or ``keeper``) and ``target`` (the first it is aimed at; categories: every
+    event's ``targets`` and ``sides`` are columns too); ``in_force`` (bool: its
     changes are part of the campaign as it stands); ``status`` (category: ``in force``, ``undone``,
     ``replaced`` by a luck die or typed dice, ``undo``/``redo`` for those records, ``note`` for a record that
     changes nothing); ``replaced_by``, ``undone_by`` (Int64); ``replaces``, ``undoes``, ``redoes`` (Int64);
@@ -167,10 +169,13 @@ def encounters(x: Source) -> pd.DataFrame:
 
 
 def damage(x: Source) -> pd.DataFrame:
-    """One row per hit that did damage, in in-force events (attacks, counter-attacks, spells, abilities).
+    """One row per hit that did damage, in in-force events (attacks, counter-attacks, spells, abilities, damage
+    by the keeper's hand).
 
-    Columns: ``seq``, ``session``, ``encounter``, ``round``, ``kind``, ``by``, ``by_side`` (``party``,
-    ``foes``, ``keeper``), ``target``, ``target_side``, ``source`` (text), ``counter`` (a counter-attack),
+    Columns: ``seq``, ``session``, ``encounter``, ``round``, ``kind``, ``by`` (who or what dealt it, as the event
+    names it), ``by_side`` (``party``, ``foes``, ``creatures``, ``keeper``, ``hazard``: a trap named as the dealer),
+    ``target``, ``target_side``, ``source`` (what: a weapon, a spell, the keeper's words), ``counter`` (a
+    counter-attack),
     ``raw`` (rolled), ``av`` (armor value), ``absorbed`` (by armor), ``dealt`` (after armor:
     ``raw == absorbed + dealt``), ``hearts_before``, ``hearts_after``, ``hearts_lost`` (``hearts_before -
     hearts_after``), ``overkill`` (``dealt - hearts_lost``: damage past 0 hearts, else 0), ``vanquished``,
@@ -345,13 +350,6 @@ class _Builder:
             return "party"
         return "keeper"
 
-    def _side(self, who: Any) -> str:
-        if who in self.delvers:
-            return "party"
-        if who in self.foes:
-            return "foes"
-        return "keeper"
-
     def build(self) -> dict[str, pd.DataFrame]:
         camp = self.camp
         log = camp.events
@@ -498,31 +496,26 @@ class _Builder:
                 L["total_after"].append(new_r.get("total"))
                 L["outcome_before"].append(_outcome(old)); L["outcome_after"].append(_outcome(e))
 
-            # ---- damage (read before the changes: who is on which side)
-            hits = []
-            for entry in e.get("damage") or ():
-                hits.append((entry, e.get("attacker") or e.get("who") or "keeper", False))
-            counter = e.get("counter")
-            if counter and counter.get("damage"):
-                hits.append((counter["damage"], counter.get("by"), True))
+            # ---- damage: credited to its dealer (``by``), each name on the side the event says
+            sides = e.get("sides") or {}
             sources: dict[Any, str] = {}
-            for entry, by, is_counter in hits:
+            for entry, is_counter in damage_entries(e):
                 if entry.get("wasted") or "dealt" not in entry:
                     continue
-                tgt = entry.get("target")
+                tgt, by = entry.get("target"), entry.get("by")
                 D["seq"].append(seq); D["session"].append(e.get("session")); D["encounter"].append(enc)
                 D["round"].append(e.get("round")); D["kind"].append(kind); D["by"].append(by)
-                D["by_side"].append(self._side(by)); D["target"].append(tgt)
-                D["target_side"].append(self._side(tgt)); D["source"].append(entry.get("source"))
+                D["by_side"].append(sides.get(by)); D["target"].append(tgt)
+                D["target_side"].append(sides.get(tgt)); D["source"].append(entry.get("source"))
                 D["counter"].append(is_counter); D["raw"].append(entry.get("raw"))
                 D["av"].append(entry.get("av")); D["absorbed"].append(entry.get("absorbed"))
                 D["dealt"].append(entry.get("dealt")); D["hearts_before"].append(entry.get("hearts_before"))
                 D["hearts_after"].append(entry.get("hearts_after"))
                 D["vanquished"].append(bool(entry.get("vanquished")))
                 D["death_save_due"].append(bool(entry.get("death_save_due")))
-                sources[tgt] = entry.get("source") or kind
-            for h in e.get("healing") or ():
-                sources[h.get("who")] = h.get("source") or kind
+                sources[tgt] = _source(entry, sides, ", counter" if is_counter else "") or kind
+            for h in healing_entries(e):
+                sources[h.get("who")] = _source(h, sides) or kind
 
             # ---- XP: shares, then the totals after the event
             awards = e.get("xp_awards")
@@ -598,6 +591,15 @@ class _Builder:
         out["fairness"] = _fairness_frame(out["rolls"])
         out["levels"] = _levels_frame(camp.rules)
         return out
+
+
+def _source(entry: Mapping, sides: Mapping, note: str = "") -> str | None:
+    """What harmed or healed someone, for a hearts row: 'Brakka (Sword)' for a combatant's deed, the keeper's words
+    or the hazard's for the rest."""
+    by, what = entry.get("by"), entry.get("source")
+    if sides.get(by) in _COMBATANTS:
+        return f"{by} ({what}{note})"
+    return what
 
 
 def _outcome(e: Mapping) -> str | None:
@@ -680,7 +682,7 @@ def _events_frame(log: list[dict], standing: set, replaced_by: dict, undone_by: 
             status.append("replaced")
         else:
             status.append("undone")
-    who, attacker, target, actor = g("who"), g("attacker"), g("target"), g("actor")
+    actor, targets = g("actor"), g("targets")
     luck_ = g("luck")
     df = pd.DataFrame({
         "seq": np.asarray(seqs, dtype=np.int64),
@@ -691,9 +693,8 @@ def _events_frame(log: list[dict], standing: set, replaced_by: dict, undone_by: 
         "session": _int(g("session")),
         "encounter": _int(g("encounter")),
         "round": _int(g("round")),
-        "actor": _cat([r if isinstance(r, str) else w if isinstance(w, str) else a if isinstance(a, str) else None
-                       for r, w, a in zip(actor, who, attacker)]),
-        "target": _cat([t if isinstance(t, str) else None for t in target]),
+        "actor": _cat([a if isinstance(a, str) else None for a in actor]),
+        "target": _cat([t[0] if isinstance(t, list) and t and isinstance(t[0], str) else None for t in targets]),
         "in_force": np.asarray([st == "in force" or st == "note" for st in status], dtype=bool),
         "status": pd.Categorical(status, categories=["in force", "undone", "replaced", "undo", "redo", "note"]),
         "replaced_by": _int([replaced_by.get(s) for s in seqs]),
@@ -802,9 +803,9 @@ def _damage_frame(D: dict) -> pd.DataFrame:
         "round": _int(D["round"]),
         "kind": _cat(D["kind"]),
         "by": _cat(D["by"]),
-        "by_side": pd.Categorical(D["by_side"], categories=["party", "foes", "keeper"]),
+        "by_side": pd.Categorical(D["by_side"], categories=list(SIDES)),
         "target": _cat(D["target"]),
-        "target_side": pd.Categorical(D["target_side"], categories=["party", "foes", "keeper"]),
+        "target_side": pd.Categorical(D["target_side"], categories=list(SIDES)),
         "source": _cat(D["source"]),
         "counter": np.asarray(D["counter"], dtype=bool),
         "raw": np.asarray(D["raw"], dtype=np.int64),

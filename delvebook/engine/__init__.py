@@ -5,6 +5,10 @@ back, and returns the event; ``Engine.apply`` folds an event in (the same path r
 live state and a replayed log cannot drift apart). Luck dice and faces typed after the fact re-run
 the latest action with the same faces plus the new ones, as an action that replaces it.
 
+Every event names who did what to whom (``actor``, ``targets``, ``sides``; each damage or healing entry its dealer,
+``by``), from the roles its command declared where it is registered (``roles``); ``upgrade_event`` reads an event of
+an older format in today's as it is folded (``Engine.apply``, and the replay of a log).
+
 ``play`` runs a command on a plain state and keeps its changes with nothing recorded (a ``Play`` context): the
 same rules for a simulation, without the event, the copies and the log (the danger forecast).
 
@@ -29,17 +33,20 @@ from typing import Any, Mapping
 
 from ..dice import LuckDie
 from ..events import apply_changes, revert
-from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone, replay
+from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone
+from ..roles import KEEPERS, fill
 from ..rules import Rules
-from .base import COMMANDS, Ctx, Overridable, Play, Reader, Refused, command
+from .base import COMMANDS, ROLES, Ctx, Overridable, Play, Reader, Refused, command
 from .queries import coin_talons, luck_die_sides
 from . import creation, checks, combat, progress, conditions, gear, creatures, abilities  # noqa: F401  (commands)
+from .upgrade import upgrade_event
 
-__all__ = ["Engine", "Refused", "Overridable", "Reader", "Play", "COMMANDS", "command", "play", "redecide", "Unrecorded", "OVERRIDE"]
+__all__ = ["Engine", "Refused", "Overridable", "Reader", "Play", "COMMANDS", "ROLES", "command", "play", "redecide",
+           "Unrecorded", "OVERRIDE", "upgrade_event"]
 
 
 _RESERVED = {"seq", "kind", "v", "at", "session", "encounter", "args", "rolls", "changes", "replaces",
-             "luck", "amended", "ts", "undoes", "redoes", "keeper_override", "on_hit"}
+             "luck", "amended", "ts", "undoes", "redoes", "keeper_override", "on_hit", "actor", "targets", "sides"}
 OVERRIDE = "keeper_override"
 """The argument any command takes for the keeper's override: a reason in words."""
 
@@ -55,7 +62,11 @@ class Engine:
         coin_talons(rules)
         self.rules = rules
         self.setup = setup
-        self.history: History = replay(setup, events) if history is None else history
+        if history is None:
+            history = History(clone(setup))
+            for e in events:  # a log written before today's format is read in it (each event sees its state)
+                history.fold(upgrade_event(e, history.state))
+        self.history: History = history
         self._last_rolls: tuple | None = None  # (the event decided last, the Roll objects behind its records)
 
     @property
@@ -63,8 +74,9 @@ class Engine:
         return self.history.state
 
     def apply(self, event: dict) -> Touched:
-        """Fold ``event`` in (the path replay takes); returns what it touched."""
-        return self.history.apply(event)
+        """Fold ``event`` in (the path replay takes; an event of an older format is upgraded in place first);
+        returns what it touched."""
+        return self.history.apply(upgrade_event(event, self.history.state))
 
     # ---- deciding
     def _meta(self) -> dict:
@@ -105,6 +117,7 @@ class Engine:
             event[OVERRIDE] = {"reason": ctx.override, "waived": list(ctx.waived)}
         event.update(extra)
         event["changes"] = ctx.changes
+        fill(event, ROLES[kind], self.state)  # (the state is as it was before the command: ctx rolled it back)
         self._last_rolls = (event, ctx.roll_objects)
         return event
 
@@ -195,13 +208,15 @@ class Engine:
         target = self.history.latest_action()
         if target is None:
             raise Refused("there is nothing to undo")
-        return {"seq": seq, "kind": UNDO, **self._meta(), "undoes": target["seq"], "what": target["kind"]}
+        return fill({"seq": seq, "kind": UNDO, **self._meta(), "undoes": target["seq"], "what": target["kind"]},
+                    KEEPERS, self.state)
 
     def decide_redo(self, seq: int) -> dict:
         target = self.history.latest_undone()
         if target is None:
             raise Refused("there is nothing to redo")
-        return {"seq": seq, "kind": REDO, **self._meta(), "redoes": target["seq"], "what": target["kind"]}
+        return fill({"seq": seq, "kind": REDO, **self._meta(), "redoes": target["seq"], "what": target["kind"]},
+                    KEEPERS, self.state)
 
 
 def _charge_luck(ctx: Ctx) -> None:

@@ -1,10 +1,10 @@
 """What every command shares: the context it runs in, refusals, rolls, and lookups.
 
-A command is a function ``(ctx, **args)`` registered with ``@command("kind")``. It reads the state,
-rolls through ``ctx.roll`` (so every face is recorded, and a re-run can reuse them), changes the
-state only through ``ctx.set`` (so every change is recorded as ``[path, value]``), and writes what
-happened in the game's words with ``ctx.out``. A command that cannot be done calls ``ctx.refuse``:
-nothing is changed.
+A command is a function ``(ctx, **args)`` registered with ``@command("kind", actor=..., targets=...)``, which
+declares its roles once (who acts, whom it is aimed at: ``roles.Roles``; the engine writes them on the event). It
+reads the state, rolls through ``ctx.roll`` (so every face is recorded, and a re-run can reuse them), changes the
+state only through ``ctx.set`` (so every change is recorded as ``[path, value]``), and writes what happened in the
+game's words with ``ctx.out``. A command that cannot be done calls ``ctx.refuse``: nothing is changed.
 
 Standard library only: part of the pure core.
 """
@@ -19,11 +19,14 @@ from typing import Any, Callable, Mapping, NamedTuple
 from ..dice import DiceError, Roll, parse
 from ..events import apply_changes, clone, get_path, revert
 from ..model import combatant, is_dead, is_dying
+from ..roles import Role, Roles
 from ..rules import PROVENANCE_KEYS, Rules
 
-__all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items", "path_in"]
+__all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "ROLES", "data_items", "path_in"]
 
 COMMANDS: dict[str, Callable] = {}
+ROLES: dict[str, Roles] = {}
+"""Each command's roles, as its registration declared them."""
 
 
 class Refused(ValueError):
@@ -45,11 +48,13 @@ class Takes(NamedTuple):
     open_ended: bool
 
 
-def command(kind: str, *, options: tuple[str, ...] | None = None):
-    """Register ``fn`` as the command ``kind``. ``options``: the keywords it takes in ``**options`` beyond its
-    parameters (what classes bring to it: ``smite=True``, ``focus=True``), each answered by a hook in ``effects``;
-    anything else is refused before the command runs. None: the command reads and checks its own (an ability's
-    inputs, an item's details)."""
+def command(kind: str, *, actor: Role | None = None, targets: tuple[Role, ...] = (),
+            options: tuple[str, ...] | None = None):
+    """Register ``fn`` as the command ``kind``, with its roles: ``actor`` names the argument (or field of the event)
+    holding who acts (None: the keeper), ``targets`` those holding whom it is aimed at or about (``roles.Roles``).
+    ``options``: the keywords it takes in ``**options`` beyond its parameters (what classes bring to it:
+    ``smite=True``, ``focus=True``), each answered by a hook in ``effects``; anything else is refused before the
+    command runs. None: the command reads and checks its own (an ability's inputs, an item's details)."""
     def register(fn: Callable) -> Callable:
         params = list(inspect.signature(fn).parameters.values())[1:]  # after ctx
         named = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
@@ -60,6 +65,7 @@ def command(kind: str, *, options: tuple[str, ...] | None = None):
                          frozenset(p.name for p in params if p.name in named and p.default is p.empty),
                          options is None and any(p.kind == p.VAR_KEYWORD for p in params))
         COMMANDS[kind] = fn
+        ROLES[kind] = Roles(actor, targets)
         return fn
     return register
 

@@ -14,7 +14,14 @@ from .queries import d20_in, opposed_expr, save_roll, skill_id
 __all__ = ["check", "plain_roll", "death_save", "resolve_death_save"]
 
 
-@command("check", options=("focus",))
+def _opponent(event) -> str | None:
+    """Who opposes a check: the one its opposed roll is rolled for (someone here, or the keeper rolling dice)."""
+    rolls = event.get("rolls")
+    opposed = rolls.get("opposed") if isinstance(rolls, dict) else None
+    return opposed.get("who") if isinstance(opposed, dict) else None
+
+
+@command("check", actor="who", targets=(_opponent,), options=("focus",))
 def check(ctx: Ctx, who: str, skill: str | None = None, target: int | None = None, vs: str | None = None,
           vs_skill: str | None = None, bonus=None, vs_bonus=None, advantage: bool = False, save: bool = False,
           why: str | None = None, **options: Any) -> None:
@@ -58,14 +65,14 @@ def check(ctx: Ctx, who: str, skill: str | None = None, target: int | None = Non
     ctx.end_on_action(who, "check")
 
 
-@command("roll")
+@command("roll", actor="who")
 def plain_roll(ctx: Ctx, expr: str, who: str | None = None, why: str | None = None) -> None:
     """Any roll the table wants recorded (a loot table, a wandering monster, a D66 name)."""
     r = ctx.roll("roll", expr, who=who or "keeper", why=why)
     ctx.out(who=who or "keeper", why=why, expr=r.expr, total=r.total)
 
 
-@command("death_save")
+@command("death_save", actor="who")
 def death_save(ctx: Ctx, who: str) -> None:
     """A delver left below 1 heart rolls D6: 6 or higher defies death, and lives at 0 hearts."""
     d = ctx.delver(who)

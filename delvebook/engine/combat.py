@@ -21,6 +21,7 @@ from ..distribution import odds
 from ..events import clone
 from ..model import (CREATURE, FOES, PARTY, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
                      is_dying, present, used_this_turn)
+from ..roles import KEEPER
 from . import effects, turns
 from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, taken_names
@@ -54,7 +55,7 @@ def _new_foe(ctx: Ctx, spec: Any, taken: set) -> dict:
     return creature_from(ctx, spec.get("name"), {"foe": spec["foe"], "hearts": spec.get("hearts")}, taken)
 
 
-@command("encounter")
+@command("encounter", targets=("foes",))
 def start_encounter(ctx: Ctx, foes: list, name: str | None = None) -> None:
     """A fight begins: foes from the bestiary (or named NPCs) join; initiative comes next."""
     if ctx.state["encounter"] is not None:
@@ -80,7 +81,7 @@ def start_encounter(ctx: Ctx, foes: list, name: str | None = None) -> None:
                                     for f in made.values()])
 
 
-@command("add_foes")
+@command("add_foes", targets=("foes",))
 def add_foes(ctx: Ctx, foes: list) -> None:
     """Foes join a running fight; they act at the end of the foes' order."""
     enc = _encounter(ctx)
@@ -115,7 +116,7 @@ def _party_order(ctx: Ctx) -> list[str]:
     return chosen + [n for n in here if n not in chosen]
 
 
-@command("initiative")
+@command("initiative", targets=("turn_of",))
 def initiative(ctx: Ctx, first: str | None = None) -> None:
     """Each side rolls D6 and the higher goes first (ties re-rolled), unless one side obviously goes first."""
     enc = _encounter(ctx)
@@ -169,10 +170,10 @@ def _start_turn(ctx: Ctx) -> None:
     actor = current_actor(ctx.state)
     if actor is not None:
         ctx.end_conditions(lambda c: c["ends_on"] != f"turn:{actor}", f"{actor}'s turn began")
-        ctx.out(actor=actor)
+        ctx.out(turn_of=actor)
 
 
-@command("set_order")
+@command("set_order", targets=("turn_of",))
 def set_order(ctx: Ctx, order: list[str]) -> None:
     """The party changes its order (the default is clockwise around the table): it changes who acts next; no one
     gets a second turn in a round, and a delver who has done nothing yet on its turn hands it to the new first."""
@@ -193,7 +194,7 @@ def set_order(ctx: Ctx, order: list[str]) -> None:
     ctx.out(order=list(order))
 
 
-@command("next_turn")
+@command("next_turn", targets=("turn_of",))
 def next_turn(ctx: Ctx) -> None:
     """The current actor is done; the next in the side's order who has not had a turn this round acts (the other
     side when all have; a new round when both sides have acted)."""
@@ -265,9 +266,10 @@ def end_encounter(ctx: Ctx, keep: list | None = None) -> None:
 
 # ---------------------------------------------------------------- damage and armor
 
-def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = True,
+def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, by: str, armor: bool = True,
                 asked: Mapping[str, Any] | None = None, attack: bool = False) -> dict:
-    """Damage reaches ``target``: reducers take theirs first (a Dodge, asked for in ``asked`` or readied), then
+    """Damage dealt by ``by`` (a combatant, the keeper, a hazard) with ``source`` (what: a weapon, a spell, the
+    keeper's words) reaches ``target``: reducers take theirs first (a Dodge, asked for in ``asked`` or readied), then
     armor absorbs its AV and loses 1 DV a hit; hearts never go below 0. A delver left below 1 heart owes a death
     save (after any harm, or only an ``attack``'s, as ``core.death_save.after`` says); a foe or a named creature
     is vanquished (a familiar is lost)."""
@@ -297,8 +299,8 @@ def deal_damage(ctx: Ctx, target: str, raw: int, source: str, *, armor: bool = T
     before = c["hearts"]
     after = max(core["hearts"]["floor"], before - dealt)
     ctx.set(path + ["hearts"], after)
-    result = {"target": target, "source": source, "raw": raw, "av": av, "absorbed": incoming - dealt, "dealt": dealt,
-              "hearts_before": before, "hearts_after": after, "dv": dv_lost}
+    result = {"target": target, "by": by, "source": source, "raw": raw, "av": av, "absorbed": incoming - dealt,
+              "dealt": dealt, "hearts_before": before, "hearts_after": after, "dv": dv_lost}
     for red in reductions:
         result[red.field] = red.amount
     if dealt > 0 and before - dealt < core["death_save"]["retrigger_below"]:
@@ -461,7 +463,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
             total = e.max if plan.max_damage else ctx.roll(name, expr, who=attacker, why=f"{name} damage").total
             added.append({"option": name, "expr": expr, "total": total})
             amount += total
-        d = deal_damage(ctx, target, amount, f"{attacker} ({w['name']})", asked=plan.asked, attack=True)
+        d = deal_damage(ctx, target, amount, w["name"], by=attacker, asked=plan.asked, attack=True)
         d.update(attack=k + 1, expr=dexpr, max_damage=plan.max_damage)
         if added:
             d["added"] = added
@@ -498,7 +500,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                 spent = spend_ammo(ctx, target, tw, 1)
                 fired(ctx, target, tw)
                 amount, dexpr = damage_roll(ctx, target, tw, max_damage=False, name="counter_damage")
-                d = deal_damage(ctx, attacker, amount, f"{target} ({tw['name']}, counter)", attack=True)
+                d = deal_damage(ctx, attacker, amount, tw["name"], by=target, attack=True)
                 d.update(expr=dexpr)
                 countered = {"by": target, "possible": True, "weapon": tw["name"], "damage": d}
                 if spent:
@@ -527,7 +529,7 @@ def strike(ctx: Ctx, attacker: str, target: str, weapon: Any = None, *, on_lande
     resolve_attack(ctx, prepare_attack(ctx, attacker, target, weapon, **asked), on_landed)
 
 
-@command("attack", options=CLASS_OPTIONS)
+@command("attack", actor="attacker", targets=("target",), options=CLASS_OPTIONS)
 def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: bool = False,
            multi: int | None = None, bonus=None, target_bonus=None, counter: bool | None = None,
            counter_weapon: Any = None, max_damage: bool = False, extra_damage: str | None = None,
@@ -546,22 +548,26 @@ def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: 
     resolve_attack(ctx, plan)
 
 
-@command("damage", options=("dodge",))
-def damage_cmd(ctx: Ctx, who: str, amount: int, source: str = "keeper", armor: bool = False,
+@command("damage", targets=("who",), options=("dodge",))
+def damage_cmd(ctx: Ctx, who: str, amount: int, source: str = "keeper", armor: bool = False, by: str = KEEPER,
                **options: Any) -> None:
-    """The keeper deals damage outside an attack (a trap, a fall); armor applies only if asked.
-    ``options`` are what may take damage off first (``dodge=True``: a rogue spends grit to Dodge it)."""
+    """The keeper deals damage outside an attack (a trap, a fall); armor applies only if asked. ``source`` is
+    what, in the keeper's words; ``by`` who or what dealt it: the keeper's hand, someone here, or a hazard named
+    (``by="Falling block"``: credited to it). ``options`` are what may take damage off first (``dodge=True``: a
+    rogue spends grit to Dodge it)."""
+    _dealer(ctx, by)
     if not isinstance(amount, int) or amount < 0:
         ctx.refuse(f"damage is a whole number of hearts, not {amount!r}")
     _, c = ctx.combatant(who)
     if is_dead(c):
         ctx.refuse(f"{who} is already dead")
-    ctx.out(damage=[deal_damage(ctx, who, amount, source, armor=armor, asked=options)])
+    ctx.out(damage=[deal_damage(ctx, who, amount, source, by=by, armor=armor, asked=options)])
 
 
-def heal(ctx: Ctx, who: str, amount: int, source: str, *, above_max: bool = False) -> dict:
-    """Hearts restored, up to the maximum (Aid may go above it); a heal never lowers hearts that are above the
-    maximum (they stay until damage takes them). Refused while healing is banned."""
+def heal(ctx: Ctx, who: str, amount: int, source: str, *, by: str, above_max: bool = False) -> dict:
+    """Hearts restored by ``by`` with ``source`` (what: a spell, an ability, the keeper's words), up to the maximum
+    (Aid may go above it); a heal never lowers hearts that are above the maximum (they stay until damage takes
+    them). Refused while healing is banned."""
     side, c = ctx.combatant(who)
     if is_dead(c):
         ctx.refuse(f"{who} is dead: hearts cannot be restored")
@@ -575,12 +581,18 @@ def heal(ctx: Ctx, who: str, amount: int, source: str, *, above_max: bool = Fals
     cap = c["max_hearts"] if not above_max else max(c["max_hearts"], before + amount)
     after = max(before, min(cap, before + amount))
     ctx.set(path + ["hearts"], after)
-    return {"who": who, "source": source, "amount": amount, "hearts_before": before, "hearts_after": after}
+    return {"who": who, "by": by, "source": source, "amount": amount, "hearts_before": before, "hearts_after": after}
 
 
-@command("heal")
-def heal_cmd(ctx: Ctx, who: str, amount: int, source: str = "keeper") -> None:
-    """The keeper restores hearts (a potion, a rest the table agreed on)."""
+@command("heal", targets=("who",))
+def heal_cmd(ctx: Ctx, who: str, amount: int, source: str = "keeper", by: str = KEEPER) -> None:
+    """The keeper restores hearts (a potion, a rest the table agreed on); ``by`` as for ``damage``."""
+    _dealer(ctx, by)
     if not isinstance(amount, int) or amount < 0:
         ctx.refuse(f"healing is a whole number of hearts, not {amount!r}")
-    ctx.out(healing=[heal(ctx, who, amount, source)])
+    ctx.out(healing=[heal(ctx, who, amount, source, by=by)])
+
+
+def _dealer(ctx: Ctx, by: Any) -> None:
+    if not (isinstance(by, str) and by.strip()):
+        ctx.refuse(f"by names who or what dealt it (the keeper, someone here, a trap), not {by!r}")

@@ -12,7 +12,7 @@ from .base import Ctx, command
 __all__ = ["add_condition_cmd", "end_condition_cmd"]
 
 
-@command("condition")
+@command("condition", targets=("who",))
 def add_condition_cmd(ctx: Ctx, who: str, name: str, duration: str | None = None, ends_on: str | None = None,
                       source: str = "keeper", **data: Any) -> None:
     """The keeper puts a condition on someone (a curse, a poison): it lasts until it ends or is lifted."""
@@ -29,7 +29,13 @@ def add_condition_cmd(ctx: Ctx, who: str, name: str, duration: str | None = None
     ctx.out(who=who, name=kind, condition=cond["id"])
 
 
-@command("end_condition")
+def _ended(event) -> list:
+    """Whom an ended condition was on."""
+    ended = event.get("conditions_ended")
+    return [c.get("who") for c in ended if isinstance(c, dict)] if isinstance(ended, list) else []
+
+
+@command("end_condition", targets=(_ended,))
 def end_condition_cmd(ctx: Ctx, id: int | None = None, who: str | None = None, name: str | None = None) -> None:
     """The keeper ends a condition (by id, or every one of a kind on someone)."""
     if id is None and (who is None or name is None):

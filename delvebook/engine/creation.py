@@ -22,7 +22,7 @@ def _pick_option(ctx: Ctx, who: str, choice_id: str, choice: Mapping, picked: An
     return picked, options[picked]
 
 
-@command("add_delver")
+@command("add_delver", targets=("who",))
 def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
                choices: Mapping[str, str] | None = None, seat: int | None = None) -> None:
     """A new delver: the class's level-1 block applied, everything random rolled and recorded."""
@@ -218,7 +218,7 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
     return out
 
 
-@command("choose")
+@command("choose", actor="who")
 def choose(ctx: Ctx, who: str, choice: str, option: str) -> None:
     """Record a player's choice from a level (a specialty, a technique, an oath, an expertise)."""
     d = ctx.delver(who)
@@ -244,7 +244,7 @@ def choose(ctx: Ctx, who: str, choice: str, option: str) -> None:
     ctx.out(who=who, choice=choice, option=option)
 
 
-@command("level_up")
+@command("level_up", targets=("who",))
 def level_up(ctx: Ctx, who: str) -> None:
     """Grant the next level now (the keeper's call, e.g. a milestone); the cap still holds."""
     d = ctx.delver(who)

@@ -84,7 +84,7 @@ def creature_from(ctx: Ctx, name: str | None, spec: Mapping, taken: set) -> dict
             "armor": armor, "tags": list(tags), "skills": skills}
 
 
-@command("npc")
+@command("npc", targets=("name",))
 def npc(ctx: Ctx, name: str, foe: str | None = None, note: str | None = None, **typed: Any) -> None:
     """The keeper names a creature outside any fight (a prisoner, a guide, a rival): from the bestiary
     (``foe="bandit"``) or typed (``hearts=6, tags=["humanoid"], skills={"insight": "proficient"}``). It can be
@@ -102,7 +102,7 @@ def npc(ctx: Ctx, name: str, foe: str | None = None, note: str | None = None, **
     ctx.out(name=name, foe=c["kind"], hearts=c["hearts"], note=note)
 
 
-@command("remove_npc")
+@command("remove_npc", targets=("name",))
 def remove_npc(ctx: Ctx, name: str) -> None:
     """An NPC leaves the story (gone, or never to be met again); its conditions go with it."""
     c = ctx.state.get("creatures", {}).get(name)

@@ -145,7 +145,7 @@ def fired(ctx: Ctx, who: str, w: Mapping) -> None:
             return
 
 
-@command("reload")
+@command("reload", actor="who")
 def reload(ctx: Ctx, who: str, weapon: Any = None) -> None:
     """Reload a crossbow (it takes an action: 'Crossbows require an action to reload')."""
     d = ctx.delver(who)
@@ -252,7 +252,7 @@ def _found(ctx: Ctx, item: Any, count: int, details: Mapping) -> tuple[list, lis
     return [], [], [entry], spec["name"]
 
 
-@command("give")
+@command("give", targets=("who",))
 def give(ctx: Ctx, who: str, item: Any, count: int = 1, **details: Any) -> None:
     """Found gear joins a delver's sheet: a gear id (``"crossbow"``, ``"arrow"`` with count=20), a gear id with
     its details changed (``"sword", bonus=1, name="Sword +1"``), or an item described inline (a weapon with its
@@ -323,7 +323,7 @@ def _remove(ctx: Ctx, who: str, item: Any, count: int, doing: str) -> tuple[dict
     return delver, {"kind": kind}, removed
 
 
-@command("take")
+@command("take", targets=("who", "to"))
 def take(ctx: Ctx, who: str, item: Any, count: int = 1, to: str | None = None) -> None:
     """The keeper takes gear off a delver's sheet (lost, broken, stolen), or hands it to another delver (``to``:
     looting a fallen friend's pack); armor leaves its wearer's bonus behind and takes its new wearer's."""
@@ -343,7 +343,7 @@ def take(ctx: Ctx, who: str, item: Any, count: int = 1, to: str | None = None) -
             taken=[e["name"] for e in removed])
 
 
-@command("drop")
+@command("drop", actor="who")
 def drop(ctx: Ctx, who: str, item: Any, count: int = 1) -> None:
     """A delver drops gear (a thrown dagger that is lost, a broken shield): it leaves the sheet."""
     delver, what, removed = _remove(ctx, who, item, count, "drop")

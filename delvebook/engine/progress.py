@@ -175,7 +175,7 @@ def talons_of(ctx: Ctx, amount) -> int:
     ctx.refuse(f"{amount!r} is not an amount of money")
 
 
-@command("earn")
+@command("earn", targets=("who",))
 def earn(ctx: Ctx, amount, who: str | None = None, reason: str | None = None) -> None:
     """Coins earned: into one delver's purse (or shared out by seat), and XP per coin (the unit the XP rules
     name, ``core.xp.coin``) to the party; talons short of a coin wait in the coin pool."""
@@ -202,7 +202,7 @@ def earn(ctx: Ctx, amount, who: str | None = None, reason: str | None = None) ->
         award(ctx, coins * ctx.core["xp"]["per_crown"], f"coins: {reason or 'earned'}", "coins")
 
 
-@command("spend")
+@command("spend", actor="who")
 def spend(ctx: Ctx, who: str, amount, reason: str | None = None) -> None:
     talons = talons_of(ctx, amount)
     d = ctx.delver(who)
@@ -215,7 +215,7 @@ def spend(ctx: Ctx, who: str, amount, reason: str | None = None) -> None:
     ctx.out(who=who, talons=talons, reason=reason)
 
 
-@command("buy")
+@command("buy", actor="who")
 def buy(ctx: Ctx, who: str, item: str, count: int = 1) -> None:
     """Buy gear at the price the rules give (a bundle counts once: 20 arrows for 1 crown)."""
     if item not in ctx.rules.gear:

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 from .. import statecheck, yamlsafe
-from ..rules.schema import FORMAT_VERSION, field_name, show
+from ..events import EVENT_VERSION
+from ..rules.schema import field_name, show
 from .errors import StoreError
 
 __all__ = [
@@ -164,16 +165,15 @@ def _line(event: dict) -> bytes:
 
 
 def upgrade_event(event: dict, from_version: int) -> dict:
-    """An event written by format ``from_version`` in today's shape. Version 1 is today's: passed through.
-
-    An event without ``"v"`` is version 1 (all logs so far). When the format changes, this grows one step per
-    version (1 -> 2, 2 -> 3, ...), and new events carry ``"v"``."""
-    if _is_int(from_version) and from_version == FORMAT_VERSION:
+    """An event written by format ``from_version``, if this delvebook reads that format (1 to
+    ``events.EVENT_VERSION``); passed through as it is: an older event is upgraded as it is folded, where the state
+    before it is known (``engine.upgrade_event``). An event without ``"v"`` is version 1."""
+    if _is_int(from_version) and 1 <= from_version <= EVENT_VERSION:
         return event
     if not _is_int(from_version) or from_version < 1:
-        raise StoreError(f"v: expected an event format version (1..{FORMAT_VERSION}), got {show(from_version)}")
+        raise StoreError(f"v: expected an event format version (1..{EVENT_VERSION}), got {show(from_version)}")
     raise StoreError(f"this event was written by a newer delvebook (event format {from_version}); this one "
-                     f"reads up to format {FORMAT_VERSION}: upgrade delvebook to open it")
+                     f"reads up to format {EVENT_VERSION}: upgrade delvebook to open it")
 
 
 class _BadLine(Exception):
@@ -435,7 +435,7 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
     changes_problem = shape.changes_problem if shape is not None else None
     checked = changes_problem is not None  # (so the depth guard may leave an event's changes to the shape)
     rolls_problem = statecheck.rolls_problem
-    current = FORMAT_VERSION
+    current = EVENT_VERSION
     seq = 0
     lineno = 0
     offset = 0  # bytes of complete lines consumed
@@ -509,7 +509,7 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
                                 ch = event.get("changes")
                                 rl = event.get("rolls")
                                 if s.__class__ is int and s == seq + 1 and event.get("kind").__class__ is str \
-                                        and v.__class__ is int and v == current and event["kind"] \
+                                        and v.__class__ is int and 0 < v <= current and event["kind"] \
                                         and (changes_problem is None
                                              or ((ch is None or changes_problem(ch) is None)
                                                  and (rl is None or rolls_problem(rl) is None))):

@@ -7,7 +7,8 @@ and ``roll(camp, outcome)`` show one part alone in a cell, live. The campaign fi
 
 - ``view``: ``table_view(camp, ui) -> dict``, the view model (pure Python, tested without a browser), one module
   per panel;
-- ``intents``: a click's intent -> one campaign call (``perform``);
+- ``intents``: a click's intent -> one campaign call (``perform``); ``shape``: what a click's message must be;
+- ``slot``: the table's place in the table notebook (a reload with no save finds the live table there);
 - ``words``: an event told in the game's words;
 - ``widget``: the anywidget whose ES module and CSS (``static/``) draw the view model.
 
@@ -26,6 +27,7 @@ from ..extras import require
 require("table", "delvebook.table (the keeper's table)")  # before the imports: names the extra
 
 from .intents import perform  # noqa: E402
+from .slot import SLOT  # noqa: E402
 from .view import UI, table_view  # noqa: E402
 from .widget import Table  # noqa: E402
 
@@ -36,10 +38,34 @@ def _table(camp, **kw: Any) -> Table:
     return Table(camp, **kw)
 
 
+_DASHBOARDS: dict = {}  # campaign folder -> its dashboard in this kernel (one a campaign: shown again, the same)
+
+
 def dashboard(camp) -> Table:
     """The whole table for ``camp``: party, the current actor's actions, the fight, the outcome and luck dice,
-    the log, the keeper's panel and the charts."""
-    return _table(camp)
+    the log, the keeper's panel and the charts. One a campaign in a kernel: asked again (a cell run again), it is
+    the same table, as it stood (the panel open, who acts). The campaign played in the table notebook
+    (``playing``) gets the notebook's table slot (``slot.SLOT``), so a reloaded page finds it with no save."""
+    key = Path(camp.path).resolve()
+    live = _DASHBOARDS.get(key)
+    if live is not None and live.camp is camp and live.comm is not None:
+        return live
+    table = _table(camp, **_slot_for(camp, key))
+    _DASHBOARDS[key] = table
+    return table
+
+
+def _slot_for(camp, key: Path) -> dict:
+    """``{"model_id": SLOT}`` for the dashboard of the campaign this kernel plays (``playing``), unless the dashboard
+    of another campaign it still plays holds the slot; a dashboard of a campaign opened again lets it go."""
+    if _PLAYING.get(key) is not camp:
+        return {}
+    holder = next((t for t in _DASHBOARDS.values() if t.comm is not None and t.model_id == SLOT), None)
+    if holder is not None:
+        if any(c is holder.camp for c in _PLAYING.values()):
+            return {}
+        holder.close()  # its campaign was opened again: the new one takes the notebook's slot
+    return {"model_id": SLOT}
 
 
 def card(camp, name: str) -> Table:
@@ -85,8 +111,11 @@ _PLAYING: dict = {}  # resolved campaign folder -> the campaign this kernel has 
 def playing(path: str | os.PathLike):
     """The campaign in ``path``, opened for play once in this kernel: a cell run again (Run All, the page
     reloaded) gets the campaign it already has open instead of tripping over that campaign's own write lock, and
-    changes nothing on disk. A campaign held by another kernel or process is a ``LockedError``, as ever."""
+    changes nothing on disk. A campaign held by another kernel or process is a ``CampaignHeld`` (a ``LockedError``):
+    one sentence saying who holds it, how to watch it read-only and how to take it over (a notebook shows just that
+    sentence, not a traceback)."""
     from ..campaign import Campaign
+    from ..holder import held
     from ..store import LockedError
     key = Path(path).resolve()
     try:
@@ -94,10 +123,19 @@ def playing(path: str | os.PathLike):
     except LockedError:
         camp = _PLAYING.get(key)
         if camp is None:  # held by another kernel or process: say so
-            raise
+            raise held(path, _name(path)) from None
         return camp
     _PLAYING[key] = camp
     return camp
+
+
+def _name(path) -> str | None:
+    """The campaign's name from its campaign.yaml, for a sentence about it (None if it cannot be read)."""
+    try:
+        from ..yamlsafe import load
+        return str(load((Path(path) / "campaign.yaml").read_text(encoding="utf-8")).get("name") or "") or None
+    except Exception:  # noqa: BLE001  (a sentence about a held campaign must not fail on its file)
+        return None
 
 
 def play_copy(prepared: str | os.PathLike, folder: str | os.PathLike = "play"):

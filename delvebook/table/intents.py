@@ -15,13 +15,10 @@ from typing import Any, Callable, Mapping
 from ..dice import DiceError
 from ..engine import Overridable, Refused
 from ..model import is_dead
+from .shape import FIELDS, SHAPES, FormError, check_shape
 from .view import PANELS, UI, asked_of, turn_key
 
-__all__ = ["perform", "FormError", "INTENTS", "UI_INTENTS"]
-
-
-class FormError(ValueError):
-    """What the keeper typed cannot be read (a number that is not one): nothing was done."""
+__all__ = ["perform", "FormError", "INTENTS", "UI_INTENTS", "FIELDS", "SHAPES", "check_shape"]
 
 
 Handler = Callable[[Any, UI, Mapping], Any]
@@ -497,9 +494,10 @@ def _keeper_override(camp, ui, i):
     """The refused intent again, with the keeper's reason: the engine waives what it refused and records why."""
     inner = i.get("intent") or {}
     reason = _text(_args(i).get("keeper_override")) or "the keeper's call"
-    handler = INTENTS.get(inner.get("do"))
+    handler = INTENTS.get(inner.get("do")) if isinstance(inner.get("do"), str) else None
     if handler is None or inner.get("do") in UI_INTENTS or inner.get("do") == "override":
         raise FormError("there is nothing to override")
+    check_shape(inner)
     return handler(camp, ui, {**inner, "keeper_override": reason})
 
 
@@ -518,23 +516,25 @@ def _ask(ui: UI, i: Mapping, text: str, yes: str, no: str) -> None:
 
 ERRORS = (Refused, DiceError, FormError, KeyError, LookupError)
 
-
 def perform(camp, ui: UI, i: Mapping) -> Any:
     """Do what ``i`` asks: the campaign call it means, or a change of the UI state. Returns the Outcome (or
     None); a refusal is left in ``ui.refusal`` with where it came from, and changes nothing."""
     kind = i.get("do") if isinstance(i, Mapping) else None
-    handler = INTENTS.get(kind)
+    handler = INTENTS.get(kind) if isinstance(kind, str) else None
     where = (i.get("where") if isinstance(i, Mapping) else None) or kind
+    if not isinstance(where, str):
+        where = None
     ui.refusal = None
     if kind != "dismiss":
         ui.confirm = None
     if handler is None:
-        ui.refusal = {"text": f"the table has no action {kind!r}", "where": where}
+        ui.refusal = {"text": f"the table has no action {str(kind)[:40]!r}", "where": where}
         return None
     if ui.mode != "keeper" and kind not in UI_INTENTS:
         ui.refusal = {"text": "the players' screen is read-only", "where": where}
         return None
     try:
+        check_shape(i)
         out = handler(camp, ui, i)
     except ERRORS as err:
         text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)

@@ -10,6 +10,7 @@ each time. A reloaded page or a second browser gets the widget's state from the 
 
 from __future__ import annotations
 
+import copy
 import logging
 import traceback
 import weakref
@@ -20,6 +21,7 @@ import anywidget
 import traitlets
 
 from .intents import perform
+from .slot import PLAIN
 from .view import UI, table_view
 
 __all__ = ["Table"]
@@ -50,6 +52,12 @@ def _listener(table: "Table"):
     return on_event
 
 
+def _where(intent: Any) -> str | None:
+    """Where on the page a click came from (a refusal shows there), if the message says so as it should."""
+    where = intent.get("where") if isinstance(intent, dict) else None
+    return where if isinstance(where, str) else None
+
+
 class Table(anywidget.AnyWidget):
     """The keeper's table (or one part of it: a card, the fight, the log, a roll) for one campaign."""
 
@@ -67,20 +75,33 @@ class Table(anywidget.AnyWidget):
         camp.listeners.append(_listener(self))
         self.refresh()
 
+    def __repr__(self) -> str:  # the text a notebook keeps beside the widget, shown where widgets are not drawn
+        if self.ui.scope == "table" and self.ui.mode == "keeper":
+            return PLAIN
+        return f"The keeper's table ({self.ui.mode}, {self.ui.scope}): it shows in JupyterLab when this cell runs."
+
     def refresh(self) -> None:
         """Compute the view model from the campaign as it stands and send it (one message)."""
         self.view = table_view(self.camp, self.ui)
 
     # ---- from the page
     def _on_msg(self, _widget, content: Any, buffers: Any) -> None:
-        if not isinstance(content, dict) or content.get("type") != "intent":
+        if not isinstance(content, dict):
             return
-        self.handle(content.get("intent") or {}, content.get("id"))
+        if content.get("type") == "hello":  # a page asks whether a kernel stands behind this table
+            self.send({"type": "live"})
+            return
+        if content.get("type") != "intent":
+            return
+        intent = content.get("intent")
+        self.handle(intent if isinstance(intent, dict) else {}, content.get("id"))
 
     def handle(self, intent: dict, ack: Any = None) -> Any:
-        """Perform one intent as if clicked, and send the new view (what the page's message does)."""
+        """Perform one intent as if clicked, and send the new view (what the page's message does). Whatever the
+        message held, a view goes back: a UI state the view cannot draw is put back as it was before the click."""
         self._acting = True
         out = None
+        before = copy.deepcopy(self.ui)
         try:
             out = perform(self.camp, self.ui, intent)
             touched = getattr(out, "touched", None)  # who the event changed: their chips flash once
@@ -90,11 +111,19 @@ class Table(anywidget.AnyWidget):
         except Exception as err:  # noqa: BLE001  (a bug must not leave the page waiting: say it, log it)
             log.error("delvebook table: %s", traceback.format_exc())
             self.ui.refusal = {"text": f"the table hit an error: {type(err).__name__}: {err}",
-                               "where": intent.get("where") if isinstance(intent, dict) else None}
+                               "where": _where(intent)}
         finally:
             self._acting = False
         self.ui.ack = ack
-        self.refresh()
+        try:
+            self.refresh()
+        except Exception as err:  # noqa: BLE001  (the page must get a view back: the table as it was, and why)
+            log.error("delvebook table: %s", traceback.format_exc())
+            self.ui = before
+            self.ui.ack = ack
+            self.ui.refusal = {"text": f"the table could not show that click: {type(err).__name__}: {err}",
+                               "where": _where(intent)}
+            self.refresh()
         return out
 
     # ---- from the campaign

@@ -26,7 +26,7 @@ from . import rogue, fighter, mage, cleric, namer  # noqa: F401  (each registers
 __all__ = ["use", "cast"]
 
 
-@command("use")
+@command("use", actor="who", targets=("target", "hearing"))
 def use(ctx: Ctx, who: str, ability: str, target: str | None = None, **options: Any) -> None:
     """A class ability: the delver must have it (level, specialty or technique), pays its cost, and it acts. In
     a fight it uses the delver's action, unless the text says it is taken without one (Sprint, Hide) or it
@@ -43,7 +43,7 @@ def use(ctx: Ctx, who: str, ability: str, target: str | None = None, **options: 
     ctx.out(who=who, ability=aid, ability_name=a["name"], target=target, **detail)
 
 
-@command("cast")
+@command("cast", actor="who", targets=("target",))
 def cast(ctx: Ctx, who: str, spell: str, target: str | None = None, via: str | None = None,
          **options: Any) -> None:
     """A spell: a mage's from the book or wand, a cleric's divine spell, a bard's song, a Blood Magic

@@ -47,7 +47,7 @@ def _use_lay_on_hands(ctx, who, d, aid, a, target, opts):
     if n > missing:
         ctx.refuse(f"{target} is missing {missing} hearts; Lay on Hands cannot heal {n}")
     out = cost_paid(ctx, who, a, times=n)
-    out["healing"] = [combat.heal(ctx, target, n, f"{who} (Lay on Hands)")]
+    out["healing"] = [combat.heal(ctx, target, n, "Lay on Hands", by=who)]
     return out
 
 

@@ -147,14 +147,14 @@ def _magic_missile(ctx, who, d, spell, s, target, opts):
         by_target: dict = {}
         for t in aims:
             by_target[t] = by_target.get(t, 0) + int(s["damage"])
-        return {"damage": [combat.deal_damage(ctx, t, n, f"{who} ({name})", armor=armor)
+        return {"damage": [combat.deal_damage(ctx, t, n, name, by=who, armor=armor)
                            for t, n in by_target.items() if not is_dead(ctx.combatant(t)[1])]}
     damage = []
     for k, t in enumerate(aims):  # each dart always hits; armor meets each one
         if is_dead(ctx.combatant(t)[1]):
-            damage.append({"target": t, "dart": k + 1, "wasted": True})
+            damage.append({"target": t, "by": who, "dart": k + 1, "wasted": True})
             continue
-        hit = combat.deal_damage(ctx, t, int(s["damage"]), f"{who} ({name}, dart {k + 1})", armor=armor)
+        hit = combat.deal_damage(ctx, t, int(s["damage"]), name, by=who, armor=armor)
         hit.update(dart=k + 1)
         damage.append(hit)
     return {"damage": damage}

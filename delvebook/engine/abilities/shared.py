@@ -135,7 +135,7 @@ def heal_with(ctx: Ctx, who: str, target: str, expr: str, what: str, *, above_ma
     if is_dying(t):
         ctx.refuse(f"{target} is dying and must make a death save before being healed")
     r = ctx.roll("heal", expr, who=who, why=f"{what} on {target}")
-    return combat.heal(ctx, target, r.total, f"{who} ({what})", above_max=above_max)
+    return combat.heal(ctx, target, r.total, what, by=who, above_max=above_max)
 
 
 def save_target(ctx: Ctx, spell: Mapping, opts: Options) -> int:
@@ -187,7 +187,7 @@ def damage_with(ctx: Ctx, who: str, target: str, expr: str, what: str, *, halve:
         armor = bool(ctx.core["spell_damage"]["armor"])
     rolled = parse(expr).max if max_damage else ctx.roll("damage", expr, who=who, why=f"{what} on {target}").total
     amount = rolled // 2 if halve else rolled
-    d = combat.deal_damage(ctx, target, amount, f"{who} ({what})", armor=armor, attack=attack)
+    d = combat.deal_damage(ctx, target, amount, what, by=who, armor=armor, attack=attack)
     d.update(expr=expr, rolled=rolled, halved=halve, max_damage=max_damage)
     return d
 

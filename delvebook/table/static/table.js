@@ -61,10 +61,17 @@ function mount(model, el) {
   let lastWhere = null;
   let lastNotice = "[null,null]";
   let lastSeq = null;
+  let live = false;              // a kernel stands behind this table: it answered the page's hello, or sent a view
+  let alone = null;              // what to say when none answers: "picture" (a saved table) or "silent" (a click)
+  let placed = false;            // the table was brought into view once, as it first showed
 
   const root = document.createElement("div");
   root.className = "db-root";
   el.appendChild(root);
+
+  function post(message) {
+    try { model.send(message); } catch (err) { console.warn("delvebook table: no kernel to send to", err); }
+  }
 
   function send(intent, args) {
     if (pending && Date.now() - pending.at < 8000) return;  // one click at a time: a double click acts once
@@ -72,9 +79,34 @@ function mount(model, el) {
     pending = { id, at: Date.now() };
     lastWhere = intent.where || null;
     root.classList.add("db-busy");
-    const message = { type: "intent", id, intent: args ? { ...intent, args } : intent };
-    model.send(message);
+    post({ type: "intent", id, intent: args ? { ...intent, args } : intent });
+    setTimeout(() => { if (pending && pending.id === id) { alone = live ? "silent" : "picture"; draw(); } }, 10000);
     return id;
+  }
+
+  // ---- a table with no kernel behind it (a notebook's saved picture, a kernel restarted): said in one line
+  const ALONE = {
+    picture: "This table is a picture of it as the notebook was saved: no kernel runs it now. Run \u25b8 Run All " +
+      "Cells opens it, as play left it (every click is on disk).",
+    silent: "The kernel has not answered this click for 10 s: it is still working, or it was restarted or " +
+      "stopped (then Run \u25b8 Run All Cells opens the table again, as play left it).",
+  };
+  function aloneEl() {
+    return alone ? h("div", { cls: `db-alone db-alone-${alone}`, data: { alone } }, text("span", null, ALONE[alone])) : null;
+  }
+
+  // ---- the table as it first shows: in view (after Run All, or a reloaded page), its top first
+  function bringIntoView(v) {
+    if (placed || v.scope !== "table" || v.mode !== "keeper") return;
+    placed = true;
+    requestAnimationFrame(() => {
+      let box = root.parentElement;
+      while (box && !(/(auto|scroll)/.test(getComputedStyle(box).overflowY) && box.scrollHeight > box.clientHeight)) box = box.parentElement;
+      if (!box) return;
+      const r = root.getBoundingClientRect(), c = box.getBoundingClientRect();
+      const seen = Math.min(r.bottom, c.bottom) - Math.max(r.top, c.top);
+      if (r.top < c.top - 1 || seen < Math.min(r.height, c.height) * 0.6) root.scrollIntoView({ block: "start" });
+    });
   }
 
   function button(label, intent, opts = {}) {
@@ -281,6 +313,7 @@ function mount(model, el) {
         formEl(f.start.form, "db-inline"));
     }
     const foeOf = new Map(f.foes.map((x) => [x.name, x]));
+    const note = f.note ? text("span", "db-note db-fight-note", f.note) : null;  // beside the order, wrapped, whole
     const order = h("div", { cls: "db-order" }, f.order.map((side) => h("span", { cls: "db-side" },
       text("b", "db-label", side.label),
       side.chips.map((c) => {
@@ -294,11 +327,10 @@ function mount(model, el) {
           foe ? bar(foe.frac, `\u2665 ${foe.hearts_text}`, "db-hearts db-small", { hearts: foe.hearts, status: foe.status }) : null,
           keeper && c.earlier ? button("\u25c0", c.earlier, { cls: "db-mini", title: `${c.name} acts earlier` }) : null);
         return chip;
-      }))));
+      }))), note);
     return section("fight", "db-fightbar",
       h("div", { cls: "db-fight-head" },
         text("b", "db-fight-name", f.name), text("span", "db-fight-status", f.status),
-        f.note ? text("span", "db-note db-fight-note", f.note, f.note) : null,
         keeper ? h("span", { cls: "db-fight-buttons" },
           (f.initiative || []).map((b) => button(b.label, b.intent, { cls: "db-primary" })),
           f.next ? button(f.next.label, f.next.intent, { cls: "db-primary db-next" }) : null,
@@ -321,7 +353,7 @@ function mount(model, el) {
     vs.value = c.vs || "";
     vs.addEventListener("change", () => send({ ...c.set_vs, vs: vs.value }));
     return section("checks", "db-checks",
-      h("div", { cls: "db-row" }, text("b", "db-h", `Checks ${c.against}`),
+      h("div", { cls: "db-row db-wrap" }, text("b", "db-h", `Checks ${c.against}`),
         text("span", "db-label", "target"), target,
         c.presets.map((p) => button(p.label, p.intent, { cls: `db-mini${p.on ? " db-on" : ""}` })),
         text("span", "db-label", "or vs"), vs),
@@ -379,13 +411,17 @@ function mount(model, el) {
         a.turn && a.turn.text ? text("span", `db-muted${a.turn.why ? " db-offturn" : ""}`, a.turn.text) : null), sheet,
       a.death_save ? button(a.death_save.label, a.death_save.intent, { cls: "db-danger db-deathsave db-big" }) : null)];
     if (v.mode !== "keeper") return parts;
-    if ((a.choices || []).length) parts.push(choices(a.choices));
-    if (a.attacks) parts.push(attacks(a.attacks));   // in a fight the attacks come first
+    // the actor's actions first (in a fight the attacks, else the checks); a pending level-up choice after the
+    // checks outside a fight, after every action in one: it never pushes the next click below the fold
+    const pending = (a.choices || []).length ? choices(a.choices) : null;
+    if (a.attacks) parts.push(attacks(a.attacks));
     if (a.checks && !a.attacks) parts.push(checks(a.checks, a.name));
+    if (pending && !a.attacks) parts.push(pending);
     if ((a.abilities || []).length) parts.push(h("div", { cls: "db-group" }, text("b", "db-h", "Abilities"), a.abilities.map(action)));
     if ((a.spells || []).length) parts.push(h("div", { cls: "db-group" }, text("b", "db-h", "Spells"), a.spells.map(action)));
     if ((a.gear || []).length) parts.push(h("div", { cls: "db-group db-gear" }, text("b", "db-h", "Gear"), a.gear.map(action)));
     if (a.checks && a.attacks) parts.push(checks(a.checks, a.name));
+    if (pending && a.attacks) parts.push(pending);
     return parts;
   }
 
@@ -536,10 +572,12 @@ function mount(model, el) {
     const latest = v.outcome ? h("div", { cls: "db-outcome db-latest" }, h("div", { cls: "db-result", data: { seq: v.outcome.seq, kind: v.outcome.kind } },
       h("div", { cls: "db-outcome-text" }, text("span", "db-said", v.outcome.text)),
       (v.outcome.lines || []).map((l) => text("div", "db-line", l)))) : null;
+    // blocks a narrow screen (a phone) puts in another order: what just happened and its rolls first
     body.appendChild(h("div", { cls: "db-main" },
-      h("div", { cls: "db-left" }, now, text("b", "db-h", "Latest"), latest || text("div", "db-muted", "Nothing has happened yet."),
-        text("b", "db-h db-logh", "The story so far"), logEl(v.log || [], v)),
-      h("div", { cls: "db-right" }, text("b", "db-h", "Last rolls"), lastRolls(v.rolls))));
+      h("div", { cls: "db-left" }, now,
+        h("div", { cls: "db-p-latest" }, text("b", "db-h", "Latest"), latest || text("div", "db-muted", "Nothing has happened yet.")),
+        h("div", { cls: "db-p-story" }, text("b", "db-h db-logh", "The story so far"), logEl(v.log || [], v))),
+      h("div", { cls: "db-right" }, h("div", { cls: "db-p-rolls" }, text("b", "db-h", "Last rolls"), lastRolls(v.rolls)))));
     return body;
   }
 
@@ -566,7 +604,10 @@ function mount(model, el) {
       const right = h("div", { cls: "db-right" },
         h("div", { cls: "db-outbox", data: { scroll: "out" } }, outcomeEl(v.outcome, v), keeper ? luckEl(v.luck) : null),
         text("b", "db-h db-logh", "Log"), logEl(v.log || [], v));
-      body.appendChild(h("div", { cls: "db-main" }, h("div", { cls: "db-left", data: { scroll: "left" } }, left), right));
+      // what the left column shows: a panel, or an actor on a turn (a new turn is a new page, read from its top)
+      const turn = v.fight && v.fight.running ? v.fight.status : "";
+      const shown = !keeper || v.panel === "play" ? `play:${v.actor ? v.actor.name : ""}:${turn}` : v.panel;
+      body.appendChild(h("div", { cls: "db-main" }, h("div", { cls: "db-left", data: { scroll: `left:${shown}` } }, left), right));
     } else if (v.scope === "card") {
       if (v.party && v.party.length) body.appendChild(partyStrip(v.party, v));
       body.appendChild(h("div", { cls: "db-main db-stack" }, h("div", { cls: "db-left" }, actor(v.actor, v)),
@@ -613,6 +654,7 @@ function mount(model, el) {
     const v = model.get("view") || {};
     if (!v.scope) return;
     if (pending && v.ack === pending.id) {
+      alone = null;
       if (clearing && clearing.id === pending.id && !v.refusal) for (const k of clearing.keys) drafts.delete(k);
       pending = null;
       clearing = null;
@@ -625,21 +667,31 @@ function mount(model, el) {
     if (seq !== lastSeq) { delete scrolls.out; lastSeq = seq; }  // a new outcome shows from its top
     const active = document.activeElement && root.contains(document.activeElement) ? document.activeElement.dataset.key : null;
     const body = build(v);
-    root.replaceChildren(body);
+    const said = aloneEl();
+    root.classList.toggle("db-is-alone", alone === "picture");
+    root.replaceChildren(...(said ? [said, body] : [body]));
+    // a box scrolled as it was only when it shows the same thing (the left column: the same panel, the same actor)
     for (const s of root.querySelectorAll("[data-scroll]")) if (scrolls[s.dataset.scroll]) s.scrollTop = scrolls[s.dataset.scroll];
     if (active) {
       const again = [...root.querySelectorAll("[data-key]")].find((x) => x.dataset.key === active);
       if (again && again.focus) again.focus();
     }
-    const said = JSON.stringify([v.refusal, v.confirm]);
-    if (said !== lastNotice) {  // a new refusal or question: make sure it is in view
-      lastNotice = said;
+    bringIntoView(v);
+    const asked = JSON.stringify([v.refusal, v.confirm]);
+    if (asked !== lastNotice) {  // a new refusal or question: make sure it is in view
+      lastNotice = asked;
       const shown = root.querySelector(".db-notice");
       if (shown && shown.scrollIntoView) shown.scrollIntoView({ block: "nearest" });
     }
   }
 
+  function onLive() {  // a kernel answered: whatever was said about it no longer holds
+    live = true;
+    if (alone) { alone = null; draw(); }
+  }
+
   function onCustom(msg, buffers) {
+    if (msg && msg.type === "live") { onLive(); return; }
     if (!msg || msg.type !== "download" || !buffers || !buffers.length) return;
     const blob = new Blob([buffers[0]], { type: "application/zip" });
     const url = URL.createObjectURL(blob);
@@ -650,11 +702,18 @@ function mount(model, el) {
     setTimeout(() => URL.revokeObjectURL(url), 10000);
   }
 
-  model.on("change:view", draw);
+  const onView = () => { live = true; draw(); };
+  model.on("change:view", onView);
   model.on("msg:custom", onCustom);
   draw();
+  // the keeper's table asks whether a kernel runs it: a live one answers at once, a saved picture never does (the
+  // players' screen sends nothing back, and has nothing to say about a kernel)
+  const keeperTable = (model.get("view") || {}).mode !== "players";
+  if (keeperTable) post({ type: "hello" });
+  const waiting = keeperTable ? setTimeout(() => { if (!live) { alone = "picture"; draw(); } }, 4000) : null;
   return () => {
-    model.off("change:view", draw);
+    clearTimeout(waiting);
+    model.off("change:view", onView);
     model.off("msg:custom", onCustom);
   };
 }

@@ -4,7 +4,7 @@ keeper's initiative, next turn, end and join controls; or, outside a fight, the 
 from __future__ import annotations
 
 from ...model import is_dead, is_dying
-from ..words import fight_name
+from ...narrate import fight_name
 from .shared import UI, bar_frac, field_, hearts_hidden, option, wound
 
 __all__ = ["fight_bar", "fight_starts"]

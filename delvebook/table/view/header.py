@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ..words import title
+from ...narrate import title
 from .shared import PANELS, UI, clock
 
 __all__ = ["header_bar", "in_browser"]

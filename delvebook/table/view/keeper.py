@@ -7,7 +7,7 @@ from typing import Mapping
 
 from ...engine import queries
 from ...model import creatures, present
-from ..words import money, plural
+from ...narrate import money, plural
 from .fight import fight_starts
 from .shared import UI, clock, combatant_names, field_, hearts_label, option
 

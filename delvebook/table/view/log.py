@@ -3,7 +3,7 @@ replaced ones marked (left out on the players' screen), from what the campaign's
 
 from __future__ import annotations
 
-from ..words import tell
+from ...narrate import tell
 from .outcome import dice_of, roll_label
 from .shared import UI, hidden_names
 

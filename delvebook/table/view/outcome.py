@@ -9,7 +9,8 @@ from ...dice import DiceError, Roll
 from ...distribution import percent
 from ...engine import queries
 from ...model import is_dying
-from ..words import plural, tell, title
+from ...narrate import plural, tell, title
+from ...roles import PARTY
 from .shared import UI, field_, hidden_names
 
 __all__ = ["outcome_panel", "luck", "dice_of", "roll_label", "standing_version"]
@@ -58,10 +59,10 @@ def _default_player(camp, e: Mapping, roll: str) -> str | None:
     who = rec.get("who")
     if who in s["delvers"]:
         return s["delvers"][who]["player"]
-    for key in ("target", "attacker", "who", "vs"):
-        other = e.get(key)
-        if other in s["delvers"]:
-            return s["delvers"][other]["player"]
+    sides = e.get("sides") or {}
+    for name in (*(e.get("targets") or ()), e.get("actor")):  # the one it was aimed at first, then who acted
+        if sides.get(name) == PARTY and name in s["delvers"]:
+            return s["delvers"][name]["player"]
     return None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...engine import queries
 from ...model import Armor
-from ..words import money
+from ...narrate import money
 from .choices import choices
 from .shared import UI, frac
 

@@ -1,0 +1,119 @@
+"""The table's place in the table notebook, kept across a reload with no save and a server restarted.
+
+JupyterLab draws a cell's output from the notebook file, and a widget output from the model it names. The table
+notebook ships with its table cell's output already in the file, naming one model id (``SLOT``), and the kernel's
+table for the campaign played there takes that id (``dashboard``). So:
+
+- a page reloaded at any moment, saved or not, reads the output from the file and finds the live table in the kernel
+  (ipywidgets restores the kernel's models on reconnection): the table comes back as it stood;
+- a notebook opened on a fresh kernel (a restarted server) finds no such model there; the notebook's saved widget
+  state (Jupyter's own ``widgets`` metadata) holds a stand-in under the same id, one plain line saying how to open
+  the table, instead of "Error displaying widget: model not found";
+- where the notebook is not trusted (JupyterLab draws no widget then), the output's text says the same.
+
+``stamp(nb)`` writes that output and stand-in into a notebook; ``only_stamped(nb)`` says whether a notebook holds
+nothing else a browser would run (``delvebook lab`` trusts the table notebook only then).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from typing import Any
+
+__all__ = ["SLOT", "STANDIN", "PLAIN", "output", "widget_state", "stamp", "only_stamped", "table_cell", "trust"]
+
+SLOT = "delvebook-table"
+"""The model id of the table in the table notebook (its output names it; the kernel's table takes it)."""
+
+PLAIN = "The keeper's table opens when this cell runs: Run \u25b8 Run All Cells. Play is on disk, as it stood."
+"""The one line a notebook shows where the table is not running (as text where widgets are not drawn)."""
+
+STANDIN = ('<div class="db-standin" style="padding:6px 10px;border:1px dashed var(--jp-border-color1,#b9b2a1);'
+           'border-radius:6px;color:var(--jp-ui-font-color1,#1d2330);background:var(--jp-layout-color1,#fbfaf7);'
+           'font:13px/1.4 var(--jp-ui-font-family,system-ui,sans-serif)">'
+           "<b>The keeper's table opens when this cell runs:</b> <i>Run \u25b8 Run All Cells</i> "
+           "(or <b>\u25b6</b> Run in the notebook's toolbar). Play is on disk: it comes back as it stood.</div>")
+"""The stand-in's markup: a fixed text of this module's, never anything from a campaign."""
+
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+_CONTROLS = "@jupyter-widgets/controls"
+_BASE = "@jupyter-widgets/base"
+
+
+def output() -> dict:
+    """The table cell's output as the notebook file keeps it: a widget view naming ``SLOT``, and the plain line."""
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"text/plain": PLAIN, _WIDGET_VIEW: {"version_major": 2, "version_minor": 0, "model_id": SLOT}}}
+
+
+def widget_state() -> dict:
+    """The notebook's ``widgets`` metadata: the stand-in under ``SLOT`` (an ipywidgets HTML, with its layout and
+    style), as ipywidgets' own saved state has it (``ipywidgets.embed.dependency_state``)."""
+    return {_WIDGET_STATE: {"version_major": 2, "version_minor": 0, "state": {
+        SLOT: {"model_name": "HTMLModel", "model_module": _CONTROLS, "model_module_version": "2.0.0",
+               "state": {"_dom_classes": [], "layout": f"IPY_MODEL_{SLOT}-layout", "style": f"IPY_MODEL_{SLOT}-style",
+                         "value": STANDIN}},
+        f"{SLOT}-layout": {"model_name": "LayoutModel", "model_module": _BASE, "model_module_version": "2.0.0",
+                           "state": {}},
+        f"{SLOT}-style": {"model_name": "HTMLStyleModel", "model_module": _CONTROLS, "model_module_version": "2.0.0",
+                          "state": {}},
+    }}}
+
+
+def table_cell(nb: dict) -> dict | None:
+    """The table notebook's table cell: its code cell that ends by showing the dashboard."""
+    for cell in nb.get("cells", []):
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        if cell.get("cell_type") == "code" and source.rstrip().endswith(".dashboard()"):
+            return cell
+    return None
+
+
+def stamp(nb: dict) -> dict:
+    """``nb`` with its table cell holding the slot's output and its metadata the stand-in (a copy)."""
+    nb = copy.deepcopy(nb)
+    cell = table_cell(nb)
+    if cell is None:
+        raise ValueError("the notebook has no table cell (a code cell ending with .dashboard())")
+    cell["outputs"] = [output()]
+    cell["execution_count"] = None
+    nb.setdefault("metadata", {})["widgets"] = widget_state()
+    return nb
+
+
+def _slot_only(out: Any) -> bool:
+    if not isinstance(out, dict) or out.get("output_type") not in ("display_data", "execute_result"):
+        return False
+    data = out.get("data") or {}
+    view = data.get(_WIDGET_VIEW)
+    return set(data) <= {"text/plain", _WIDGET_VIEW} and isinstance(view, dict) and view.get("model_id") == SLOT
+
+
+def only_stamped(nb: dict) -> bool:
+    """Whether the notebook's outputs are only the slot's, or none, and its widget state only the stand-in, or
+    none: nothing in it a browser would run but what this module writes. Safe to trust."""
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "code" and not all(_slot_only(o) for o in cell.get("outputs") or []):
+            return False
+    widgets = (nb.get("metadata") or {}).get("widgets")
+    return widgets is None or widgets == widget_state()
+
+
+
+def trust(notebook: str | os.PathLike) -> bool:
+    """Sign the notebook as Jupyter's own ``jupyter trust`` does (nbformat's notary, in this Jupyter's data folder)
+    when it holds nothing a browser would run but the table's slot (``only_stamped``): JupyterLab then draws its
+    saved table output, which finds the live table after a reload with no save. Anything else in it is left to
+    JupyterLab's trust as ever (False)."""
+    from nbformat import reads
+    from nbformat.sign import NotebookNotary
+    with open(notebook, encoding="utf-8") as f:
+        text = f.read()
+    if not only_stamped(json.loads(text)):
+        return False
+    NotebookNotary().sign(reads(text, as_version=4))
+    return True
