@@ -44,6 +44,7 @@ from ..campaign import Campaign
 from ..engine import Refused
 from ..events import History, clone
 from ..forecast import FightView, Policy, default_workers, forecast, wilson
+from ..roles import CREATURES, FOES, PARTY
 
 __all__ = ["calibration", "Calibration", "QUANTITIES", "FIGHTS", "cache_folder"]
 
@@ -301,9 +302,10 @@ def _walk(camp: Campaign, policy: Policy) -> tuple[list[tuple[int, dict]], dict]
         if standing.in_force(e["seq"]):
             state = history.state
             enc = state["encounter"]
+            side = (e.get("sides") or {}).get(e.get("actor"))
             if kind == "attack" and enc is not None:
-                _note_attack(played, FightView(state, rules, rng, cache), policy, e)
-            elif kind in ("use", "cast") and enc is not None and e.get("who") in state["delvers"]:
+                _note_attack(played, FightView(state, rules, rng, cache), policy, e, side)
+            elif kind in ("use", "cast") and enc is not None and side == PARTY:
                 played["actions"][e.get("ability_name") or e.get("spell_name") or e.get("ability")
                                    or e.get("spell") or kind] += 1
             elif kind == "initiative" and (e.get("args") or {}).get("first"):
@@ -318,21 +320,20 @@ def _walk(camp: Campaign, policy: Policy) -> tuple[list[tuple[int, dict]], dict]
     return starts, played
 
 
-def _note_attack(played: dict, view: FightView, policy: Policy, e: Mapping) -> None:
-    state = view.state
-    attacker, target = e.get("attacker"), e.get("target")
-    if state["encounter"]["side"] is None:
+def _note_attack(played: dict, view: FightView, policy: Policy, e: Mapping, side: str | None) -> None:
+    """Whether an attack went where the policy would send it (when its side had a choice of target)."""
+    attacker, targets = e.get("actor"), e.get("targets") or [None]
+    if view.state["encounter"]["side"] is None:
         played["before_initiative"] += 1
-        return
-    if attacker in state["delvers"]:
-        if len(view.standing("foes")) > 1:
+    elif side == PARTY:
+        if len(view.standing(FOES)) > 1:
             played["delver_attacks"] += 1
-            played["delver_as_policy"] += policy.delver_target(view, attacker) == target
-    elif attacker in state["encounter"]["foes"]:
-        if len(view.standing("party")) > 1:
+            played["delver_as_policy"] += policy.delver_target(view, attacker) == targets[0]
+    elif side == FOES:
+        if len(view.standing(PARTY)) > 1:
             played["foe_attacks"] += 1
-            played["foe_as_policy"] += policy.foe_target(view, attacker) == target
-    else:
+            played["foe_as_policy"] += policy.foe_target(view, attacker) == targets[0]
+    elif side == CREATURES:
         played["creature_attacks"] += 1
 
 
