@@ -45,6 +45,8 @@ from ..engine import Refused
 from ..events import History, clone
 from ..forecast import FightView, Policy, default_workers, forecast, wilson
 from ..roles import CREATURES, FOES, PARTY
+from .fold import open_campaign, shared_frames
+from .tables import fight_of_hearts
 
 __all__ = ["calibration", "Calibration", "QUANTITIES", "FIGHTS", "cache_folder"]
 
@@ -177,14 +179,13 @@ def calibration(x: Any, *, fights: int = FIGHTS, policy: Policy | None = None,
     default); ``progress``: called with (forecasts done, forecasts in all) as they finish (True: a bar in a notebook,
     a line on stderr elsewhere); ``workers``: processes (default: every core); ``cache``: False to play every fight
     again, a folder to keep the cache in, True for the user's cache folder (``cache_folder()``)."""
-    from . import _campaign, frames
     if isinstance(fights, bool) or not isinstance(fights, int) or fights < 1:
         raise ValueError(f"fights is a whole number of at least 1, not {fights!r}")
     policy = Policy() if policy is None else policy
     if progress is True:
         progress = _auto_bar()
     began = time.perf_counter()
-    camp, opened = _campaign(x)
+    camp, opened = open_campaign(x)
     try:
         key = _key(camp, fights, policy)
         folder = None if cache is False else (cache_folder() if cache is True else Path(cache))
@@ -199,7 +200,7 @@ def calibration(x: Any, *, fights: int = FIGHTS, policy: Policy | None = None,
             progress(len(raw["forecasts"]), len(raw["forecasts"]))
         if not opened:
             _MEMO[camp] = (key, raw)
-        f = frames(camp, copy=False)
+        f = shared_frames(camp, keep=not opened)
     finally:
         if opened:
             camp.close()
@@ -438,10 +439,9 @@ def _forecast_all(rules, starts: list[tuple[int, dict]], fights: int, policy: Po
 
 def _beside(forecasts: list[dict], f: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The fights and the delvers' frames: each forecast beside the fight as the frames tell it."""
-    from . import _fight_of_hearts
     enc = f["encounters"].set_index("encounter")
     h = f["hearts"]
-    h = h[h["side"] == "party"].assign(fight=_fight_of_hearts(h[h["side"] == "party"], f["encounters"]))
+    h = h[h["side"] == "party"].assign(fight=fight_of_hearts(h[h["side"] == "party"], f["encounters"]))
     fell = h[h["down"] | h["death_save"] | h["death"]].groupby(["fight", "who"], observed=True).size()
     died = h[h["death"]].groupby(["fight", "who"], observed=True).size()
     fight_rows, delver_rows = [], []

@@ -115,11 +115,11 @@ class Follower:
             if steps is None:
                 if entry.seq != event["seq"]:
                     raise LookupError(f"event {entry.seq} stands again but was never followed")
-                steps = self._steps[entry.seq] = tuple(c.step(event, history, touched) for c in self.collectors)
+                steps = self._steps[entry.seq] = tuple([c.step(event, history, touched) for c in self.collectors])
             self._push(entry.seq, steps)
 
     def _push(self, seq: int, steps: tuple) -> None:
-        self._stack.append((seq, tuple(c.push(s) if s else None for c, s in zip(self.collectors, steps))))
+        self._stack.append((seq, tuple([c.push(s) if s else None for c, s in zip(self.collectors, steps)])))
 
     def _pop(self) -> None:
         seq, saved = self._stack.pop()

@@ -62,7 +62,7 @@ class Hearts(Collector):
         state = history.state
         fight = fight_of(event, state)
         enc = state["encounter"]
-        told = sources(event)
+        told = None  # whom the event harmed or healed, by what: read once a row needs it
         rows, updates = [], {}
         last = self.last
         for side, sheets, key_fight in ((PARTY, state["delvers"], None),
@@ -81,7 +81,7 @@ class Hearts(Collector):
                 rows.append((event["seq"], event.get("ts"), event.get("at"), event.get("session"), fight,
                              event.get("round"), kind, name, side, c.get("kind") if side == FOES else None,
                              c.get("player") if side == PARTY else "keeper", now[0], now[1], change,
-                             now[2], told.get(name, kind),
+                             now[2], (told := sources(event) if told is None else told).get(name, kind),
                              now[2] == STATUS_DEAD and (before is None or before[2] != STATUS_DEAD), is_save,
                              event.get("success") if is_save else None))
         return (tuple(rows), updates) if rows else None
