@@ -236,6 +236,16 @@ def test_one_rolls_row_per_die_recorded(camp, f):
     assert len(r) == dice + luck
 
 
+def test_a_new_delvers_starting_rolls_are_its_players_throw(f, camp):
+    """Hearts, spells, true names: the dice a delver joins with are its player's, not the keeper's."""
+    joined = [e for e in camp.events if e["kind"] == "add_delver" and e.get("rolls") and camp.standing.in_force(e["seq"])]
+    assert joined
+    r = f["rolls"]
+    for e in joined:
+        rows = r[r["seq"] == e["seq"]]
+        assert list(rows["player"].astype(str)) == [e["player"]] * len(rows) and len(rows) > 0
+
+
 def test_a_rolls_faces_and_luck_give_its_total(f):
     r = f["rolls"]
     plain = r[~r["luck"]]
