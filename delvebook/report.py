@@ -100,6 +100,23 @@ def _tenths(progress: Callable[[str], None] | None) -> Callable[[int, int], None
     return step
 
 
+def _sessions(camp) -> str:
+    """Each session told (``delvebook.recap``), folded: a keeper opens the one to read before the next."""
+    from .recap import recaps
+    told = recaps(camp)
+    if not told:
+        return ""
+    folds = []
+    for r in told:
+        fights = next((h for h, _ in r.sections if h.startswith("Fights")), None)
+        note = f" · {fights.lower()}" if fights else ""
+        folds.append(f'<details><summary>{esc(r.title)}{esc(note)}</summary>{r.html()}</details>')
+    return ('<section class="sessions"><h2>Previously on... each session told</h2><p>What stands of each '
+            "session, told as the table tells it: where the party went, its fights, level-ups, luck that turned a "
+            "roll, coins and XP (<code>delvebook recap CAMPAIGN --session N</code> gives one as Markdown).</p>"
+            + "".join(folds) + "</section>")
+
+
 def report_html(camp_or_path: Any, cdn: bool = False, progress: Callable[[str], None] | None = None,
                 calibration: bool = True) -> str:
     """The report as one HTML string (see ``write_report``)."""
@@ -132,6 +149,8 @@ def report_html(camp_or_path: Any, cdn: bool = False, progress: Callable[[str], 
                          + _notes(fig) + "</section>")
         _say(progress, "writing the summary")
         summary = _summary(camp, f)
+        _say(progress, "telling each session")
+        sessions = _sessions(camp)
         name = esc(camp.name)
     finally:
         if opened:
@@ -145,11 +164,16 @@ th, td {{ border-bottom: 1px solid #ddd; padding: 4px 10px; text-align: left; }}
 .swatch {{ display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.4em; border-radius: 2px; }}
 section.chart {{ margin: 2em 0; }}
 section.chart li {{ margin: 0.3em 0; line-height: 1.4; }}
+section.sessions details {{ border-bottom: 1px solid #ddd; padding: 0.3em 0; }}
+section.sessions summary {{ cursor: pointer; font-weight: 600; }}
+section.sessions h4 {{ margin: 0.8em 0 0.2em; }}
+section.sessions ul {{ margin: 0.2em 0; }}
 </style></head>
 <body><h1>{name}</h1><p>A report made by delvebook from the campaign's log: only what is in force counts
 (undone actions and rolls replaced by a luck die or typed dice are left out).</p>
 {summary}
 {''.join(parts)}
+{sessions}
 </body></html>
 """
 

@@ -32,7 +32,7 @@ from .fair_dice import FAIR_LEVEL, chi_squared_p, face_probabilities, fairness_v
 
 __all__ = ["frames", "events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness",
            "levels", "chi_squared_p", "fairness_verdict", "face_probabilities", "FAIR_LEVEL", "FRAME_NAMES",
-           "calibration", "Calibration"]
+           "calibration", "Calibration", "recap"]
 
 FRAME_NAMES = ("events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness", "levels")
 
@@ -56,6 +56,20 @@ def frames(x: Source, *, copy: bool = True, progress: Callable[[str], None] | No
             if opened:
                 camp.close()
     return {k: v.copy() for k, v in built.items()} if copy else built
+
+
+def recap(x: Source, session: int | None = None) -> str:
+    """One session of the campaign (a Campaign or a folder) told in the game's words, as Markdown: who was at the
+    table, where the party went, each fight (finishing blows, the closest call, who fell), level-ups and choices,
+    luck that turned a roll, coins and XP; only what stands (``delvebook.recap``, which a view calls for the same
+    story as plain text). ``session`` None: the latest that ended."""
+    from .. import recap as told
+    camp, opened = open_campaign(x)
+    try:
+        return told.recap(camp, session)
+    finally:
+        if opened:
+            camp.close()
 
 
 def events(x: Source) -> pd.DataFrame:
