@@ -30,16 +30,25 @@ _WAY = ("complete_quest", "rest", "give", "npc", "remove_npc", "add_delver")
 
 
 class Recap(NamedTuple):
-    """One session told: its number, a title, and sections of plain-text lines (``(heading, lines)``), each line a
-    sentence of the narrator's or a heading's summary."""
+    """One session told: its number, a title, sections of plain-text lines (``(heading, lines)``: each fight is a
+    section headed by how it began), each line a sentence of the narrator's or a summary of them; how many fights,
+    and who died."""
 
     session: int
     title: str
     sections: list
+    fights: int = 0
+    died: tuple = ()
+
+    @property
+    def summary(self) -> str:
+        """The session in a line: 'Session 10 · 5 fights · Ilse and Father Odo died'."""
+        bits = [self.title] + ([plural(self.fights, "fight")] if self.fights else [])
+        return " · ".join(bits + ([f"{names(self.died)} died"] if self.died else []))
 
     def as_dict(self) -> dict:
-        """JSON-shaped, for a view: ``{"session", "title", "sections": [{"heading", "lines"}]}``."""
-        return {"session": self.session, "title": self.title,
+        """JSON-shaped, for a view: ``{"session", "title", "summary", "sections": [{"heading", "lines"}]}``."""
+        return {"session": self.session, "title": self.title, "summary": self.summary,
                 "sections": [{"heading": h, "lines": list(lines)} for h, lines in self.sections]}
 
     def markdown(self) -> str:
@@ -150,8 +159,7 @@ def _told(camp: Any, number: int, events: list[dict], hidden: tuple) -> Recap:
     if way:
         sections.append(("Where the party went", way))
     fights = _fights(camp, events, hidden)
-    if fights:
-        sections.append((f"Fights ({len(fights)})", [line for fight in fights for line in fight]))
+    sections += [(fight[0], fight[1:]) for fight in fights]
     growing = []
     for e in events:
         growing += [level_line(u) for u in e.get("level_ups") or ()]
@@ -175,7 +183,8 @@ def _told(camp: Any, number: int, events: list[dict], hidden: tuple) -> Recap:
         spoils.append(f"XP: {sum(xp.values())} in all (" + ", ".join(f"{n} {x}" for n, x in xp.items()) + ")")
     if spoils:
         sections.append(("Coins and XP", spoils))
-    return Recap(number, f"Session {number}", sections)
+    died = tuple(e.get("actor") for e in events if e["kind"] == "death_save" and e.get("success") is False)
+    return Recap(number, f"Session {number}", sections, len(fights), died)
 
 
 def _rooms(rooms: list[str]) -> str:

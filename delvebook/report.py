@@ -108,9 +108,7 @@ def _sessions(camp) -> str:
         return ""
     folds = []
     for r in told:
-        fights = next((h for h, _ in r.sections if h.startswith("Fights")), None)
-        note = f" · {fights.lower()}" if fights else ""
-        folds.append(f'<details><summary>{esc(r.title)}{esc(note)}</summary>{r.html()}</details>')
+        folds.append(f'<details><summary>{esc(r.summary)}</summary>{r.html()}</details>')
     return ('<section class="sessions"><h2>Previously on... each session told</h2><p>What stands of each '
             "session, told as the table tells it: where the party went, its fights, level-ups, luck that turned a "
             "roll, coins and XP (<code>delvebook recap CAMPAIGN --session N</code> gives one as Markdown).</p>"

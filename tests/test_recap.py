@@ -56,11 +56,12 @@ def test_the_recap_names_the_sessions_events_in_the_narrators_words(camp):
     r = session_recap(camp, 1)
     assert r.title == "Session 1"
     heads = [h for h, _ in r.sections]
-    assert heads == ["At the table", "Where the party went", "Fights (1)", "Luck that turned a roll", "Coins and XP"]
+    assert heads == ["At the table", "Where the party went", "A fight begins (Encounter 1): Goblin 1",
+                     "Luck that turned a roll", "Coins and XP"]
+    assert r.fights == 1 and r.died == () and r.summary == "Session 1 · 1 fight"
     words = text(r)
     assert "Wren (Ana) and Brakka (Ben)" in words
     assert "Room explored: the flooded crypt" in words
-    assert "A fight begins (Encounter 1): Goblin 1" in words
     assert "Brakka felled Goblin 1: Goblin 1 takes" in words
     assert told_as_it_stands(camp, seqs["ended"]) in words  # the fight's end, as the narrator tells it
     assert "3C earned (a goblin's purse)" in words
@@ -95,7 +96,9 @@ def test_a_death_a_death_save_and_the_closest_call_are_told_with_their_fight(cam
     camp.damage("Wren", camp.delver("Wren").hearts)
     camp.death_save("Wren", faces={"death_save": [1]})  # after the fight: still its story
     camp.end_session()
-    fights = dict(session_recap(camp).sections)["Fights (1)"]
+    r = session_recap(camp)
+    fights = dict(r.sections)["A fight begins (Encounter 1): Goblin 1"]
+    assert r.died == ("Wren",) and r.summary == "Session 1 · 1 fight · Wren died"
     assert any(line.startswith("Brakka's death save: 6") and "defies death" in line for line in fights)
     assert fights[-1].startswith("Wren's death save: 1") and fights[-1].endswith("Wren dies")
     camp.start_session()
@@ -103,7 +106,7 @@ def test_a_death_a_death_save_and_the_closest_call_are_told_with_their_fight(cam
     camp.damage("Brakka", 2)
     fight.end()
     camp.end_session()
-    fights = dict(session_recap(camp, 2).sections)["Fights (1)"]
+    fights = dict(session_recap(camp, 2).sections)["A fight begins (Encounter 2): Goblin 1"]
     assert any(line.startswith("Closest call: keeper hit Brakka: Brakka takes 2") for line in fights)
 
 
@@ -153,5 +156,6 @@ def test_the_report_folds_a_telling_of_each_session(long_delve):
     from delvebook.report import report_html
     page = report_html(long_delve, calibration=False)
     assert page.count("<details><summary>Session ") == 95
+    assert "<summary>Session 10 · 5 fights · Ilse and Father Odo died</summary>" in page
     assert "<h2>Previously on... each session told</h2>" in page
     assert session_recap(long_delve, 12).html() in page
