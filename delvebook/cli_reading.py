@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
+from typing import Callable
 
 __all__ = ["READING", "add_reading_commands"]
 
@@ -45,9 +47,23 @@ def add_reading_commands(sub) -> None:
     p.add_argument("--all", action="store_true", help="tell every session, in order")
 
 
-def cmd_export(args: argparse.Namespace) -> int:
+def _reading(name: str, work: Callable[[], None]) -> int:
+    """Run a reading command's work: 0 when done, 2 (naming the extra to install) when an extra is missing, 1 with
+    the reason when the campaign cannot be read or the output written."""
     from delvebook.extras import MissingExtra
     from delvebook.store import StoreError
+    try:
+        work()
+    except MissingExtra as err:
+        print(f"delvebook {name}: {err}", file=sys.stderr)
+        return 2
+    except (StoreError, ValueError, OSError) as err:
+        print(f"delvebook {name}: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
     if not (args.parquet or args.csv):
         print("delvebook export: say where: --parquet DIR and/or --csv DIR", file=sys.stderr)
         return 2
@@ -55,59 +71,40 @@ def cmd_export(args: argparse.Namespace) -> int:
         print("delvebook export: give --parquet and --csv different folders (each export replaces its folder "
               "whole)", file=sys.stderr)
         return 2
-    try:
+
+    def work() -> None:
         from delvebook import analysis, export
         frames = analysis.frames(args.campaign, copy=False)
         for fmt, folder in (("parquet", args.parquet), ("csv", args.csv)):
             if folder:
                 written = getattr(export, f"write_{fmt}")(frames, folder)
                 print(f"{folder}: {len(written)} files ({', '.join(p.name for p in written)})")
-    except MissingExtra as err:
-        print(f"delvebook export: {err}", file=sys.stderr)
-        return 2
-    except (StoreError, ValueError, OSError) as err:
-        print(f"delvebook export: {err}", file=sys.stderr)
-        return 1
-    return 0
+    return _reading("export", work)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    import time
-
-    from delvebook.store import StoreError
     start = time.perf_counter()
+    out = Path(args.output)
 
     def progress(msg: str) -> None:
         print(f"  [{time.perf_counter() - start:5.1f} s] {msg}", file=sys.stderr, flush=True)
 
-    out = Path(args.output)
-    from delvebook.extras import MissingExtra
-    try:
+    def work() -> None:
         from delvebook.report import write_report
         write_report(args.campaign, out, cdn=args.cdn, progress=progress, calibration=not args.no_calibration)
-    except MissingExtra as err:
-        print(f"delvebook report: {err}", file=sys.stderr)
-        return 2
-    except (StoreError, ValueError, OSError) as err:
-        print(f"delvebook report: {err}", file=sys.stderr)
-        return 1
-    print(f"{out}: report on {args.campaign}" + (" (plotly.js from the CDN: needs the internet)" if args.cdn
-                                                  else " (opens offline)"))
-    return 0
+        print(f"{out}: report on {args.campaign}" + (" (plotly.js from the CDN: needs the internet)" if args.cdn
+                                                      else " (opens offline)"))
+    return _reading("report", work)
 
 
 def cmd_recap(args: argparse.Namespace) -> int:
-    from delvebook.campaign import Campaign
-    from delvebook.recap import recaps, session_recap
-    from delvebook.store import StoreError
-    try:
+    def work() -> None:
+        from delvebook.campaign import Campaign
+        from delvebook.recap import recaps, session_recap
         with Campaign.open(args.campaign, read_only=True) as camp:
             told = recaps(camp) if args.all else [session_recap(camp, args.session)]
-    except (StoreError, ValueError, OSError) as err:
-        print(f"delvebook recap: {err}", file=sys.stderr)
-        return 1
-    print("\n".join(r.markdown() for r in told), end="")
-    return 0
+        print("\n".join(r.markdown() for r in told), end="")
+    return _reading("recap", work)
 
 
 READING = {"export": cmd_export, "report": cmd_report, "recap": cmd_recap}
