@@ -99,11 +99,13 @@ class Xp(Collector):
             self.last[name] = d.get("level")
 
     def step(self, event: Mapping, history: History, touched: Touched) -> tuple[tuple, dict] | None:
+        awards = event.get("xp_awards")
+        if not awards and not touched.delvers:
+            return None
         delvers = history.state["delvers"]
         last = self.last
         updates = {n: delvers[n].get("level") for n in touched.delvers
                    if n in delvers and delvers[n].get("level") != last.get(n)}
-        awards = event.get("xp_awards")
         if not awards:
             return ((), updates) if updates else None
         left: dict[str, int] = {}
