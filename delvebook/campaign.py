@@ -31,7 +31,7 @@ from .model import current_actor
 from .events import History, Standing, Touched, clone, replay
 from .model import Creature, Delver, Foe, new_state
 
-__all__ = ["Campaign", "Fight", "Outcome", "Refused"]
+__all__ = ["Campaign", "Fight", "Outcome", "Refused", "collector_paused"]
 
 
 class Outcome(dict):
@@ -169,7 +169,7 @@ class Campaign:
         Zips are unpacked within limits (size, entries, compression ratio), and only a campaign's own files."""
         from .store import CampaignStore, MemoryStore, StoreError
         if isinstance(path, (CampaignStore, MemoryStore)):
-            with _collector_paused():
+            with collector_paused():
                 return cls._from_store(path, read_only=path.read_only)
         p = Path(path)
         notes: list[str] = []
@@ -204,7 +204,7 @@ class Campaign:
         # the open, the cycle collector would scan them again and again as they pile up and find nothing; paused,
         # it scans them once when it resumes (bench/campaign.py shows both).
         try:
-            with _collector_paused():
+            with collector_paused():
                 folding = _Folding()
                 try:
                     store = CampaignStore.open(p, read_only=read_only, fold=folding.start)
@@ -837,8 +837,9 @@ class _Folding:
 
 
 @contextlib.contextmanager
-def _collector_paused():
-    """Pause the cycle collector for a block (opening: read, set up, replay), as it was on entry afterwards."""
+def collector_paused():
+    """Pause the cycle collector for a block that makes many objects that all live past it and hold no cycle
+    (opening: read, set up, replay; the analysis frames' build), as it was on entry afterwards."""
     was_on = gc.isenabled()
     gc.disable()
     try:

@@ -36,7 +36,7 @@ def played(ops) -> Table:
                 t.luck(t.delver("Wren")["player"], 1)
             elif op == "typed":
                 t.amend(check=[20, 6])
-        except (Refused, ValueError):
+        except (Refused, ValueError, KeyError):  # refused, or undone past the delvers' joining
             continue
     return t
 

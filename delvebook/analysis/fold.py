@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from ..campaign import Campaign
+from ..campaign import Campaign, collector_paused
 from ..collect import Follower
 from ..collect.dice import Luck, Rolls
 from ..collect.fights import Damage, Fights
@@ -49,7 +49,11 @@ def shared_frames(camp: Campaign, progress: Callable[[str], None] | None = None,
 
 def build(camp: Campaign, progress: Callable[[str], None] | None = None) -> dict[str, pd.DataFrame]:
     """Every frame of an open campaign, by name (``progress`` is called with a line of text at each step)."""
-    say = progress or (lambda msg: None)
+    with collector_paused():  # every row and step lives until the frames are made: a collector's pass finds none
+        return _build(camp, progress or (lambda msg: None))
+
+
+def _build(camp: Campaign, say: Callable[[str], None]) -> dict[str, pd.DataFrame]:
     log = camp.events
     hearts, xp, rolls, damage, luck, fights = Hearts(), Xp(), Rolls(), Damage(), Luck(), Fights()
     say(f"folding {len(log):,} events, following the actions in force")

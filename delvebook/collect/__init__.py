@@ -26,6 +26,7 @@ from ..events import History, Touched, clone
 __all__ = ["Collector", "Follower", "fight_of"]
 
 _MISSING = object()
+_NOTHING = ()  # the steps of an action that adds nothing to any collector (most of them), and what pushing it saved
 
 
 def fight_of(event: Mapping, state: Mapping) -> int | None:
@@ -63,8 +64,10 @@ class Collector:
         """Add a step; returns what ``pop`` needs to take it back (the ``last`` values it overwrote)."""
         rows, updates = step
         self.rows.extend(rows)
+        if not updates:
+            return ()
         last = self.last
-        saved = tuple((key, last.get(key, _MISSING)) for key in updates)
+        saved = tuple([(key, last.get(key, _MISSING)) for key in updates])
         last.update(updates)
         return saved
 
@@ -93,7 +96,10 @@ class Follower:
     def __init__(self, collectors: Sequence[Collector]):
         self.collectors = tuple(collectors)
         self._steps: dict[int, tuple] = {}  # seq -> each collector's step for an action that has been in force
-        self._stack: list[tuple[int, tuple]] = []  # the actions in force: (seq, what each push saved)
+        # the actions in force, oldest first: their seqs, and what each push saved (two lists: most actions add
+        # nothing, and then both hold a shared constant, not a tuple of their own for the collector to walk)
+        self._seqs: list[int] = []
+        self._saved: list[tuple] = []
 
     def start(self, setup: Mapping) -> None:
         """Let each collector take what the setup holds, before the first event."""
@@ -104,26 +110,31 @@ class Follower:
         """Match the steps to ``history``'s actions in force just after it folded ``event``: take back the steps of
         the actions it took back, newest first, then add those of the actions it put on (a new action's step worked
         out now, from the state just after it and what it ``touched``)."""
-        done, stack = history.done, self._stack
-        k = min(len(done), len(stack))
-        while k and done[k - 1].seq != stack[k - 1][0]:
+        done, seqs = history.done, self._seqs
+        k = min(len(done), len(seqs))
+        while k and done[k - 1].seq != seqs[k - 1]:
             k -= 1
-        while len(stack) > k:
+        while len(seqs) > k:
             self._pop()
         for entry in done[k:]:
             steps = self._steps.get(entry.seq)
             if steps is None:
                 if entry.seq != event["seq"]:
                     raise LookupError(f"event {entry.seq} stands again but was never followed")
-                steps = self._steps[entry.seq] = tuple([c.step(event, history, touched) for c in self.collectors])
+                steps = [c.step(event, history, touched) for c in self.collectors]
+                steps = self._steps[entry.seq] = tuple(steps) if any(steps) else _NOTHING
             self._push(entry.seq, steps)
 
     def _push(self, seq: int, steps: tuple) -> None:
-        self._stack.append((seq, tuple([c.push(s) if s else None for c, s in zip(self.collectors, steps)])))
+        self._seqs.append(seq)
+        self._saved.append(_NOTHING if steps is _NOTHING else
+                           tuple([c.push(s) if s else None for c, s in zip(self.collectors, steps)]))
 
     def _pop(self) -> None:
-        seq, saved = self._stack.pop()
+        seq, saved = self._seqs.pop(), self._saved.pop()
         steps = self._steps[seq]
+        if steps is _NOTHING:
+            return
         for c, s, sv in zip(reversed(self.collectors), reversed(steps), reversed(saved)):
             if s:
                 c.pop(s, sv)

@@ -40,8 +40,9 @@ class Damage(Collector):
 
 class Fights(Collector):
     """What each fight in force was, as facts in the order they happened: ``("begin", number, {...})``,
-    ``("join", number, names, kinds)``, ``("round", number, round)``, ``("end", number, {...})``; ``fights()`` sums
-    them up, one record a fight."""
+    ``("join", number, names, kinds)``, ``("round", number, round)`` (each round a fight reached first),
+    ``("end", number, {...})``; ``fights()`` sums them up, one record a fight. ``last`` holds each fight's latest
+    round."""
 
     def step(self, event: Mapping, history: History, touched: Touched) -> tuple[tuple, dict] | None:
         kind = event["kind"]
@@ -63,9 +64,12 @@ class Fights(Collector):
         elif kind == "end_encounter":
             facts.append(("end", number, {"end_seq": event["seq"], "end_ts": event.get("ts"),
                                           "rounds": event.get("rounds") or 0, "xp": event.get("xp") or 0}))
-        if event.get("round"):
-            facts.append(("round", number, event["round"]))
-        return (tuple(facts), {}) if facts else None
+        updates = {}
+        reached = event.get("round")
+        if reached and reached > self.last.get(number, 0):  # a fight's rounds: the latest any of its events names
+            facts.append(("round", number, reached))
+            updates[number] = reached
+        return (tuple(facts), updates) if facts else None
 
     def fights(self) -> dict[int, dict]:
         """Each fight in force, by number, in the order they began: ``encounter``, ``name``, ``session``,

@@ -56,35 +56,42 @@ class Hearts(Collector):
     def step(self, event: Mapping, history: History, touched: Touched) -> tuple[tuple, dict] | None:
         kind = event["kind"]
         saver = event.get("actor") if kind == "death_save" else None
-        names = touched.delvers | touched.foes
-        if not names and saver is None:
+        delvers_touched, foes_touched = touched.delvers, touched.foes
+        if not delvers_touched and not foes_touched and saver is None:
             return None
+        if saver is not None:
+            delvers_touched = delvers_touched | {saver}
         state = history.state
-        fight = fight_of(event, state)
         enc = state["encounter"]
-        told = None  # whom the event harmed or healed, by what: read once a row needs it
-        rows, updates = [], {}
-        last = self.last
-        for side, sheets, key_fight in ((PARTY, state["delvers"], None),
-                                        (FOES, enc["foes"] if enc else {}, fight)):
-            for name, c in sheets.items():
-                if name not in names and name != saver:
-                    continue
-                key = (side, name, key_fight)
-                now = (c.get("hearts"), c.get("max_hearts"), c.get("status"))
-                before = last.get(key)
-                is_save = name == saver
-                if before == now and not is_save:
-                    continue
-                updates[key] = now
-                change = None if before is None or now[0] is None or before[0] is None else now[0] - before[0]
-                rows.append((event["seq"], event.get("ts"), event.get("at"), event.get("session"), fight,
-                             event.get("round"), kind, name, side, c.get("kind") if side == FOES else None,
-                             c.get("player") if side == PARTY else "keeper", now[0], now[1], change,
-                             now[2], (told := sources(event) if told is None else told).get(name, kind),
-                             now[2] == STATUS_DEAD and (before is None or before[2] != STATUS_DEAD), is_save,
-                             event.get("success") if is_save else None))
+        fight = fight_of(event, state)
+        rows: list = []
+        updates: dict = {}
+        for side, sheets, names, key_fight in ((PARTY, state["delvers"], delvers_touched, None),
+                                               (FOES, enc["foes"] if enc else {}, foes_touched, fight)):
+            if names:
+                # in the sheets' order: the party's seats, then the foes' (one name needs no ordering)
+                here = [n for n in sheets if n in names] if len(names) > 1 else [n for n in names if n in sheets]
+                for name in here:
+                    self._row(rows, updates, event, sheets[name], side, name, key_fight, fight, saver)
         return (tuple(rows), updates) if rows else None
+
+    def _row(self, rows: list, updates: dict, event: Mapping, c: Mapping, side: str, name: str, key_fight: Any,
+             fight: Any, saver: str | None) -> None:
+        """The row of one combatant the event touched, if its hearts or status changed (or it saved from death)."""
+        key = (side, name, key_fight)
+        now = (c.get("hearts"), c.get("max_hearts"), c.get("status"))
+        before = self.last.get(key)
+        is_save = name == saver
+        if before == now and not is_save:
+            return
+        updates[key] = now
+        change = None if before is None or now[0] is None or before[0] is None else now[0] - before[0]
+        kind = event["kind"]
+        rows.append((event["seq"], event.get("ts"), event.get("at"), event.get("session"), fight, event.get("round"),
+                     kind, name, side, c.get("kind") if side == FOES else None,
+                     c.get("player") if side == PARTY else "keeper", now[0], now[1], change, now[2],
+                     sources(event).get(name, kind), now[2] == STATUS_DEAD and (before is None or before[2] != STATUS_DEAD),
+                     is_save, event.get("success") if is_save else None))
 
 
 class Xp(Collector):
