@@ -16,6 +16,7 @@ import importlib.util
 import weakref
 from typing import Any
 
+from ...campaign import collector_paused
 from ...collect import Follower
 from ...collect.hearts import Hearts, Xp
 from ...events import History, clone
@@ -164,9 +165,10 @@ class ChartSeries(Follower):
         """The series of a log, folded over a copy of ``setup`` one event at a time."""
         series = cls(setup)
         history = History(clone(setup))
-        for event in events:
-            series.follow(history, event, history.apply(event))
-            series.seen += 1
+        with collector_paused():  # its points live as long as the panel: a collector's pass would find none to free
+            for event in events:
+                series.follow(history, event, history.apply(event))
+                series.seen += 1
         return series
 
     # ---- what the panel shows
