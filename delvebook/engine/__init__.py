@@ -37,7 +37,7 @@ from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone
 from ..roles import KEEPERS, fill
 from ..rules import Rules
 from .base import COMMANDS, ROLES, Ctx, Overridable, Play, Reader, Refused, command
-from .queries import coin_talons, luck_die_sides
+from .queries import coin_talons, luck_die_sides, luck_sign_refused
 from . import creation, checks, combat, progress, conditions, gear, creatures, abilities  # noqa: F401  (commands)
 from .upgrade import upgrade_event
 
@@ -184,6 +184,9 @@ class Engine:
             raise Refused(f"the latest action has no roll {name!r} (its rolls: {', '.join(target['rolls'])})")
         if sign not in (1, -1):
             raise Refused("a luck die is added (+1) or subtracted (-1)")
+        refused = luck_sign_refused(self.rules, sign)
+        if refused:
+            raise Refused(refused)
         sides = luck_die_sides(self.rules)
         if face is None:
             face = rng.randrange(sides) + 1

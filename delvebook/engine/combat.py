@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 from ..dice import parse
 from ..distribution import odds
 from ..events import clone
-from ..model import (CREATURE, FOES, PARTY, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
+from ..model import (CREATURE, FOES, PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
                      is_dying, present, used_this_turn)
 from ..roles import KEEPER
 from . import effects, turns
@@ -428,17 +428,22 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
         spend(ctx)
     ammo = spend_ammo(ctx, attacker, w, n)
     fired(ctx, attacker, w)
+    multi = ctx.core["multi_attack"]
     if n == 1:
         r = ctx.roll("attack", plan.expr, who=attacker, why=f"attack {target} ({w['name']})")
         totals = [r.total]
-    else:
+    elif multi["bonus_rolled_once"]:
         d20s = [ctx.roll("attack", plan.base, who=attacker, why=f"attack {k + 1} of {n} on {target}")
                 for k in range(n)]
         b = ctx.roll("bonus", plan.bonus, who=attacker, why="attack bonus, once for every attack").total \
             if plan.bonus else 0
         totals = [d.total + b for d in d20s]
-    res = ctx.roll("resist", plan.resist, who=target, why=f"resist {attacker}")
-    results = ["hit" if x > res.total else "tie" if x == res.total else "miss" for x in totals]
+    else:  # each attack rolls its own bonus dice
+        totals = [ctx.roll("attack", plan.expr, who=attacker, why=f"attack {k + 1} of {n} on {target}").total
+                  for k in range(n)]
+    resists = [ctx.roll("resist", plan.resist, who=target, why=f"resist {attacker}").total
+               for _ in range(min(n, multi["target_rolls"]))]  # one D20 against them all, or one an attack
+    results = [_outcome(ctx, x, resists[min(k, len(resists) - 1)]) for k, x in enumerate(totals)]
 
     damage = []
     asked = plan.asked
@@ -487,9 +492,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                     offers.append({"option": name, **o})
 
     countered = None
-    all_failed = "hit" not in results and "tie" not in results
-    tie_single = n == 1 and results[0] == "tie"
-    if plan.counter and (all_failed or tie_single):
+    if plan.counter and _countered(ctx, results):
         if is_dead(t) or is_dying(t):
             countered = {"by": target, "possible": False, "why": f"{target} is down"}
         else:
@@ -516,10 +519,37 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
         extra["on_hit_options"] = offers
     if plan.asked.get("thrown"):
         extra["thrown"] = True
+    if plan.disadvantage:
+        extra["disadvantage"] = True
+    if len(resists) > 1:
+        extra["resist_totals"] = resists
     ctx.out(attacker=attacker, target=target, weapon=w["name"], multi=n, advantage=plan.advantage,
-            attack_totals=totals, resist_total=res.total, results=results, damage=damage, counter=countered,
+            attack_totals=totals, resist_total=resists[0], results=results, damage=damage, counter=countered,
             attack_expr=plan.expr, resist_expr=plan.resist,
             chance={"win": str(chance.win), "tie": str(chance.tie), "lose": str(chance.lose)}, **extra)
+
+
+def _outcome(ctx: Ctx, total: int, resist: int) -> str:
+    """One attack against the resist roll it meets: higher hits, lower misses, a tie as ``core.attack.tie`` says
+    (both sides hit; or it favours the attacker, a hit, or the defender, a miss)."""
+    if total > resist:
+        return "hit"
+    if total < resist:
+        return "miss"
+    tie = ctx.core["attack"]["tie"]
+    return "tie" if tie == "both_hit" else "hit" if tie == "attacker" else "miss"
+
+
+def _countered(ctx: Ctx, results: list) -> bool:
+    """Whether the target may hit back (once, whatever the number of attacks): after a miss (every attack missed,
+    for a multi-attack, unless ``core.multi_attack.counter_only_if_all_fail`` is false: any miss), unless
+    ``core.attack.counter_attack_on_miss`` is false; and after a tie, where both sides hit."""
+    if "tie" in results:
+        return True
+    if not ctx.core["attack"]["counter_attack_on_miss"]:
+        return False
+    missed = all if ctx.core["multi_attack"]["counter_only_if_all_fail"] else any
+    return missed(x == "miss" for x in results)
 
 
 def strike(ctx: Ctx, attacker: str, target: str, weapon: Any = None, *, on_landed: Callable | None = None,
@@ -567,16 +597,19 @@ def damage_cmd(ctx: Ctx, who: str, amount: int, source: str = "keeper", armor: b
 def heal(ctx: Ctx, who: str, amount: int, source: str, *, by: str, above_max: bool = False) -> dict:
     """Hearts restored by ``by`` with ``source`` (what: a spell, an ability, the keeper's words), up to the maximum
     (Aid may go above it); a heal never lowers hearts that are above the maximum (they stay until damage takes
-    them). Refused while healing is banned."""
+    them). Refused while healing is banned, and for a dying delver until its death save unless the rules say
+    healing lifts the dying (``core.death_save.heal_dying``)."""
     side, c = ctx.combatant(who)
     if is_dead(c):
         ctx.refuse(f"{who} is dead: hearts cannot be restored")
-    if is_dying(c):
-        ctx.refuse(f"{who} is dying and must make a death save first")
+    if is_dying(c) and not ctx.core["death_save"]["heal_dying"]:
+        ctx.refuse(f"{who} is dying and must make a death save before being healed")
     banned = healing_banned(ctx, who)
     if banned:
         ctx.refuse(banned)
     path = ctx.path_of(who)
+    if is_dying(c) and amount > 0:
+        ctx.set(path + ["status"], STATUS_ALIVE)  # healed, the dying delver owes no death save
     before = c["hearts"]
     cap = c["max_hearts"] if not above_max else max(c["max_hearts"], before + amount)
     after = max(before, min(cap, before + amount))

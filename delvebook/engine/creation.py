@@ -202,8 +202,8 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
         delver["resources"][rid] = delver["resources"].get(rid, 0) + max(0, new_max - old_max)
     for aid, ability in data_items(cls["abilities"]):
         mech = ability.get("mechanics", {})
-        if ability["level"] == new and mech.get("spells_known"):
-            # the mage's level 2: learns the rest of the list
+        if ability["level"] == new and mech.get("spells_known") and "spellbook" in mech.get("spells_from", ()):
+            # the mage's level 2 (Wand Magic, casting from the book): learns the rest of the list
             rest = [sid for sid in ctx.rules.spell_by_number("grimoire").values() if sid not in delver["spells"]]
             delver["spells"] = delver["spells"] + rest[: max(0, mech["spells_known"] - len(delver["spells"]))]
     if "true_names_known" in cls:

@@ -83,11 +83,15 @@ def attack_story(e: Mapping, pre: str, hidden: tuple) -> dict:
     else:
         landed = results.count("hit") + results.count("tie")
         word = f"{landed} of {n} attacks land" if landed else f"all {n} attacks miss"
+        if "tie" in results:
+            word += (", a tie: both hit" if counter.get("possible") else ", one a tie")
         good = landed > 0
-    adv = " with advantage" if e.get("advantage") else ""
+    adv = " with advantage" if e.get("advantage") else " with disadvantage (cannot see)" \
+        if e.get("disadvantage") else ""
     multi = f" (multi-attack {n})" if n > 1 else ""
+    resist = "/".join(map(str, e.get("resist_totals") or [e["resist_total"]]))
     text = f"{pre}{e['attacker']} attacks {e['target']} with {e['weapon']}{adv}{multi}: {totals} vs " \
-           f"{e['resist_total']}, {word}"
+           f"{resist}, {word}"
     chance = e.get("chance") or {}
     if chance.get("win"):
         lines.append(f"odds were {pct(chance['win'])} to hit, {pct(chance.get('tie'))} a tie")

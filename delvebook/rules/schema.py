@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, Iterable, Iterator, NamedTuple
 
 from ..dice import DiceError, parse as _parse_dice
+from .fixed import fixed_reason
 from ..statecheck import MAX_INT, MAX_NAME, MAX_TEXT
 
 __all__ = [
@@ -474,20 +475,21 @@ _CORE_BLOCKS = {
     "save": {"die": "roll", "rule": "text"},
     "skill_bonus": {"proficient": "dice", "expert": "dice", "expert_replaces_proficient": "bool"},
     "luck_dice": {"per_session": "nonneg", "die": "die", "stack": "bool", "may_add": "bool",
-                  "may_subtract": "bool", "reset": "text"},
+                  "may_subtract": "bool"},
     "hearts": {"floor": "int"},
     "death_save": {"die": "roll", "target": "int", "retrigger_below": "int", "success_hearts": "nonneg",
-                   "after": "text"},
+                   "after": "text", "heal_dying": "bool"},
     "unarmed": {"damage": "dice"},
     "advantage": {"dice": "roll"},
+    "disadvantage": {"dice": "roll"},
+    "sight": {"blind_attacker": "text", "against_blind": "text", "melee_ft": "nonneg", "light_ends_darkness": "bool"},
     "initiative": {"die": "roll", "by": "text", "tie": "text", "party_order": "text"},
     "turns": {"actions": "posint", "enforced": "bool", "unmarked": "text", "checks": "text", "orders_last": "text",
               "companions": "text"},
     "ammunition": {"per_attack": "nonneg", "loaded_when_gained": "bool", "reload_uses": "text", "thrown": "text"},
     "spell_damage": {"armor": "bool", "per_dart": "bool"},
     "level_up": {"hearts_gained_heal": "bool"},
-    "attack": {"die": "roll", "resist_die": "roll", "hit_on": "text", "tie": "text",
-               "counter_attack_on_miss": "bool"},
+    "attack": {"die": "roll", "resist_die": "roll", "tie": "text", "counter_attack_on_miss": "bool"},
     "multi_attack": {"bonus_rolled_once": "bool", "counter_only_if_all_fail": "bool", "target_rolls": "posint"},
     "armor": {"dv_per_hit": "nonneg", "broken_at_dv": "nonneg", "damage_floor": "int"},
     "levels": {"thresholds": "mapping", "cap": "posint"},
@@ -497,13 +499,15 @@ _CORE_BLOCKS = {
     "time": {"round_seconds": "posint", "rest_hours": "nonneg"},
     "durations": {"minute": "posint", "hour": "posint", "day": "posint"},
     "rest": {"restores": "texts", "ends": "texts"},
-    "session": {"luck_dice_reset": "bool"},
 }
 """The core blocks and what each field holds; every field is required (the engine reads each one)."""
 
 _CORE_CHOICES = (("death_save", "after", ("any_harm", "attack")),
                  ("turns", "unmarked", ("action", "free")),
-                 ("turns", "orders_last", ("side_turn", "until_next_turn")))
+                 ("turns", "orders_last", ("side_turn", "until_next_turn")),
+                 ("attack", "tie", ("both_hit", "attacker", "defender")),
+                 ("sight", "blind_attacker", ("disadvantage", "normal")),
+                 ("sight", "against_blind", ("advantage", "normal")))
 """Core fields that name one reading among a few (the keeper's choice where the text is doubtful)."""
 
 
@@ -533,6 +537,9 @@ def rules_problems(data: Mapping) -> list[Problem]:
         node = core.get(block)
         if isinstance(node, Mapping) and field in node and node[field] not in allowed:
             p.add(c + (block, field), f"expected one of {', '.join(allowed)}, got {show(node[field])}")
+    luck = core.get("luck_dice")
+    if isinstance(luck, Mapping) and luck.get("may_add") is False and luck.get("may_subtract") is False:
+        p.add(c + ("luck_dice",), "a luck die is added or subtracted: may_add and may_subtract cannot both be false")
     cap = 3
     levels = core.get("levels")
     if isinstance(levels, Mapping) and _is_int(levels.get("cap")) and isinstance(levels.get("thresholds"), Mapping):
@@ -805,6 +812,12 @@ def _type_problem(base: Any, new: Any, key: Any) -> str | None:
     return None if ok else f"expected {_expected(base, key)}, got {show(new)}"
 
 
+def _fixed(path: tuple) -> str | None:
+    """A house rule changing a field that is no house rule (``rules.fixed``): refused, saying why."""
+    why = fixed_reason(path)
+    return None if why is None else f"not overridable: {why}"
+
+
 def _provenance_value_problem(key: str, value: Any) -> str | None:
     if key == "source":
         return None if value in SOURCES else f"expected one of {', '.join(SOURCES)}, got {show(value)}"
@@ -869,7 +882,7 @@ def _merge(base: Mapping, override: Any, parts: tuple, changed: list, p: _Proble
         if isinstance(old, Mapping):
             merged[key] = _merge(old, value, here, changed, p)
             continue
-        reason = _type_problem(old, value, key)
+        reason = _type_problem(old, value, key) or (_fixed(here) if _thaw(value) != _thaw(old) else None)
         if reason is not None:
             p.add(here, reason)
             continue
