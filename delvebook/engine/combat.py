@@ -56,8 +56,11 @@ def _new_foe(ctx: Ctx, spec: Any, taken: set) -> dict:
 
 
 @command("encounter", targets=("foes",))
-def start_encounter(ctx: Ctx, foes: list, name: str | None = None) -> None:
-    """A fight begins: foes from the bestiary (or named NPCs) join; initiative comes next."""
+def start_encounter(ctx: Ctx, foes: list, name: str | None = None, dark: bool = False) -> None:
+    """A fight begins: foes from the bestiary (or named NPCs) join; initiative comes next. ``dark``: it is fought in
+    darkness (``core.sight``: whoever cannot see attacks with disadvantage)."""
+    if not isinstance(dark, bool):
+        ctx.refuse(f"dark is true or false, not {dark!r}")
     if ctx.state["encounter"] is not None:
         ctx.refuse("a fight is already running: end it before starting another")
     if not foes:
@@ -76,9 +79,24 @@ def start_encounter(ctx: Ctx, foes: list, name: str | None = None) -> None:
     enc = {"number": number, "name": name or f"Encounter {number}", "foes": made, "round": 0, "side": None,
            "turn": 0, "first": None, "order": {PARTY: [], FOES: list(made)}, "started_at": ctx.state["clock"],
            "vanquished": [], "acted": [], "used": {}}
+    if dark:
+        enc["dark"] = True
     ctx.set(["encounter"], enc)
     ctx.out(name=enc["name"], foes=[{"name": f["name"], "kind": f["kind"], "hearts": f["hearts"]}
-                                    for f in made.values()])
+                                    for f in made.values()], **({"dark": True} if dark else {}))
+
+
+@command("lighting")
+def lighting(ctx: Ctx, dark: bool) -> None:
+    """The keeper says whether the fight is in darkness (a torch goes out, a lantern is lit); a Light in play lights
+    it whatever is said here (``core.sight.light_ends_darkness``)."""
+    enc = _encounter(ctx)
+    if not isinstance(dark, bool):
+        ctx.refuse(f"dark is true or false, not {dark!r}")
+    if bool(enc.get("dark")) == dark:
+        ctx.refuse(f"the fight is already {'dark' if dark else 'lit'}")
+    ctx.set(["encounter", "dark"], dark)
+    ctx.out(dark=dark)
 
 
 @command("add_foes", targets=("foes",))

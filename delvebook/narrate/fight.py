@@ -157,8 +157,15 @@ def _hearts_set(e: Mapping, who: str) -> Any:
 @tells("encounter", title=lambda e, ctx: f"the start of the fight ({fight_name(e.get('name'))})")
 def _encounter(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     foes = [f["name"] for f in e.get("foes", [])]
+    dark = [DARK] if e.get("dark") else []
     return story(f"A fight begins ({fight_name(e.get('name'))}): {names(foes)}",
-                 ["Roll initiative, or say which side goes first."])
+                 dark + ["Roll initiative, or say which side goes first."])
+
+
+DARK = "in darkness: whoever cannot see attacks with disadvantage, and is attacked with advantage"
+
+said("lighting", lambda e, ctx: "The fight is " + (DARK if e.get("dark") else "lit: everyone can see"),
+     title=lambda e, ctx: "the darkness" if e.get("dark") else "the light")
 
 
 said("add_foes", lambda e, ctx: f"{names(e['foes'])} {'joins' if len(e['foes']) == 1 else 'join'} the fight, acting "

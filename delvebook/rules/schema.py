@@ -98,7 +98,7 @@ FOE_FIELDS = {
 FOE_REQUIRED = ("name", "hearts", "attack_bonus", "damage", "tags")
 """The fields every new foe must give (an entry over a shipped foe changes only what it names)."""
 
-ENCOUNTER_FIELDS = ("foes", "name", "note")
+ENCOUNTER_FIELDS = ("foes", "name", "note", "dark")
 """The fields of a prepared encounter; ``foes`` is required."""
 
 ENCOUNTER_MAX_FOES = 100
@@ -1109,6 +1109,8 @@ def check_campaign(campaign: Any, base: Any) -> tuple[Any, list[Problem]]:
         for key in ("note", "name"):
             if enc.get(key) is not None and not isinstance(enc[key], str):
                 p.add(here + (key,), f"expected text, got {show(enc[key])}")
+        if "dark" in enc and not isinstance(enc["dark"], bool):
+            p.add(here + ("dark",), f"expected true or false (fought in darkness), got {show(enc['dark'])}")
 
     for key, what in (("rooms", "room"), ("quests", "quest")):
         for entry_id, entry in _table(p, campaign, key, what).items():
