@@ -15,10 +15,11 @@ __all__ = ["items_to_gear", "level_up_in", "add_delver", "choose", "level_up"]
 
 def _pick_option(ctx: Ctx, who: str, choice_id: str, choice: Mapping, picked: Any) -> tuple[str, Mapping]:
     options = dict(data_items(choice["options"]))
+    said = ", ".join(f"{o['name']} ({oid})" for oid, o in options.items())
     if picked is None:
-        ctx.refuse(f"{who}: choose {choice['prompt'].lower()}: one of {', '.join(options)}")
+        ctx.refuse(f"{who}: choose {choice['prompt'].lower()}: one of {said}")
     if picked not in options:
-        ctx.refuse(f"{who}: {picked!r} is not an option for {choice_id} (options: {', '.join(options)})")
+        ctx.refuse(f"{who}: {picked!r} is not an option for {choice_id}: {choice['prompt'].lower()}: one of {said}")
     return picked, options[picked]
 
 

@@ -34,7 +34,11 @@ INSTRUMENT_WORDS = ("instrument", "lute", "flute", "fiddle", "harp", "drum", "ho
 
 
 def is_instrument(item: Mapping) -> bool:
-    if item.get("instrument") or "instrument" in item.get("tags", ()):
+    """An instrument to play Bard Magic on: what the item says (``instrument: true`` or false), else its tags or a
+    word in its name."""
+    if "instrument" in item:
+        return bool(item["instrument"])
+    if "instrument" in item.get("tags", ()):
         return True
     words = f"{item.get('item', '')} {item.get('name', '')}".lower()
     return any(k in words for k in INSTRUMENT_WORDS)
@@ -74,7 +78,8 @@ def items_to_gear(ctx: Ctx, items) -> tuple[list, list, list]:
         elif "damage" in item:
             weapons += [_weapon(ctx, item_id, item) for _ in range(count)]
         else:
-            other.append({"item": item_id, "name": item["name"], "count": count})
+            other.append({"item": item_id, "name": item["name"], "count": count,
+                          **({"instrument": bool(item["instrument"])} if "instrument" in item else {})})
     return weapons, armor, other
 
 

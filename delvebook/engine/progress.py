@@ -71,8 +71,7 @@ def rest(ctx: Ctx) -> None:
         if d.get("spellbook_used"):
             ctx.set(["delvers", name, "spellbook_used"], [])
             restored.setdefault(name, {})["spellbook"] = "charged"
-    ends = set(ctx.core["rest"]["ends"])
-    ctx.end_conditions(lambda c: c["kind"] not in ends and c["ends_on"] != "rest", "a rest")
+    ctx.end_conditions(lambda c: c["ends_on"] != "rest", "a rest")
     ctx.advance_clock(3600 * ctx.core["time"]["rest_hours"])
     ctx.out(restored=restored, hours=ctx.core["time"]["rest_hours"])
 

@@ -35,6 +35,9 @@ FIXED: tuple[tuple[tuple, str], ...] = (
                                        "(drop it)"),
     (("core", "xp", "split"), f"{_ONE_READING}: XP is divided equally (the text's words)"),
     (("core", "xp", "remainder"), f"{_ONE_READING}: what does not divide waits in the party's pool"),
+    (("core", "levels", "cap"), "the highest level the text describes: every class's levels and the thresholds "
+                                "run 1..3"),
+    (("core", "levels", "thresholds", 1), "every delver starts at level 1, with 0 XP"),
     (("core", "currency", "base"), "the smallest unit is the one worth 1 talon (core.currency.units.*.talons); "
                                    "change the units instead"),
     (("classes", "*", "resources", "*", "restores_on"), "what a rest restores is core.rest.restores"),
@@ -44,6 +47,11 @@ FIXED: tuple[tuple[tuple, str], ...] = (
     (("classes", "*", "starting_gear", "choices", "*", "pick"), f"{_ONE_READING}: one option a choice"),
     (("classes", "*", "levels", "*", "choices", "*", "options", "*", "effects", "armor_bonus", "applies_to"),
      "armor_bonus goes on worn armor; excludes says whether shields take it"),
+    (("classes", "*", "abilities", "*", "requires"), "which option brings an ability is that option's grants "
+                                                     "(change those); requires names it in the messages"),
+    *((("classes", "fighter", "abilities", aid, "level"), "it comes with its technique, chosen at level 3")
+      for aid in ("smite", "blood_magic_sword", "command_retreat", "command_charge", "command_fire",
+                  "command_hold_the_line")),
     (("classes", "*", "abilities", "*", "variable_cost", "set_by"), f"{_ONE_READING}: the keeper sets the cost"),
     (("classes", "*", "abilities", "*", "mechanics", "when"), _WORDS),
     (("classes", "*", "abilities", "*", "mechanics", "limit"), _WORDS),
@@ -65,7 +73,10 @@ FIXED: tuple[tuple[tuple, str], ...] = (
     (("classes", "cleric", "abilities", "heal_at_range", "mechanics", "range_ft"),
      "the table measures no distance: the keeper says who is within 60 ft"),
     (("classes", "namer", "abilities", "blood_magic", "mechanics", "duration"),
-     "the ban lasts until a rest (core.rest.ends ends it)"),
+     "the ban lasts until a rest, as everything that lasts until one"),
+    (("spells", "divine", "random_pick"), "no class picks a divine spell at random"),
+    (("spells", "grimoire", "spells", "firebolt", "duration"), "an instant spell: nothing of it lasts"),
+    (("spells", "grimoire", "spells", "magic_missile", "duration"), "an instant spell: nothing of it lasts"),
     (("spells", "*", "caster"), "which class casts from a list is its abilities' spells_from"),
     (("spells", "*", "cost"), "what a spell costs is the casting ability's cost (a spellbook charge, a blessing, "
                               "grit)"),

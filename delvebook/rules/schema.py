@@ -498,7 +498,7 @@ _CORE_BLOCKS = {
     "currency": {"base": "text", "units": "mapping"},
     "time": {"round_seconds": "posint", "rest_hours": "nonneg"},
     "durations": {"minute": "posint", "hour": "posint", "day": "posint"},
-    "rest": {"restores": "texts", "ends": "texts"},
+    "rest": {"restores": "texts"},
 }
 """The core blocks and what each field holds; every field is required (the engine reads each one)."""
 

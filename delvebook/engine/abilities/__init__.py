@@ -58,8 +58,14 @@ def cast(ctx: Ctx, who: str, spell: str, target: str | None = None, via: str | N
     ctx.out(who=who, target=target, **detail)
 
 
-@effects.uses("grimoire_magic", "wand_magic", "divine_spellcasting", "naming_magic",
-              inputs=(Input("spell", "spell", True, "the spell cast"),))
+def _book(r, who: str) -> list[tuple[str, str]]:
+    """The spells in ``who``'s book."""
+    d = r.state["delvers"].get(who) or {}
+    return [(sid, (spell_spec(r.rules, sid, d) or {"name": sid})["name"]) for sid in d.get("spells", ())]
+
+
+@effects.uses("grimoire_magic", "wand_magic", inputs=(Input("spell", "spell", True, "the spell cast", _book),))
+@effects.uses("divine_spellcasting", "naming_magic", inputs=(Input("spell", "spell", True, "the spell cast"),))
 def _use_spellcasting(ctx, who, d, aid, a, target, opts):
     """A spellcasting ability used by name casts the spell (the wand's, for Wand Magic)."""
     spell = opts.take("spell", "naming" if aid == "naming_magic" else None)
@@ -67,11 +73,6 @@ def _use_spellcasting(ctx, who, d, aid, a, target, opts):
         ctx.refuse(f"{a['name']}: name the spell (spell=...)")
     via = "wand" if aid == "wand_magic" else opts.take("via")
     return cast_with(ctx, who, d, spell, target, via, opts)
-
-
-def _book(r, who: str) -> list[tuple[str, str]]:
-    d = r.state["delvers"].get(who) or {}
-    return [(sid, (spell_spec(r.rules, sid, d) or {"name": sid})["name"]) for sid in d.get("spells", ())]
 
 
 _WRITE_ON = {"scroll": ("scroll", "Scroll of {name}"), "book": ("spellbook", "Book of {name}")}

@@ -115,8 +115,9 @@ def _use_bless(ctx, who, d, aid, a, target, opts):
 def _blessing(r: Reader, who: str) -> Boost | None:
     """A blessed creature adds its blessing die to every D20 roll it makes."""
     for cond in r.conditions(who, "blessed"):
-        die = str(cond["data"]["die"])
-        return Boost(die, f"blessing {die}")
+        die = cond["data"].get("die")  # (a "blessed" the keeper typed by hand carries no die: nothing to add)
+        if die:
+            return Boost(str(die), f"blessing {die}")
     return None
 
 

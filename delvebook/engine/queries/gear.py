@@ -21,8 +21,9 @@ def armor_in(r: Reader, who: str, c: Mapping) -> tuple[int, list[int]]:
     included) and what conditions add (Hold the line), and the intact pieces' indexes (each loses DV on a hit)."""
     intact = []
     av = 0
+    broken_at = r.core["armor"]["broken_at_dv"]
     for i, a in enumerate(c.get("armor", ())):
-        if a["dv"] > 0:
+        if a["dv"] > broken_at:
             intact.append(i)
             av += a["av"] + a.get("bonus_av", 0)
     for bonus in effects.ARMOR_BONUSES.now(r.state):
