@@ -156,6 +156,10 @@ class Walk:
             args = self.inputs(who, a.inputs, harmful=harmful)
             target = args.pop("target", None)
             self.do("use", who=who, ability=a.id, target=target, keeper_override=OVERRIDE, **args)
+        self.do("moved", who=who)
+        for a in queries.abilities_available(self.state, rules, who):  # what may not follow a move
+            if rules.abilities(d["class_id"])[a.id].get("mechanics", {}).get("still"):
+                self.do("use", who=who, ability=a.id, target=(self.foes() or [who])[0], keeper_override=OVERRIDE)
         for sp in queries.spells_available(self.state, rules, who):
             spec = queries.spell_spec(rules, sp.id, d) or {}
             args = self.inputs(who, sp.inputs, harmful=spec.get("damage") is not None or "attack" in spec)

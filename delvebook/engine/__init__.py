@@ -31,7 +31,7 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from ..dice import LuckDie
+from ..dice import DiceError, LuckDie
 from ..events import apply_changes, revert
 from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone
 from ..roles import KEEPERS, fill
@@ -41,7 +41,8 @@ from .queries import coin_talons, luck_die_sides, luck_sign_refused
 from . import creation, checks, combat, progress, conditions, gear, creatures, abilities  # noqa: F401  (commands)
 from .upgrade import upgrade_event
 
-__all__ = ["Engine", "Refused", "Overridable", "Reader", "Play", "COMMANDS", "ROLES", "command", "play", "redecide",
+__all__ = ["Engine", "Refused", "Overridable", "Reader", "Play", "COMMANDS", "ROLES", "command", "play", "refusal",
+           "redecide",
            "Unrecorded", "OVERRIDE", "upgrade_event"]
 
 
@@ -262,6 +263,26 @@ def play(state: dict, rules: Rules, kind: str, args: Mapping[str, Any], rng: ran
         ctx.rollback()
         raise
     return ctx
+
+
+def refusal(state: dict, rules: Rules, kind: str, args: Mapping[str, Any]) -> str | None:
+    """Why command ``kind`` with ``args`` would be refused now, or None: the command is played on ``state`` and
+    taken back, whatever happens (what a view asks before it offers a click, so nothing it offers is refused
+    without saying why first)."""
+    fn = COMMANDS.get(kind)
+    if fn is None:
+        return f"there is no action {kind!r}"
+    call, override = _split_override(args)
+    ctx = Play(state, rules, random.Random(0), kind, call)
+    ctx.override = override
+    try:
+        _bind(kind, fn, call)
+        fn(ctx, **call)
+        return None
+    except (Refused, DiceError) as err:
+        return str(err)
+    finally:
+        ctx.rollback()
 
 
 def _split_override(args: Mapping[str, Any]) -> tuple[dict, str | None]:

@@ -86,6 +86,20 @@ def start_encounter(ctx: Ctx, foes: list, name: str | None = None, dark: bool = 
                                     for f in made.values()], **({"dark": True} if dark else {}))
 
 
+@command("moved", actor="who")
+def moved_cmd(ctx: Ctx, who: str) -> None:
+    """A delver moved this turn (what the text's Bows specialty asks: 'if you do not move that turn'); it lasts
+    until its next turn. Moving is free: it uses no action."""
+    enc = _encounter(ctx)
+    if enc["side"] is None:
+        ctx.refuse("roll initiative (or say who goes first) before taking turns")
+    ctx.require_able(who, "move")
+    if ctx.conditions(who, "moved"):
+        ctx.refuse(f"{who} has already moved this turn")
+    ctx.add_condition("moved", who, who, ends_on=f"turn:{who}")
+    ctx.out(who=who)
+
+
 @command("lighting")
 def lighting(ctx: Ctx, dark: bool) -> None:
     """The keeper says whether the fight is in darkness (a torch goes out, a lantern is lit); a Light in play lights

@@ -130,12 +130,15 @@ class Input(NamedTuple):
 
 @dataclass
 class Handler:
-    """The code behind an ability or a spell, the inputs it takes, and (a spell) what must hold before its
-    cost is paid: ``ready(ctx, who, d, spell_id, s, target)`` refuses, or returns."""
+    """The code behind an ability or a spell, the inputs it takes, (a spell) what must hold before its cost is
+    paid: ``ready(ctx, who, d, spell_id, s, target)`` refuses, or returns; and (an ability) why it cannot be used
+    now whatever its inputs: ``problem(reader, who) -> str | None`` (a bard's spell already changed since the
+    rest, no sword to trace on), what a view says before the click."""
 
     fn: Callable
     inputs: tuple = ()
     ready: Callable | None = None
+    problem: Callable | None = None
 
 
 @dataclass
@@ -350,12 +353,13 @@ def heal_guard(fn: Callable | None = None, *, reads: str | tuple = ()):
     return _registrar(HEAL_GUARDS, fn, reads)
 
 
-def uses(*ability_ids: str, inputs: tuple = ()) -> Callable:
+def uses(*ability_ids: str, inputs: tuple = (), problem: Callable | None = None) -> Callable:
     """Register what ``use(who, ability)`` does for these abilities:
-    ``fn(ctx, who, d, aid, a, target, opts) -> dict`` (what to record)."""
+    ``fn(ctx, who, d, aid, a, target, opts) -> dict`` (what to record); ``problem(reader, who)``: why it cannot
+    be used now (see ``Handler``)."""
     def register(fn: Callable) -> Callable:
         for aid in ability_ids:
-            USES[aid] = Handler(fn, tuple(inputs))
+            USES[aid] = Handler(fn, tuple(inputs), problem=problem)
         return fn
     return register
 

@@ -164,6 +164,7 @@ def _encounter(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
 
 DARK = "in darkness: whoever cannot see attacks with disadvantage, and is attacked with advantage"
 
+said("moved", lambda e, ctx: f"{e['who']} moves this turn", title=lambda e, ctx: f"{e['who']}'s move")
 said("lighting", lambda e, ctx: "The fight is " + (DARK if e.get("dark") else "lit: everyone can see"),
      title=lambda e, ctx: "the darkness" if e.get("dark") else "the light")
 

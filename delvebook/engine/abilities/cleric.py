@@ -73,7 +73,12 @@ def _the_dead(r: Reader, who: str) -> list[tuple[str, str]]:
     return [(n, n) for n, d in r.state["delvers"].items() if is_dead(d) and revive_problem(r, who, n) is None]
 
 
-@effects.uses("lay_on_hands_revive", inputs=(Input("target", "creature", True, "the delver who died", _the_dead),))
+def _no_dead(r: Reader, who: str) -> str | None:
+    return None if _the_dead(r, who) else "no one has died in the last hour whose death save it may repeat"
+
+
+@effects.uses("lay_on_hands_revive", problem=_no_dead,
+              inputs=(Input("target", "creature", True, "the delver who died", _the_dead),))
 def _use_revive(ctx, who, d, aid, a, target, opts):
     """1 healing point: repeat the death save of a delver who died within the hour (once for each death)."""
     if target is None:

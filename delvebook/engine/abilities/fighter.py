@@ -132,12 +132,26 @@ def _tunnel_fighting(r: Reader, attacker: str, *, ranged: bool) -> bool:
     return not ranged and r.core["sight"]["melee_ft"] <= a["mechanics"]["range_ft"]
 
 
-@effects.uses("steady_volley", inputs=ATTACK_INPUTS)
+def moved(r: Reader, who: str) -> str | None:
+    """Whether ``who`` moved this turn, and how (it said so, sprinted, retreated on an order); None if not."""
+    for kind, how in (("moved", "moved"), ("sprinting", "sprinted"), ("command_retreat", "retreated")):
+        if r.conditions(who, kind):
+            return how
+    return None
+
+
+def _still_problem(r: Reader, who: str) -> str | None:
+    """Steady volley: 'if you do not move that turn'."""
+    how = moved(r, who)
+    return f"{who} {how} this turn: Steady volley is for a turn it does not move" if how else None
+
+
+@effects.uses("steady_volley", inputs=ATTACK_INPUTS, problem=_still_problem)
 def _use_steady_volley(ctx, who, d, aid, a, target, opts):
-    """A fighter's bow multi-attack(2), only in a turn it does not move."""
-    if opts.take("moved", False) or ctx.conditions(who, "sprinting") or ctx.conditions(who, "command_retreat"):
-        ctx.refuse(f"{a['name']} is for a turn {who} does not move")
+    """A fighter's bow multi-attack(2), only in a turn it does not move (``mechanics.still``)."""
     mech = a["mechanics"]
+    if mech.get("still") and (opts.take("moved", False) or moved(ctx, who)):
+        ctx.refuse(f"{a['name']} is for a turn {who} does not move ({who} {moved(ctx, who) or 'moved'} this turn)")
     weapon = weapon_for(ctx, who, d, mech["weapon"], a["name"])
     out = cost_paid(ctx, who, a)
     attack_now(ctx, who, target, weapon, int(mech["multi_attack"]), opts, a["name"])
@@ -325,8 +339,9 @@ def trace_problem(r: Reader, who: str) -> str | None:
     return None
 
 
-@effects.uses("blood_magic_sword", inputs=(Input("trace", "spell", False, "the spell traced on the sword (once a "
-                                                                          "rest)", _traceable), TARGET))
+@effects.uses("blood_magic_sword", problem=trace_problem,
+              inputs=(Input("trace", "spell", False, "the spell traced on the sword (once a rest)", _traceable),
+                      TARGET))
 def _use_blood_sword(ctx, who, d, aid, a, target, opts):
     """Trace a spell on the sword (``trace=``, once each rest), from the mage spell list or a book or a scroll
     carried, or cast the charged spell."""

@@ -134,8 +134,13 @@ def _copyable(r: Reader, who: str) -> list[tuple[str, str]]:
             for w in copyable(r.state, r.rules, who)]
 
 
-@effects.uses("continued_research", inputs=(Input("spell", "spell", True, "the spell copied, from a book or a "
-                                                                        "scroll carried", _copyable),
+def _nothing_to_copy(r: Reader, who: str) -> str | None:
+    return None if copyable(r.state, r.rules, who) else \
+        f"{who} carries no book or scroll with a spell its book lacks"
+
+
+@effects.uses("continued_research", problem=_nothing_to_copy,
+              inputs=(Input("spell", "spell", True, "the spell copied, from a book or a scroll carried", _copyable),
                                             Input("source", "text", False, "book or scroll, or the item's name (a "
                                                                            "book if one holds it)")))
 def _use_research(ctx, who, d, aid, a, target, opts):
@@ -186,9 +191,13 @@ def _light(ctx, who, d, spell, s, target, opts):
     return {"light": {"item": item, "ft": s["light_ft"]}}
 
 
-@effects.spell("magic_missile", inputs=(Input("target", "creature", True, "one target, or one per dart"),))
+@effects.spell("magic_missile", inputs=(Input("target", "creature", True, "one target, or one per dart"),
+                                       Input("darts", "darts", False, "a target for each dart (the darts split)")))
 def _magic_missile(ctx, who, d, spell, s, target, opts):
     name, darts = s["name"], int(s["darts"])
+    split = opts.take("darts")
+    if split is not None:
+        target = list(split)
     aims = target if isinstance(target, list) else [target] * darts
     if target is None or len(aims) != darts:
         ctx.refuse(f"{name} fires {darts} darts: name one target, or one per dart")

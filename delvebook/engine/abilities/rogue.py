@@ -206,8 +206,8 @@ def bard_problem(r: Reader, who: str) -> str | None:
     return None
 
 
-@effects.uses("bard_magic", inputs=(Input("choose", "spell", False, "the mage spell the bard plays (once a rest)",
-                                          _bard_choices),
+@effects.uses("bard_magic", problem=bard_problem,
+              inputs=(Input("choose", "spell", False, "the mage spell the bard plays (once a rest)", _bard_choices),
                                     Input("target", "creature", False, "the spell's target"),
                                     Input("instrument", "item", False, "what the bard plays")))
 def _use_bard_magic(ctx, who, d, aid, a, target, opts):

@@ -28,7 +28,7 @@ from .attacks import (unarmed, weapon_of, ANY_WEAPON_SKILL, weapon_skill, weapon
 from .acting import (able, can_act, ACTION, FREE, REACTION, Acting, may_act, ability_timing, turn_problem,
     acting_problem, healing_banned, Hearers, hearers)
 from .gear import (armor_in, armor_value, ammo_of, reloads, ammo_left, free_reload, attack_ready, Reload,
-    reloadable, Carried, carried, coin_talons)
+    reloadable, Carried, carried, coin_talons, Priced, priced)
 from .writings import SCROLL, spell_spec, Writing, writings, copyable, traceable, scrolls_of
 from .abilities import (option_name, ability_refusal, cost_text, AbilityChoice, abilities_available,
     ability_available, SpellChoice, spell_inputs, ability_ready, signature_choice, spells_available, find_choice,
@@ -40,7 +40,7 @@ __all__ = ["current_actor", "present", "skill_id", "skill_bonus", "skill_label",
     "attack_problem", "hit_chance", "SpellAttack", "plan_spell_attack", "spell_attack_odds", "dark", "cannot_see", "able", "can_act",
     "ACTION", "FREE", "REACTION", "Acting", "may_act", "ability_timing", "turn_problem", "acting_problem",
     "healing_banned", "Hearers", "hearers", "armor_in", "armor_value", "ammo_of", "reloads", "ammo_left", "free_reload", "attack_ready",
-    "Reload", "reloadable", "Carried", "carried", "coin_talons", "option_name", "ability_refusal", "cost_text",
+    "Reload", "reloadable", "Carried", "carried", "coin_talons", "Priced", "priced", "option_name", "ability_refusal", "cost_text",
     "AbilityChoice", "abilities_available", "ability_available", "SpellChoice", "spell_inputs", "ability_ready",
     "signature_choice", "spells_available", "find_choice", "raisable_skills", "choice_options", "SCROLL",
     "spell_spec", "Writing", "writings", "copyable", "traceable", "scrolls_of"]

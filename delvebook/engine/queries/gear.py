@@ -162,6 +162,30 @@ def carried(state: dict, rules: Rules, who: str) -> list[Carried]:
     return out
 
 
+class Priced(NamedTuple):
+    """Gear the rules price, as ``buy`` takes it: its id, name, how many a purchase brings (a bundle: 20 arrows),
+    its price in talons, and whether ``who`` can pay it now."""
+
+    item: str
+    name: str
+    bundle: int
+    talons: int
+    affordable: bool
+
+
+def priced(state: dict, rules: Rules, who: str) -> list[Priced]:
+    """Every piece of gear with a price (the text prices ammunition and a few weapons), and whether ``who``'s purse
+    pays for one now."""
+    d = state["delvers"].get(who)
+    purse = d["purse"] if d is not None else 0
+    out = []
+    for iid, item in rules.gear.items():
+        talons = rules.price_talons(iid)
+        if talons is not None:
+            out.append(Priced(iid, item["name"], int(item.get("bundle", 1)), talons, talons <= purse))
+    return out
+
+
 def coin_talons(rules: Rules) -> int:
     """Talons in the coin that earns XP (``core.xp.coin``, a unit of the currency table); a RulesError names it
     when the currency table has no such unit."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ...model import current_actor
+from .actions import gather_darts
 from .actor import actor_bar
 from .attacks import asked_of
 from .charts import charts_available, charts_panel
@@ -34,7 +35,7 @@ from .sheets import sheets_panel
 from .shared import PANELS, SCOPES, UI, actor_of, turn_key
 
 __all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "charts_available",
-           "LAST_ROLLS"]
+           "LAST_ROLLS", "gather_darts"]
 
 
 def table_view(camp, ui: UI | Mapping | None = None) -> dict:
