@@ -87,7 +87,7 @@ def traceable(state: Mapping, rules: Rules, who: str, sources: tuple) -> list[tu
                 out.setdefault(sid, s["name"])
     for w in writings(state, rules, who):
         if (SCROLL if w.scroll else "spellbook") in sources:
-            out.setdefault(w.spell, f"{w.name} (from {w.item_name})")
+            out.setdefault(w.spell, f"{w.name} (from the {w.item_name})")
     return list(out.items())
 
 
