@@ -137,7 +137,8 @@ def _action(camp, ui: UI, who: str, kind: str, ident: str, name: str, cost: str,
         why = problem or _why_not(camp, base)
         out.update(kind="button", intent=base, ready=ready and why is None, note=note or why or "")
     elif len(creature) == 1 and not rest and creature[0].name == "target" and attacky and not _foes_standing(s):
-        out.update(kind="chips", chips=[], note=(note + "; " if note else "") + "an attack: in a fight, on a foe")
+        out.update(kind="chips", chips=[], ready=False,
+                   note=(note + "; " if note else "") + "an attack: in a fight, on a foe")
     elif len(creature) == 1 and not rest and creature[0].name == "target":
         inp = creature[0]
         chips = []
@@ -224,7 +225,7 @@ def abilities(camp, ui: UI, who: str) -> list[dict]:
             setup = tuple(i for i in a.inputs if i.kind == "spell" and i.name != "spell" and i.choices is not None)
             if setup:
                 verb = setup[0].name.capitalize()
-                out.append(_action(camp, ui, who, "use", a.id, f"{a.name}: {setup[0].what}", "", a.effect, setup,
+                out.append(_action(camp, ui, who, "use", a.id, f"{a.name}: {setup[0].name} a spell", "", a.effect, setup,
                                    ready=True, problem=_problem(camp, who, a.id), key=f"use:{who}:{a.id}:setup",
                                    submit=verb))
             continue  # its spells are listed with the spells
