@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 
 import delvebook as db
-from delvebook.engine import Refused, queries
-from delvebook.events import clone
+from delvebook.engine import queries
+
+from test_table_rules import add, refused, turn  # a delver at a level, a refusal that changes nothing, a turn
 
 FIGHTER_SHIELD = {"weapon": "sword_and_shield"}
 
@@ -31,34 +32,6 @@ def _replays(c) -> None:
     with db.Campaign.open(c.path, read_only=True) as again:
         assert again.state == c.state
     c.close()
-
-
-def add(camp, name, class_id, level=1, hearts=4, **choices):
-    """A delver at ``level`` with its choices made (a fighter's hearts rolled as ``hearts`` on each die)."""
-    start = {k: v for k, v in choices.items() if k == "weapon"}
-    camp.add_delver(name, class_id, choices=start or None, faces={"hearts": [hearts]} if class_id == "fighter" else None)
-    for _ in range(level - 1):
-        camp.act("level_up", who=name, faces={"hearts": [hearts]} if class_id == "fighter" else None)
-    for choice, option in choices.items():
-        if choice != "weapon":
-            camp.choose(name, choice, option)
-    return camp.delver(name)
-
-
-def refused(camp, fn, *args, **kw) -> str:
-    before, n = clone(camp.state), len(camp.events)
-    with pytest.raises(Refused) as err:
-        fn(*args, **kw)
-    assert camp.state == before and len(camp.events) == n
-    return str(err.value)
-
-
-def turn(fight, name: str):
-    for _ in range(40):
-        if fight.actor == name and not fight.may_act(name).used:
-            return fight
-        fight.next_turn()
-    raise AssertionError(f"{name}'s turn never came")
 
 
 def _dead(camp, who: str, face: int = 2) -> None:
