@@ -42,14 +42,17 @@ from . import creation, checks, combat, progress, conditions, gear, creatures, a
 from .upgrade import upgrade_event
 
 __all__ = ["Engine", "Refused", "Overridable", "Reader", "Play", "COMMANDS", "ROLES", "command", "play", "refusal",
-           "redecide",
-           "Unrecorded", "OVERRIDE", "upgrade_event"]
+           "redecide", "Unrecorded", "OVERRIDE", "ASKED_BY", "upgrade_event"]
 
 
 _RESERVED = {"seq", "kind", "v", "at", "session", "encounter", "args", "rolls", "changes", "replaces",
-             "luck", "amended", "ts", "undoes", "redoes", "keeper_override", "on_hit", "actor", "targets", "sides"}
+             "luck", "amended", "ts", "undoes", "redoes", "keeper_override", "on_hit", "actor", "targets", "sides",
+             "asked_by"}
 OVERRIDE = "keeper_override"
 """The argument any command takes for the keeper's override: a reason in words."""
+ASKED_BY = "asked_by"
+"""The field of an event a player asked for from their own device and the keeper accepted: ``{"player", "request"}``
+(the campaign writes it as it records the event; the rules never read it)."""
 
 
 class Engine:

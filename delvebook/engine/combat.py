@@ -21,10 +21,11 @@ from ..distribution import odds
 from ..events import clone
 from ..model import (CREATURE, FOES, PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
                      is_dying, present, used_this_turn)
+from ..names import NameIndex
 from ..roles import KEEPER
 from . import effects, turns
 from .base import Ctx, Reader, command, path_in
-from .creatures import creature_from, taken_names
+from .creatures import creature_from, names_in_play
 from .gear import fired, spend_ammo
 from .progress import award
 from .queries import armor_in, attack_ready, healing_banned, plan_attack_on, unarmed, weapon_of
@@ -35,7 +36,7 @@ __all__ = ["PARTY", "FOES", "current_actor", "deal_damage", "damage_roll", "heal
 
 # ---------------------------------------------------------------- foes and encounters
 
-def _new_foe(ctx: Ctx, spec: Any, taken: set) -> dict:
+def _new_foe(ctx: Ctx, spec: Any, taken: NameIndex) -> dict:
     if isinstance(spec, str):
         spec = {"foe": spec}
     if not isinstance(spec, Mapping) or not ("foe" in spec or "npc" in spec):
@@ -52,7 +53,8 @@ def _new_foe(ctx: Ctx, spec: Any, taken: set) -> dict:
         foe["npc"] = True
         return foe
     # a prepared encounter may give one foe its own name and hearts
-    return creature_from(ctx, spec.get("name"), {"foe": spec["foe"], "hearts": spec.get("hearts")}, taken)
+    return creature_from(ctx, spec.get("name"), {"foe": spec["foe"], "hearts": spec.get("hearts")}, taken,
+                         "a foe's name")
 
 
 @command("encounter", targets=("foes",))
@@ -65,13 +67,14 @@ def start_encounter(ctx: Ctx, foes: list, name: str | None = None, dark: bool = 
         ctx.refuse("a fight is already running: end it before starting another")
     if not foes:
         ctx.refuse("an encounter needs at least one foe")
-    taken = taken_names(ctx)
+    taken = NameIndex(names_in_play(ctx))
     made: dict = {}
     for spec in foes:
-        f = _new_foe(ctx, spec, taken | set(made))
+        f = _new_foe(ctx, spec, taken)
         if f["name"] in made:
             ctx.refuse(f"{f['name']!r} is already a name in this fight")
         made[f["name"]] = f
+        taken.add(f["name"], "a foe in this fight")
     joining = [n for n, f in made.items() if f.get("npc")]
     if joining:
         ctx.set(["creatures"], {n: c for n, c in ctx.state["creatures"].items() if n not in joining})
@@ -117,13 +120,13 @@ def lighting(ctx: Ctx, dark: bool) -> None:
 def add_foes(ctx: Ctx, foes: list) -> None:
     """Foes join a running fight; they act at the end of the foes' order."""
     enc = _encounter(ctx)
-    taken = taken_names(ctx)
+    taken = NameIndex(names_in_play(ctx))
     joined = []
     for spec in foes:
         f = _new_foe(ctx, spec, taken)
         if f["name"] in enc["foes"]:
             ctx.refuse(f"{f['name']!r} is already a name in this fight")
-        taken.add(f["name"])
+        taken.add(f["name"], "a foe in this fight")
         if f.get("npc"):
             ctx.set(["creatures"], {n: c for n, c in ctx.state["creatures"].items() if n != f["name"]})
         ctx.set(["encounter", "foes", f["name"]], f)

@@ -7,6 +7,7 @@ from typing import Any, Mapping
 from ..events import clone
 from ..model import PARTY, STATUS_ALIVE, is_alive, is_dead
 from .base import Ctx, command, data_items
+from .creatures import names_in_play, players_named, require_name
 from .gear import add_to_sheet, items_to_gear, refit_armor
 from .queries import find_choice, healing_banned, raisable_skills
 
@@ -38,8 +39,12 @@ def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
         ctx.refuse(f"{name!r} is the name of a foe in this encounter")
     if name in ctx.state.get("creatures", {}):
         ctx.refuse(f"{name!r} is the name of a creature in play")
+    require_name(ctx, name, "a delver's name", names_in_play(ctx))
     cls = ctx.rules.class_(class_id)
     player = player or name
+    players = players_named(ctx)
+    if player not in players:  # a new player at the table: a name that reads like no other player's
+        require_name(ctx, player, "a player's name", players)
     choices = dict(choices or {})
     made: dict[str, str] = {}
     defaulted: list[str] = []

@@ -24,7 +24,7 @@ from ...distribution import odds
 from ...model import STATUS_ALIVE, familiar_of, is_dead
 from .. import combat, effects
 from ..base import Ctx, Reader
-from ..creatures import taken_names
+from ..creatures import names_in_play, require_name
 from ..effects import Input
 from ..queries import (SpellChoice, copyable, cost_text, scrolls_of, signature_choice, spell_inputs, spell_spec,
                        writings)
@@ -235,8 +235,12 @@ def _find_familiar(ctx, who, d, spell, s, target, opts):
         ctx.refuse("a familiar needs a name")
     creatures = ctx.state.get("creatures", {})
     lost = creatures.get(name)
-    if name in taken_names(ctx) and not (lost is not None and lost.get("owner") == who and is_dead(lost)):
+    taken = names_in_play(ctx)
+    if lost is not None and lost.get("owner") == who and is_dead(lost):
+        del taken[name]  # the familiar it lost: found again under its name
+    elif name in taken:
         ctx.refuse(f"{name!r} is already a name in play")
+    require_name(ctx, name, "a familiar's name", taken)
     familiar = {"name": name, "kind": "familiar", "hearts": fam["hearts"], "max_hearts": fam["hearts"],
                 "status": STATUS_ALIVE, "attack_bonus": "0", "damage": str(fam["damage"]), "multi_attack": 1,
                 "ranged": False, "armor": [], "tags": ["familiar", "spirit"], "skills": {}, "role": "familiar",

@@ -10,6 +10,7 @@ from .actions import abilities, spells
 from .attacks import attacks
 from .checks import checks
 from .choices import choices
+from .phones import ask_form
 from .sheets import sheet
 from ...narrate import money
 from .shared import UI, field_, hearts_hidden, option, wound
@@ -116,6 +117,7 @@ def actor_bar(camp, ui: UI, who: str | None) -> dict | None:
     if is_dead(c):
         return out
     out["checks"] = checks(camp, ui, who)
+    out["ask"] = ask_form(camp, ui, who) if side == "delver" else None
     out["attacks"] = attacks(camp, ui, who, side)
     if side == "delver":
         out["abilities"] = abilities(camp, ui, who)

@@ -9,7 +9,7 @@ from ...dice import DiceError
 from ...distribution import percent
 from ...engine import Reader, Refused, effects, queries
 from ...model import combatant, is_dead, owner_of
-from .shared import UI, familiars, frac, hearts_hidden, odds_text, wound
+from .shared import UI, attack_fields, familiars, fields_key, frac, hearts_hidden, odds_text, wound
 
 __all__ = ["attacks", "asked_of"]
 
@@ -35,7 +35,7 @@ def _attack_options(camp, ui: UI, who: str, side: str, targets: list[str]) -> li
     classes bring to an attack (effects' attack options and skill boosts) when the attacker has that ability;
     a Dodge when a target may dodge. Read from the engine's registries, so a new option appears by itself."""
     s, rules = camp.state, camp.rules
-    a = ui.attack
+    a = attack_fields(camp, ui)
     out = [{"name": "advantage", "kind": "flag", "label": "advantage", "value": bool(a.get("advantage")),
             "title": "roll two D20s and keep the higher"},
            {"name": "no_counter", "kind": "flag", "label": "no counter", "value": bool(a.get("no_counter")),
@@ -74,8 +74,12 @@ def _attack_options(camp, ui: UI, who: str, side: str, targets: list[str]) -> li
     return out
 
 
-def asked_of(ui: UI) -> dict:
-    """The attack options picked, as ``attack`` takes them."""
+def asked_of(camp, ui: UI, attacker: str | None = None) -> dict:
+    """The attack options picked for ``attacker`` (the actor the bar shows when None) on this turn, as ``attack``
+    takes them; none when they were picked for another actor or turn."""
+    key = fields_key(camp, ui)
+    if attacker is not None and key[0] != attacker or ui.attack_for != key:
+        return {}
     asked = {}
     for k, v in ui.attack.items():
         if k == "no_counter":
@@ -110,7 +114,7 @@ def attacks(camp, ui: UI, who: str, side: str) -> dict | None:
         targets = [n for n, f in enc["foes"].items() if not is_dead(f)]
     else:
         targets = [n for n in s["seats"] if not is_dead(s["delvers"][n])] + familiars(s)
-    asked = asked_of(ui)
+    asked = asked_of(camp, ui, who)
     weapons = queries.weapons(s, rules, who)
     rows = []
     note = None

@@ -31,14 +31,30 @@ def charts_available() -> bool:
 
 def charts_panel(camp) -> dict | None:
     """The panel's series: ``xp`` (each seated delver's XP after each award, the level thresholds, the latest
-    seq) and ``hearts`` (each combatant's hearts through the latest fight), when the analysis extra is here."""
+    seq) and ``hearts`` (each combatant's hearts through the latest fight, from its start to its end or now:
+    ``first``, ``last``), when the analysis extra is here."""
     if not charts_available():
         return None
     series = _series_of(camp)
     xp = series.xp_series(camp.state["seats"])
     last = max([s["points"][-1][0] for s in xp] + [len(camp.events), 1])  # each delver's points go up by seq
     thresholds = [{"level": int(k), "xp": int(v)} for k, v in camp.rules.level_thresholds.items() if v > 0]
-    return {"xp": {"series": xp, "thresholds": thresholds, "last": int(last)}, "hearts": series.latest_fight()}
+    return {"xp": {"series": xp, "thresholds": thresholds, "last": int(last)},
+            "hearts": _to_now(series.latest_fight(), camp)}
+
+
+def _to_now(fight: dict | None, camp) -> dict | None:
+    """The latest fight's lines, each drawn on to the fight's last event: its end, or, while it runs, the latest
+    event (a combatant whose hearts have not changed since is a level line to now, not a lone point)."""
+    if fight is None:
+        return None
+    enc = camp.state["encounter"]
+    running = enc is not None and enc["number"] == fight["number"]
+    ends = [s["points"][-1][0] for s in fight["series"]]
+    last = max(ends + ([int(camp.events[-1]["seq"])] if running and camp.events else []))
+    return {**fight, "last": last,
+            "series": [s if s["points"][-1][0] == last else {**s, "points": s["points"] + [[last, s["points"][-1][1]]]}
+                       for s in fight["series"]]}
 
 
 # ---------------------------------------------------------------- kept per open campaign
@@ -179,7 +195,9 @@ class ChartSeries:
     def _step(self, event: dict, state: dict, touched) -> tuple:
         """The points an action adds, from the state just after it: each delver's XP after its share of an
         award; the hearts of each combatant it touched whose hearts or status changed (and of whoever rolled a
-        death save), in the fight the event happened in."""
+        death save), in the fight the event happened in. A fight's start gives every delver standing a point
+        (every foe has one: it entered), and its end a point to every line of it, so each line runs from the
+        fight's start (or the foe's entry) to its end."""
         kind, seq = event.get("kind"), event["seq"]
         delvers = state["delvers"]
         xp_rows = []
@@ -193,21 +211,31 @@ class ChartSeries:
                 left[name] -= amount
                 xp_rows.append((name, seq, ((delvers.get(name) or {}).get("xp") or 0) - left[name]))
         enc = state["encounter"]
-        fight = event.get("encounter") if kind != "encounter" else (enc or {}).get("number")
+        begins = kind == "encounter" and enc is not None
+        fight = event.get("encounter") if not begins else enc["number"]
         saved_by = event.get("who") if kind == "death_save" else None
         names = touched.delvers | touched.foes
-        heart_rows = []
+        rows: dict[tuple, tuple] = {}
         for side, sheets, key_fight in (("party", delvers, None),
                                         ("foes", enc["foes"] if enc else {}, fight)):
             for name, c in sheets.items():
-                if name not in names and name != saved_by:
+                start = begins and side == "party" and name in state["seats"] and c.get("status") != "dead"
+                if name not in names and name != saved_by and not start:
                     continue
                 key = (side, name, key_fight)
                 now = (c.get("hearts"), c.get("max_hearts"), c.get("status"))
-                if self.last.get(key) == now and name != saved_by:
+                if self.last.get(key) == now and name != saved_by and not start:
                     continue
-                heart_rows.append((key, now, fight))
-        return (tuple(xp_rows), tuple(heart_rows)) if xp_rows or heart_rows else _NOTHING
+                rows[key] = (key, now, fight)
+        if kind == "end_encounter" and fight in self.fights:  # every line of the fight ends where it ends
+            for name, line in self.fights[fight].items():
+                key = ("party", name, None) if line["side"] == "party" else (line["side"], name, fight)
+                if key not in rows and key in self.last:
+                    now = self.last[key] if key[2] is not None or name not in delvers else \
+                        (delvers[name].get("hearts"), delvers[name].get("max_hearts"), delvers[name].get("status"))
+                    rows[key] = (key, now, fight)
+        heart_rows = tuple(rows.values())
+        return (tuple(xp_rows), heart_rows) if xp_rows or heart_rows else _NOTHING
 
     # ---- what the panel shows
     def xp_series(self, seats: list[str]) -> list[dict]:
@@ -219,13 +247,16 @@ class ChartSeries:
         return [{"name": who, "points": out[who]} for who in seats]
 
     def latest_fight(self) -> dict | None:
-        """The latest fight's hearts: each combatant's, in the order they first changed in it."""
+        """The latest fight's hearts: each combatant's from the fight's start (the delvers standing then, in seat
+        order) or its entry (the foes, in the order they came), to the fight's end; ``first``: the seq it began."""
         if self._fight_out is _MISSING:
             if not self.fights:
                 self._fight_out = None
             else:
                 number = max(self.fights)
-                self._fight_out = {"number": number, "series": [
-                    {"name": str(who), "side": line["side"], "points": [[int(q), int(h)] for q, h in line["points"]]}
-                    for who, line in self.fights[number].items()]}
+                series = [{"name": str(who), "side": line["side"],
+                           "points": [[int(q), int(h)] for q, h in line["points"]]}
+                          for who, line in self.fights[number].items()]
+                self._fight_out = {"number": number, "first": min(s["points"][0][0] for s in series),
+                                   "series": series}
         return self._fight_out
