@@ -21,7 +21,7 @@ import pytest
 import delvebook as db
 from delvebook.rules.fixed import fixed_reason
 from delvebook.rules.load import base_rules
-from delvebook.rules.schema import _CORE_CHOICES
+from delvebook.rules.schema.data import _CORE_CHOICES  # the readings a core field may name
 
 from walkkit import OVERRIDE, Walk, leaves
 
