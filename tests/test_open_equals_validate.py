@@ -206,7 +206,7 @@ def test_the_writer_refuses_a_501st_foe_before_it_acknowledges_it(keep):
 def test_the_writer_refuses_a_name_over_its_limit_naming_the_limit(keep):
     with db.Campaign.open(keep) as camp:
         before = (keep / "log.yaml").read_bytes()
-        with pytest.raises(StoreError, match="text of 300 characters; at most 200"):
+        with pytest.raises(db.Refused, match="name of 300 characters; at most 200"):  # the names check, first
             camp.npc("N" * 300, "bog_goblin")
         assert (keep / "log.yaml").read_bytes() == before and camp.creatures == []
     assert validate(keep) == []
