@@ -38,7 +38,7 @@ from ..roles import KEEPERS, fill
 from ..rules import Rules
 from .base import COMMANDS, ROLES, Ctx, Overridable, Play, Reader, Refused, command
 from .queries import coin_talons, luck_die_sides, luck_sign_refused
-from . import creation, checks, combat, progress, conditions, gear, creatures, abilities  # noqa: F401  (commands)
+from . import creation, checks, combat, scene, progress, conditions, gear, creatures, abilities  # noqa: F401
 from .upgrade import upgrade_event
 
 __all__ = ["Engine", "Refused", "Overridable", "Reader", "Play", "COMMANDS", "ROLES", "command", "play", "refusal",

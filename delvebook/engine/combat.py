@@ -28,7 +28,8 @@ from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, names_in_play
 from .gear import fired, spend_ammo
 from .progress import award
-from .queries import armor_in, attack_ready, healing_banned, plan_attack_on, unarmed, weapon_of
+from .queries import (armor_in, attack_ready, attack_result, countered_after, healing_banned, plan_attack_on,
+                      unarmed, weapon_of)
 
 __all__ = ["PARTY", "FOES", "current_actor", "deal_damage", "damage_roll", "heal", "attack",
            "strike", "prepare_attack", "resolve_attack", "ATTACK_WORDS", "CLASS_OPTIONS"]
@@ -87,33 +88,6 @@ def start_encounter(ctx: Ctx, foes: list, name: str | None = None, dark: bool = 
     ctx.set(["encounter"], enc)
     ctx.out(name=enc["name"], foes=[{"name": f["name"], "kind": f["kind"], "hearts": f["hearts"]}
                                     for f in made.values()], **({"dark": True} if dark else {}))
-
-
-@command("moved", actor="who")
-def moved_cmd(ctx: Ctx, who: str) -> None:
-    """A delver moved this turn (what the text's Bows specialty asks: 'if you do not move that turn'); it lasts
-    until its next turn. Moving is free: it uses no action."""
-    enc = _encounter(ctx)
-    if enc["side"] is None:
-        ctx.refuse("roll initiative (or say who goes first) before taking turns")
-    ctx.require_able(who, "move")
-    if ctx.conditions(who, "moved"):
-        ctx.refuse(f"{who} has already moved this turn")
-    ctx.add_condition("moved", who, who, ends_on=f"turn:{who}")
-    ctx.out(who=who)
-
-
-@command("lighting")
-def lighting(ctx: Ctx, dark: bool) -> None:
-    """The keeper says whether the fight is in darkness (a torch goes out, a lantern is lit); a Light in play lights
-    it whatever is said here (``core.sight.light_ends_darkness``)."""
-    enc = _encounter(ctx)
-    if not isinstance(dark, bool):
-        ctx.refuse(f"dark is true or false, not {dark!r}")
-    if bool(enc.get("dark")) == dark:
-        ctx.refuse(f"the fight is already {'dark' if dark else 'lit'}")
-    ctx.set(["encounter", "dark"], dark)
-    ctx.out(dark=dark)
 
 
 @command("add_foes", targets=("foes",))
@@ -478,7 +452,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                   for k in range(n)]
     resists = [ctx.roll("resist", plan.resist, who=target, why=f"resist {attacker}").total
                for _ in range(min(n, multi["target_rolls"]))]  # one D20 against them all, or one an attack
-    results = [_outcome(ctx, x, resists[min(k, len(resists) - 1)]) for k, x in enumerate(totals)]
+    results = [attack_result(ctx.core, x, resists[min(k, len(resists) - 1)]) for k, x in enumerate(totals)]
 
     damage = []
     asked = plan.asked
@@ -527,7 +501,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                     offers.append({"option": name, **o})
 
     countered = None
-    if plan.counter and _countered(ctx, results):
+    if plan.counter and countered_after(ctx.core, results):
         if is_dead(t) or is_dying(t):
             countered = {"by": target, "possible": False, "why": f"{target} is down"}
         else:
@@ -562,29 +536,6 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
             attack_totals=totals, resist_total=resists[0], results=results, damage=damage, counter=countered,
             attack_expr=plan.expr, resist_expr=plan.resist,
             chance={"win": str(chance.win), "tie": str(chance.tie), "lose": str(chance.lose)}, **extra)
-
-
-def _outcome(ctx: Ctx, total: int, resist: int) -> str:
-    """One attack against the resist roll it meets: higher hits, lower misses, a tie as ``core.attack.tie`` says
-    (both sides hit; or it favours the attacker, a hit, or the defender, a miss)."""
-    if total > resist:
-        return "hit"
-    if total < resist:
-        return "miss"
-    tie = ctx.core["attack"]["tie"]
-    return "tie" if tie == "both_hit" else "hit" if tie == "attacker" else "miss"
-
-
-def _countered(ctx: Ctx, results: list) -> bool:
-    """Whether the target may hit back (once, whatever the number of attacks): after a miss (every attack missed,
-    for a multi-attack, unless ``core.multi_attack.counter_only_if_all_fail`` is false: any miss), unless
-    ``core.attack.counter_attack_on_miss`` is false; and after a tie, where both sides hit."""
-    if "tie" in results:
-        return True
-    if not ctx.core["attack"]["counter_attack_on_miss"]:
-        return False
-    missed = all if ctx.core["multi_attack"]["counter_only_if_all_fail"] else any
-    return missed(x == "miss" for x in results)
 
 
 def strike(ctx: Ctx, attacker: str, target: str, weapon: Any = None, *, on_landed: Callable | None = None,

@@ -22,7 +22,7 @@ from ...model import STATUS_DYING, format_purse, is_dying
 from .. import combat, effects
 from ..base import Ctx, data_items
 from ..effects import Input
-from ..queries import ability_refusal, plan_spell_attack, save_roll, spell_spec
+from ..queries import ability_refusal, attack_result, plan_spell_attack, save_roll, spell_spec
 
 __all__ = ["Options", "TARGET", "ATTACK_INPUTS", "ATTACK_OPTIONS", "SPELL_ATTACK_OPTIONS", "find_ability", "require_ability",
            "pay", "cost_paid", "in_fight", "until_next_turn", "end_kind", "heal_with", "save_target", "save",
@@ -169,9 +169,7 @@ def spell_attack(ctx: Ctx, who: str, c: dict, target: str, what: str, opts: Opti
         spend(ctx)
     r = ctx.roll("attack", plan.expr, who=who, why=f"{what} at {target}")
     res = ctx.roll("resist", plan.resist, who=target, why=f"resist {who}'s {what}")
-    tie = ctx.core["attack"]["tie"]  # both sides hit (a spell lands), or the roll favours one of them
-    result = "hit" if r.total > res.total else "miss" if r.total < res.total else \
-        "tie" if tie == "both_hit" else "hit" if tie == "attacker" else "miss"
+    result = attack_result(ctx.core, r.total, res.total)  # a tie: both sides hit (the spell lands)
     chance = odds(plan.expr, vs=plan.resist)
     out = {"target": target, "attack_expr": plan.expr, "attack_total": r.total, "resist_expr": plan.resist,
            "resist_total": res.total, "result": result, "lands": result != "miss", "advantage": plan.advantage,

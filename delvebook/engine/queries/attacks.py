@@ -21,7 +21,7 @@ from .rolls import _d20_parts, _fmt_dice, _text, d20_in
 
 __all__ = ["unarmed", "weapon_of", "ANY_WEAPON_SKILL", "weapon_skill", "weapons", "plan_attack", "plan_attack_on",
            "attack_exprs", "attack_odds", "attack_problem", "hit_chance", "SpellAttack", "plan_spell_attack",
-           "spell_attack_odds", "dark", "cannot_see"]
+           "spell_attack_odds", "dark", "cannot_see", "attack_result", "countered_after"]
 
 
 def unarmed(r: Reader) -> dict:
@@ -112,6 +112,29 @@ def _against(r: Reader, target: str) -> bool:
         if against(r, target):
             return True
     return False
+
+
+def attack_result(core: Mapping, total: int, resist: int) -> str:
+    """One attack roll (a weapon's or a spell's) against the resist roll it meets: higher hits, lower misses, a tie
+    as ``core.attack.tie`` says (both sides hit; or it favours the attacker, a hit, or the defender, a miss)."""
+    if total > resist:
+        return "hit"
+    if total < resist:
+        return "miss"
+    tie = core["attack"]["tie"]
+    return "tie" if tie == "both_hit" else "hit" if tie == "attacker" else "miss"
+
+
+def countered_after(core: Mapping, results: list) -> bool:
+    """Whether the target may hit back (once, whatever the number of attacks): after a miss (every attack missed,
+    for a multi-attack, unless ``core.multi_attack.counter_only_if_all_fail`` is false: any miss), unless
+    ``core.attack.counter_attack_on_miss`` is false; and after a tie, where both sides hit."""
+    if "tie" in results:
+        return True
+    if not core["attack"]["counter_attack_on_miss"]:
+        return False
+    missed = all if core["multi_attack"]["counter_only_if_all_fail"] else any
+    return missed(x == "miss" for x in results)
 
 
 def dark(r: Reader) -> bool:
