@@ -225,11 +225,11 @@ class Campaign:
     @property
     def prepared_encounters(self) -> dict[str, dict]:
         """Encounters the keeper prepared in campaign.yaml, by id: ``name``, ``foes`` (one entry per foe,
-        counts expanded), ``note``; ``camp.encounter(id)`` starts one."""
+        counts expanded), ``note``, ``dark`` (fought in darkness); ``camp.encounter(id)`` starts one."""
         out = {}
         for eid, enc in (self._store.campaign.get("encounters") or {}).items():
             out[eid] = {"name": enc.get("name") or eid, "foes": _expand_prepared(enc["foes"]),
-                        "note": enc.get("note")}
+                        "note": enc.get("note"), "dark": bool(enc.get("dark"))}
         return out
 
     @property
@@ -514,14 +514,17 @@ class Campaign:
         return self.act("heal", who=who, amount=amount, source=source, by=by, keeper_override=keeper_override)
 
     # ---- fights
-    def encounter(self, foes: list, name: str | None = None, *, keeper_override: str | None = None) -> "Fight":
+    def encounter(self, foes: list, name: str | None = None, *, dark: bool = False,
+                  keeper_override: str | None = None) -> "Fight":
         """A fight begins with these foes (bestiary ids, ``{"npc": name}`` for a named NPC, or a prepared
-        encounter id from campaign.yaml)."""
+        encounter id from campaign.yaml); ``dark``: fought in darkness (a prepared encounter may say so)."""
         prepared = self._store.campaign.get("encounters", {})
         if isinstance(foes, str) and foes in prepared:
             name = name or foes
+            dark = dark or bool(prepared[foes].get("dark"))
             foes = _expand_prepared(prepared[foes]["foes"])
-        self.act("encounter", foes=list(foes), name=name, keeper_override=keeper_override)
+        self.act("encounter", foes=list(foes), name=name, keeper_override=keeper_override,
+                 **({"dark": True} if dark else {}))
         return Fight(self)
 
     @_locked
@@ -547,6 +550,8 @@ class Campaign:
                 raise Refused(f"there is no prepared encounter {foes!r} (prepared: {', '.join(prepared) or 'none'});"
                               " name foes as a list of bestiary ids")
             name = name or prepared[foes]["name"]
+            if prepared[foes]["dark"]:
+                options.setdefault("dark", True)
             foes = prepared[foes]["foes"]
         return forecast(self.rules, self.state, None if foes is None else list(foes), name=name, fights=fights,
                         seed=seed, campaign=self._store.campaign, **options)

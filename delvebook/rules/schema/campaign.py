@@ -240,6 +240,8 @@ def check_campaign(campaign: Any, base: Any) -> tuple[Any, list[Problem]]:
         for key in ("note", "name"):
             if enc.get(key) is not None and not isinstance(enc[key], str):
                 p.add(here + (key,), f"expected text, got {show(enc[key])}")
+        if "dark" in enc and not isinstance(enc["dark"], bool):
+            p.add(here + ("dark",), f"expected true or false (fought in darkness), got {show(enc['dark'])}")
 
     for key, what in (("rooms", "room"), ("quests", "quest")):
         for entry_id, entry in _table(p, campaign, key, what).items():
