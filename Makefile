@@ -17,7 +17,8 @@ BIN := $(VENV)/bin
 lab: $(VENV)/.installed
 	$(BIN)/delvebook lab $(CAMPAIGN) $(LAB_ARGS)
 
-# The players' view of the play copy, for a second screen (`delvebook players`; PLAYERS_ARGS=--hide-hearts...).
+# The players' view of the play copy, for a second screen and the players' phones (`delvebook players`;
+# PLAYERS_ARGS="--ip 0.0.0.0" for the phones, --hide-hearts...).
 # Started before the keeper's first run, it makes the play copy as the table notebook would.
 players: $(VENV)/.installed
 	@test -d $(PLAY) || $(BIN)/python -c 'import shutil, sys; shutil.copytree(sys.argv[1], sys.argv[2], \

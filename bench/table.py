@@ -18,10 +18,12 @@ In-process, no kernel:
 - the Charts panel on the long campaigns: its first showing (its series built by a replay) and each click after
   (the series moved by what the event touched).
 
-In JupyterLab (headless Chromium, 1366x768) on a scratch copy of the prepared campaign, --n clicks of each kind:
+In JupyterLab (headless Chromium, 1366x768) on a scratch copy of the prepared campaign, and again on one of the
+bundled long campaign (the-long-delve, 10k events), --n clicks of each kind:
 
-- a check (Stealth), an attack (Wren's dagger on the Bell Warden, taken back by an untimed Undo so the fight stays
-  the same), a luck die (on a fresh check, taken back by an untimed Undo so the dice last);
+- a check (the acting delver's first skill: Wren's Stealth), an attack (the first weapon on the first foe: Wren's
+  dagger on the Bell Warden, a goblin in the long campaign; taken back by an untimed Undo so the fight stays the
+  same), a luck die (on a fresh check, taken back by an untimed Undo so the dice last);
 - click to visible: from the click event to the first animation frame that shows the new outcome (measured in
   the page: a capturing click listener and a requestAnimationFrame loop); median and worst;
 - messages per click: the kernel websocket's comm messages each way during the click (decoded from the frames,
@@ -29,7 +31,7 @@ In JupyterLab (headless Chromium, 1366x768) on a scratch copy of the prepared ca
 - the Charts panel: from the click to its SVG drawn, the first time (its series built) and after a new event.
 
 Target: median click to visible at most 150 ms, one comm message each way per click. Prints; asserts nothing.
-Run: .venv/bin/python bench/table.py [--n 30] [--events 100000] [--big DIR] [--no-browser]
+Run: .venv/bin/python bench/table.py [--n 30] [--events 100000] [--big DIR] [--no-browser | --browser-only]
 """
 
 from __future__ import annotations
@@ -98,11 +100,15 @@ NOTEBOOK_SOURCE = """import shutil, tempfile
 from pathlib import Path
 import delvebook as db
 scratch = Path(tempfile.mkdtemp(prefix="delvebook-bench-")) / "keep"
-shutil.copytree("campaigns/the-sunken-keep", scratch, ignore=shutil.ignore_patterns(".delvebook.lock"))
+shutil.copytree("campaigns/{campaign}", scratch, ignore=shutil.ignore_patterns(".delvebook.lock"))
 camp = db.Campaign.open(scratch)
-camp.start_session()
-camp.encounter(["bell_warden"]).initiative(first="party")
+if not camp.state["session"]["active"]:
+    camp.start_session()
+camp.encounter(["{foe}"]).initiative(first="party")
 camp.dashboard()"""
+
+BROWSER_CAMPAIGNS = (("the-sunken-keep", "bell_warden"), ("the-long-delve", "goblin"))
+"""The campaigns clicked in the browser, and the foe each fight is against."""
 
 
 def _stats(xs: list[float]) -> str:
@@ -155,90 +161,102 @@ def in_browser(n: int) -> None:
     import nbformat
     from playwright.sync_api import sync_playwright
 
-    from conftest import CHROMIUM_ARGS, DEBIAN_CHROMIUM, LabServer, run_all_cells
+    from conftest import CHROMIUM_ARGS, DEBIAN_CHROMIUM, LabServer
     home = Path(tempfile.mkdtemp(prefix="delvebook-bench-lab-"))
     server = LabServer(home)
     server.start()
     try:
-        nb = nbformat.v4.new_notebook()
-        nb.cells = [nbformat.v4.new_code_cell(NOTEBOOK_SOURCE)]
-        nb.metadata = {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}}
-        nbformat.write(nb, server.root / "bench.ipynb")
+        for campaign, foe in BROWSER_CAMPAIGNS:
+            nb = nbformat.v4.new_notebook()
+            nb.cells = [nbformat.v4.new_code_cell(NOTEBOOK_SOURCE.format(campaign=campaign, foe=foe))]
+            nb.metadata = {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python",
+                                          "name": "python3"}}
+            nbformat.write(nb, server.root / f"bench-{campaign}.ipynb")
         with sync_playwright() as p:
             options = {"args": CHROMIUM_ARGS}
             if DEBIAN_CHROMIUM.exists():
                 options["executable_path"] = str(DEBIAN_CHROMIUM)
             browser = p.chromium.launch(**options)
-            context = browser.new_context(viewport={"width": 1366, "height": 768})
-            context.add_init_script(HOOK)
-            page = context.new_page()
-            page.set_default_timeout(60_000)
-            panel = run_all_cells(page, server, "bench.ipynb")
-            table = panel.locator(".db-table").last
-            table.wait_for(state="visible")
-            table.scroll_into_view_if_needed()
-
-            def idle() -> None:
-                page.wait_for_function("() => [...document.querySelectorAll('.db-root')]"
-                                       ".every(r => !r.classList.contains('db-busy'))")
-
-            def plain(locator) -> None:
-                locator.click()
-                idle()
-
-            def timed(locator) -> tuple[float, int, int]:
-                page.evaluate("window.__db.arm()")
-                start = page.evaluate("window.__dbmsgs.length")
-                locator.click()
-                page.wait_for_function("() => window.__db.t1 !== null")
-                page.wait_for_timeout(150)
-                ms = page.evaluate("window.__db.t1 - window.__db.t0")
-                msgs = page.evaluate("s => window.__dbmsgs.slice(s)", start)
-                out = sum(1 for way, t in msgs if way == "out" and t == "comm_msg")
-                back = sum(1 for way, t in msgs if way == "in" and t == "comm_msg")
-                idle()
-                return ms, out, back
-
-            stealth = table.locator(".db-checks button", has_text="Stealth")
-            dagger = table.locator('.db-target[data-name="The Bell Warden 1"] button', has_text="Dagger")
-            undo = table.locator(".db-undo-btn")
-            results: dict[str, list] = {"check": [], "attack": [], "luck die": []}
-            for _ in range(3):  # warm up: the first clicks load the distributions' caches
-                plain(stealth)
-            for _ in range(n):
-                results["check"].append(timed(stealth))
-            for _ in range(n):
-                results["attack"].append(timed(dagger))
-                plain(undo)
-            for _ in range(n):
-                plain(stealth)
-                results["luck die"].append(timed(table.locator(".db-luck-plus").first))
-                plain(undo)
-            # charts: the Charts panel's first opening (its series built) and one after a new event
-            chart_ms = []
-            for _ in range(2):
-                t = time.perf_counter()
-                table.locator('.db-tab[data-panel="charts"]').click()
-                table.locator("svg.db-chart").first.wait_for(state="visible")
-                chart_ms.append((time.perf_counter() - t) * 1000)
-                plain(table.locator('.db-tab[data-panel="play"]'))
-                plain(stealth)
-            print(f"\nin the browser (JupyterLab, headless Chromium 1366x768), {n} clicks each:")
-            print(f"  charts   panel opened to drawn: first {chart_ms[0]:6.1f} ms (series built), "
-                  f"after a new event {chart_ms[1]:6.1f} ms (target 1.5 s)")
-            for name, rows in results.items():
-                ms = [r[0] for r in rows]
-                out = sorted({r[1] for r in rows})
-                back = sorted({r[2] for r in rows})
-                print(f"  {name:8} click to visible: {_stats(ms)} | comm messages per click: "
-                      f"{'/'.join(map(str, out))} to the kernel, {'/'.join(map(str, back))} back")
-            all_ms = [r[0] for rows in results.values() for r in rows]
-            print(f"  target: median <= 150 ms (all kinds: median {statistics.median(all_ms):.1f} ms), one message "
-                  f"each way per click")
+            for campaign, _ in BROWSER_CAMPAIGNS:
+                _clicked(browser, server, n, campaign)
             browser.close()
     finally:
         server.stop()
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _clicked(browser, server, n: int, campaign: str) -> None:
+    """--n clicks of each kind on ``campaign``'s table in its own page and kernel, and the Charts panel."""
+    from conftest import run_all_cells
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    context.add_init_script(HOOK)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    panel = run_all_cells(page, server, f"bench-{campaign}.ipynb")
+    table = panel.locator(".db-table").last
+    table.wait_for(state="visible")
+    table.scroll_into_view_if_needed()
+    events = int(table.locator(".db-log .db-logrow").first.get_attribute("data-seq"))
+
+    def idle() -> None:
+        page.wait_for_function("() => [...document.querySelectorAll('.db-root')]"
+                               ".every(r => !r.classList.contains('db-busy'))")
+
+    def plain(locator) -> None:
+        locator.click()
+        idle()
+
+    def timed(locator) -> tuple[float, int, int]:
+        page.evaluate("window.__db.arm()")
+        start = page.evaluate("window.__dbmsgs.length")
+        locator.click()
+        page.wait_for_function("() => window.__db.t1 !== null")
+        page.wait_for_timeout(150)
+        ms = page.evaluate("window.__db.t1 - window.__db.t0")
+        msgs = page.evaluate("s => window.__dbmsgs.slice(s)", start)
+        out = sum(1 for way, t in msgs if way == "out" and t == "comm_msg")
+        back = sum(1 for way, t in msgs if way == "in" and t == "comm_msg")
+        idle()
+        return ms, out, back
+
+    check = table.locator(".db-checks button.db-skill").first
+    attack = table.locator(".db-target").first.locator("button.db-attack").first
+    undo = table.locator(".db-undo-btn")
+    results: dict[str, list] = {"check": [], "attack": [], "luck die": []}
+    for _ in range(3):  # warm up: the first clicks load the distributions' caches
+        plain(check)
+    for _ in range(n):
+        results["check"].append(timed(check))
+    for _ in range(n):
+        results["attack"].append(timed(attack))
+        plain(undo)
+    for _ in range(n):
+        plain(check)
+        results["luck die"].append(timed(table.locator(".db-luck-plus").first))
+        plain(undo)
+    # charts: the Charts panel's first opening (its series built) and one after a new event
+    chart_ms = []
+    for _ in range(2):
+        t = time.perf_counter()
+        table.locator('.db-tab[data-panel="charts"]').click()
+        table.locator("svg.db-chart").first.wait_for(state="visible")
+        chart_ms.append((time.perf_counter() - t) * 1000)
+        plain(table.locator('.db-tab[data-panel="play"]'))
+        plain(check)
+    print(f"\nin the browser (JupyterLab, headless Chromium 1366x768), {campaign} ({events:,} events), "
+          f"{n} clicks each:")
+    print(f"  charts   panel opened to drawn: first {chart_ms[0]:6.1f} ms (series built), "
+          f"after a new event {chart_ms[1]:6.1f} ms (target 1.5 s)")
+    for name, rows in results.items():
+        ms = [r[0] for r in rows]
+        out = sorted({r[1] for r in rows})
+        back = sorted({r[2] for r in rows})
+        print(f"  {name:8} click to visible: {_stats(ms)} | comm messages per click: "
+              f"{'/'.join(map(str, out))} to the kernel, {'/'.join(map(str, back))} back")
+    all_ms = [r[0] for rows in results.values() for r in rows]
+    print(f"  target: median <= 150 ms (all kinds: median {statistics.median(all_ms):.1f} ms), one message "
+          f"each way per click")
+    context.close()
 
 
 def _scratch(src: Path, tmp: Path) -> Path:
@@ -372,7 +390,11 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=100_000, help="the generated campaign's length")
     ap.add_argument("--big", default=None, help="generate the long campaign here once and reuse it (kept)")
     ap.add_argument("--no-browser", action="store_true", help="the in-process figures only")
+    ap.add_argument("--browser-only", action="store_true", help="the browser's figures only")
     args = ap.parse_args()
+    if args.browser_only:
+        in_browser(args.n)
+        return
     in_process(args.n)
     tmp = None
     big = Path(args.big) if args.big else None

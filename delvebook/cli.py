@@ -231,55 +231,29 @@ def _cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
-def _is_loopback(ip: str) -> bool:
-    import ipaddress
-    if ip == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(ip).is_loopback
-    except ValueError:
-        return False
-
-
 def _cmd_players(args: argparse.Namespace) -> int:
-    import secrets
     campaign = Path(args.campaign).resolve()
     if not (campaign / "campaign.yaml").is_file():
         _say(f"delvebook players: {campaign} holds no campaign.yaml", file=sys.stderr)
         return 2
-    from delvebook.extras import install_hint, missing
-    gone = missing("voila", "ipywidgets", "anywidget")
+    from delvebook.extras import EXTRAS, install_hint, missing
+    gone = missing(*EXTRAS["players"])
     if gone:
         print(f"delvebook players needs {' and '.join(gone)}, which the core install of delvebook leaves out: "
               f"{install_hint('players')}", file=sys.stderr)
         return 2
-    if args.cull_after <= 0:
-        print("delvebook players: --cull-after is a number of seconds, more than 0", file=sys.stderr)
+    if not 0 <= args.port <= 65535:
+        print(f"delvebook players: --port is 0 to 65535, not {args.port}", file=sys.stderr)
         return 2
-    notebook = Path(__file__).resolve().parent / "players.ipynb"
-    env = dict(os.environ, DELVEBOOK_CAMPAIGN=str(campaign),
-               DELVEBOOK_HIDE_HEARTS="1" if args.hide_hearts else "0",
-               DELVEBOOK_SHOW_FOE_HEARTS="1" if args.show_foe_hearts else "0")
-    token = args.token
-    if token is None and not _is_loopback(args.ip):
-        token = secrets.token_urlsafe(24)  # reachable from other machines: only with the link
-    cull = args.cull_after
-    cmd = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={args.port}",
-           f"--Voila.ip={args.ip}", "--theme=light",
-           # a page that is gone (closed, reloaded, a phone put away) gives back its kernel
-           "--VoilaConfiguration.multi_kernel_manager_class=delvebook.players.ClosedPageKernelManager",
-           f"--MappingKernelManager.cull_idle_timeout={cull:g}",
-           f"--MappingKernelManager.cull_interval={max(1, int(cull // 2))}"]
-    if token:
-        cmd.append(f"--Voila.token={token}")
-    host = f"[{args.ip}]" if ":" in args.ip else args.ip
-    link = f"http://{host}:{args.port}/" + (f"?token={token}" if token else "")
-    where = "on this machine only" if _is_loopback(args.ip) else "for the players' devices (with the token)"
-    _say(f"delvebook players: {campaign.name} read-only at {link} {where} (Ctrl-C stops)")
+    from delvebook.players.server import run
     try:
-        return subprocess.call(cmd, env=env)
-    except KeyboardInterrupt:
-        return 130
+        return run(campaign, ip=args.ip, port=args.port, hide_hearts=args.hide_hearts,
+                   foe_hearts=args.show_foe_hearts, parent=args.parent, allow_hosts=tuple(args.allow_host),
+                   new_links=args.new_links, qr=args.qr)
+    except OSError as err:
+        print(f"delvebook players: cannot listen on {args.ip} port {args.port}: {err.strerror or err}",
+              file=sys.stderr)
+        return 1
 
 
 def _cmd_share(args: argparse.Namespace) -> int:
@@ -304,30 +278,16 @@ def _cmd_share(args: argparse.Namespace) -> int:
 
 
 def _validate(path: Path) -> tuple[list, list[str], int | None]:
-    """(every problem, what opening noted, the number of events or None) for a campaign folder: the files read
-    strictly (every line of the log, every field of campaign.yaml), then, if they read well, the campaign opened
-    read-only (the checks play makes) and every event decided again by the rules (``store.playcheck``)."""
-    from delvebook.campaign import Campaign
-    from delvebook.store import StoreError, validate
-    from delvebook.store.playcheck import play_problems
-    problems = list(validate(path))
-    if problems:
-        return problems, [], None
-    from delvebook.store import CampaignStore
-    try:
-        store = CampaignStore.open(path, read_only=True)
-        camp = Campaign.open(store)
-    except StoreError as err:
-        return [err], [], None
-    with camp:
-        found = play_problems(camp.rules, camp.setup, camp.events, file=Path(path) / "log.yaml",
-                              line_of=store.line_of)
-        return found, camp.problems, len(camp.events)
+    """(every problem, what the last writer noted, the number of events or None) for a campaign folder:
+    ``store.validation.check_folder``, the one check ``Campaign.open`` runs, with every bad line listed."""
+    from delvebook.store.validation import check_folder
+    found = check_folder(path)
+    return found.problems, found.notes, found.events
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    """Every problem in the folder's files (the same checks ``Campaign.open`` makes, and more), then, if there
-    are none, every event decided again by the rules. Printed one a line, control characters escaped."""
+    """Every problem in the folder's files and its log, as ``Campaign.open`` judges them (the log's lines written
+    by hand decided again by the rules). Printed one a line, control characters escaped."""
     path = Path(args.path)
     try:
         problems, notes, n = _validate(path)
@@ -460,19 +420,25 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--readme", default=None, metavar="FILE",
                    help="also write the badge into FILE (e.g. README.md): its Binder badge line, or under its title")
 
-    p = sub.add_parser("players", help="serve the read-only players' view with Voila")
+    p = sub.add_parser("players", help="serve the second screen and each player's page on their phone",
+                       description="Serve the second screen (the table, read-only) and each player's own page: "
+                       "their delver, their luck dice, the rolls the keeper asks of them, their level-up choices. "
+                       "Each link carries its own secret (kept in CAMPAIGN/requests/keys.json); a player's click is "
+                       "a request the keeper's table accepts or declines.")
     p.add_argument("campaign", metavar="CAMPAIGN")
-    p.add_argument("--port", type=int, default=8866)
+    p.add_argument("--port", type=int, default=8866, help="the port (default 8866; the firewall must let it in)")
     p.add_argument("--ip", default="127.0.0.1",
-                   help="listen address (default 127.0.0.1: this machine only; 0.0.0.0 for the players' own "
-                   "devices, then with a token in the link)")
-    p.add_argument("--token", default=None,
-                   help="the token the link carries (default: none on 127.0.0.1, a new random one otherwise)")
-    p.add_argument("--cull-after", type=float, default=30.0, metavar="SECONDS",
-                   help="shut down the kernel of a page that has been gone this long (default 30)")
+                   help="listen address (default 127.0.0.1: this machine only; 0.0.0.0 for the players' phones on "
+                   "this network)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="another name the pages may be reached by (e.g. keeper-laptop.local); the addresses it "
+                   "listens on, 127.0.0.1 and localhost always are")
+    p.add_argument("--new-links", action="store_true", help="new secrets for every link: the old links stop working")
+    p.add_argument("--qr", action="store_true", help="print each link's QR code on this terminal too")
     p.add_argument("--hide-hearts", action="store_true",
                    help="show the delvers' hearts as wounds too (unhurt, wounded, badly wounded), not their numbers")
     p.add_argument("--show-foe-hearts", action="store_true", help="show foes' exact hearts, not just wounds")
+    p.add_argument("--parent", type=int, default=None, help=argparse.SUPPRESS)  # stop when this process is gone
 
     p = sub.add_parser("validate", help="check a campaign folder; lists every problem, exit status 1 if any")
     p.add_argument("path", metavar="PATH")

@@ -2,7 +2,7 @@
 
 ``pip install delvebook`` gives the dice, the odds, the rules, the campaign and its log, and the command line.
 The rest comes by extra: ``table`` (the keeper's widgets), ``analysis`` (frames, charts, the report, Parquet
-export), ``lab`` (JupyterLab), ``players`` (the players' view under Voila), or ``all``. A module that needs an
+export), ``lab`` (JupyterLab), ``players`` (the players' server for the second screen and the players' phones, with their QR codes), or ``all``. A module that needs an
 extra calls :func:`require` before its first heavy import, so a missing one is a sentence naming the extra,
 not a bare ``ModuleNotFoundError`` from deep inside an import. Standard library only.
 """
@@ -17,7 +17,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "table": ("ipywidgets", "anywidget"),
     "analysis": ("pandas", "plotly", "pyarrow"),
     "lab": ("jupyterlab",),
-    "players": ("voila", "ipywidgets", "anywidget"),
+    "players": ("segno", "ipywidgets", "anywidget"),
 }
 """Each extra and the modules it brings (as imported), as pyproject.toml declares them."""
 

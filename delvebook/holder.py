@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from .store import LockedError
-from .store.folder import LOCK_FILE, SOFT_LOCK_FILE
+from .store.lock import LOCK_FILE, SOFT_LOCK_FILE
 
 __all__ = ["CampaignHeld", "held", "holder_pid", "who"]
 

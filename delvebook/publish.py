@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from .store.folder import fsync_dir
+from .store.files import fsync_dir
 
 __all__ = ["Refused", "write_file", "read_file", "replace_folder", "markdown_text", "markdown_code"]
 
@@ -107,7 +107,8 @@ def _umask() -> int:
     return mask
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` is there (one another user runs counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -132,7 +133,7 @@ def _clean_leftovers(target: Path) -> None:
             continue
         path = target.parent / name
         st = _lstat(path)
-        if st is not None and stat.S_ISDIR(st.st_mode) and pid != os.getpid() and not _alive(pid):
+        if st is not None and stat.S_ISDIR(st.st_mode) and pid != os.getpid() and not pid_alive(pid):
             shutil.rmtree(path, ignore_errors=True)
 
 

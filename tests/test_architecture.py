@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "delvebook"
 # Layers, lowest first; a module may import its own layer and the layers below it.
 LAYERS = {
     "core": {"dice", "distribution", "rules", "rules.schema", "model", "events", "roles", "engine", "narrate", "collect",
-             "extras", "statecheck"},
+             "extras", "statecheck", "names"},
     "store": {"yamlsafe", "rules.load", "store", "publish", "holder"},
     "campaign": {"campaign", "forecast", "recap"},
     "views": {"analysis", "typed_columns", "charts", "report", "players", "table", "widgets", "cli", "cli_reading",

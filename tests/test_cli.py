@@ -160,31 +160,28 @@ def test_lab_outside_the_repository_lays_out_the_packaged_notebook_and_campaign(
     assert (folder / "examples" / "run-a-session.ipynb").read_text() == "{}"
 
 
-def _players_command(monkeypatch, capsys, *args: str) -> tuple[list, str]:
+def _players_command(monkeypatch, *args: str) -> dict:
     from delvebook import extras
+    from delvebook.players import server
     seen = {}
     monkeypatch.setattr(extras, "missing", lambda *names: [])
-    monkeypatch.setattr(cli.subprocess, "call", lambda cmd, env=None: seen.setdefault("cmd", cmd) and 0)
+    monkeypatch.setattr(server, "run", lambda campaign, **options: seen.update(campaign=campaign, **options) or 0)
     keep = __import__("pathlib").Path(__file__).resolve().parent.parent / "campaigns" / "the-sunken-keep"
     assert cli.main(["players", str(keep), *args]) == 0
-    return seen["cmd"], capsys.readouterr().out
+    return seen
 
 
-def test_players_serves_this_machine_only_by_default_and_culls_closed_pages(monkeypatch, capsys):
-    cmd, out = _players_command(monkeypatch, capsys)
-    assert "--Voila.ip=127.0.0.1" in cmd and not any(c.startswith("--Voila.token") for c in cmd)
-    assert "--VoilaConfiguration.multi_kernel_manager_class=delvebook.players.ClosedPageKernelManager" in cmd
-    assert "--MappingKernelManager.cull_idle_timeout=30" in cmd
-    assert "on this machine only" in out and "token" not in out.split("on this machine")[0]
+def test_players_serves_this_machine_only_by_default(monkeypatch):
+    seen = _players_command(monkeypatch)
+    assert seen["ip"] == "127.0.0.1" and seen["port"] == 8866 and not seen["new_links"]
 
 
-def test_players_on_another_address_needs_the_token_it_prints(monkeypatch, capsys):
-    cmd, out = _players_command(monkeypatch, capsys, "--ip", "0.0.0.0", "--cull-after", "10")
-    [token] = [c.split("=", 1)[1] for c in cmd if c.startswith("--Voila.token=")]
-    assert len(token) >= 24 and f"?token={token}" in out
-    assert "--MappingKernelManager.cull_idle_timeout=10" in cmd
-    cmd, out = _players_command(monkeypatch, capsys, "--ip", "0.0.0.0", "--token", "mine")
-    assert "--Voila.token=mine" in cmd and "?token=mine" in out
+def test_players_for_the_phones_listens_beyond_this_machine_with_no_secret_on_the_command_line(monkeypatch, capsys):
+    seen = _players_command(monkeypatch, "--ip", "0.0.0.0", "--allow-host", "keeper.local", "--hide-hearts")
+    assert seen["ip"] == "0.0.0.0" and seen["allow_hosts"] == ("keeper.local",) and seen["hide_hearts"]
+    with pytest.raises(SystemExit):
+        cli.main(["players", "campaigns/the-sunken-keep", "--token", "mine"])  # a secret is never an argument
+    assert "unrecognized arguments: --token" in capsys.readouterr().err
 
 
 def test_validate_prints_what_opening_noted(tmp_path, capsys):

@@ -140,11 +140,15 @@ HOSTILE = ['=HYPERLINK("http://evil.example/","click")', "+Ana", "-2+3+cmd|' /C 
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
-    """A campaign whose names are formulas, a lone carriage return among them, played a little."""
+    """A campaign whose names are formulas, a lone carriage return among them, played a little. Names with a tab
+    or a carriage return are refused today (``delvebook.names``), so they are made as a delvebook before that check
+    made them: a log written then still opens and exports."""
     folder = tmp_path_factory.mktemp("hostile") / "c"
     camp = db.Campaign.create(folder, name="=cmd|' /C calc'!A0", seed=1)
-    for i, name in enumerate(HOSTILE[:4] + HOSTILE[7:]):
-        camp.add_delver(name, "rogue", player=HOSTILE[(i + 4) % len(HOSTILE)])
+    with pytest.MonkeyPatch.context() as older:
+        older.setattr("delvebook.engine.creatures.check_name", lambda *a, **k: None)
+        for i, name in enumerate(HOSTILE[:4] + HOSTILE[7:]):
+            camp.add_delver(name, "rogue", player=HOSTILE[(i + 4) % len(HOSTILE)])
     camp.start_session()
     for d in camp.delvers:
         camp.check(d.name, "stealth", 12)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import delvebook as db
-from delvebook import campaign as campaign_module
+from delvebook.store import archive
 from delvebook.store import LOG_HEADER, StoreError
 
 KEEP = Path(__file__).resolve().parent.parent / "campaigns" / "the-sunken-keep"
@@ -113,7 +113,7 @@ def test_item_6_a_zip_bomb_is_refused_with_a_clear_error_and_nothing_is_left(tmp
 
 
 def test_item_6_a_zip_over_the_total_size_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(campaign_module, "ZIP_MAX_BYTES", 1 << 20)
+    monkeypatch.setattr(archive, "ZIP_MAX_BYTES", 1 << 20)
     big = _zip(tmp_path / "big.zip", {**_campaign_files(), "k/log.torn-1.yaml": os.urandom(2 << 20)})
     with pytest.raises(StoreError, match="unpacks to more than 1 MiB"):
         db.Campaign.open(big)
@@ -123,7 +123,7 @@ def test_item_6_a_full_disk_while_unpacking_is_a_store_error(exported, tmp_path,
     def full(fd, data):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(campaign_module, "_write_all", full)
+    monkeypatch.setattr(archive, "write_all", full)
     with pytest.raises(StoreError, match=r"No space left on device\); nothing was kept"):
         db.Campaign.open(exported, unpack_to=tmp_path / "play")
     assert not (tmp_path / "play").exists()
@@ -182,7 +182,7 @@ def test_item_7_a_campaign_yaml_symlinked_to_a_device_is_refused_without_reading
 
 
 def test_item_7_export_is_bounded_in_size(keep, monkeypatch):
-    monkeypatch.setattr(campaign_module, "EXPORT_MAX_BYTES", 1000)
+    monkeypatch.setattr(archive, "EXPORT_MAX_BYTES", 1000)
     with db.Campaign.open(keep) as camp:
         with pytest.raises(StoreError, match="more than 0 MiB|nothing was exported"):
             camp.export_zip()

@@ -1,6 +1,7 @@
-"""The quick check of a change (each kind's compiled predicate) refuses exactly what the kind's ``problem`` refuses:
-the reader runs the predicate on every change and asks ``problem`` only to say why, so a predicate that let one
-more value through would be a check dropped."""
+"""The quick check of a change (each kind's compiled predicate, ``statecheck.compiled``) refuses exactly what the
+kind's ``problem`` (``statecheck.kinds``, the reference) refuses: the reader runs the predicate on every change and
+asks ``problem`` only to say why, so a predicate that let one more value through would be a check dropped. Roll
+records: the check of plain notation refuses exactly what ``Roll.from_dict`` refuses."""
 from __future__ import annotations
 
 import json
@@ -10,6 +11,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from delvebook import statecheck
+from delvebook.store import read_log
+from delvebook.statecheck.rolls import from_dict_problem, plan
 
 LONG = Path(__file__).resolve().parent.parent / "campaigns" / "the-long-delve" / "log.yaml"
 
@@ -24,14 +27,12 @@ def _shapes() -> list[statecheck.Shape]:
     return [statecheck.DEFAULT, statecheck.Shape(hearts_floor=-3, level_cap=10)]
 
 
+def _events() -> list[dict]:
+    return read_log(LONG)[0]
+
+
 def _changes() -> list[tuple[list, object]]:
-    out = []
-    with open(LONG, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("- {"):
-                for path, value in json.loads(line[2:]).get("changes") or []:
-                    out.append((path, value))
-    return out
+    return [(path, value) for event in _events() for path, value in event.get("changes") or []]
 
 
 def _agrees(shape: statecheck.Shape, path: list, value: object) -> None:
@@ -132,7 +133,7 @@ def test_a_roll_with_luck_dice_is_refused_exactly_when_its_record_does_not_make_
                                                                                        with_total, with_base):
     record = {"expr": expr, "faces": faces, "luck": luck, "who": "Wren"}
     if isinstance(total, str):  # what the numbers come to, however odd they are: the record is near a right one
-        sides, signs, total = statecheck._plan(expr)
+        sides, signs, total = plan(expr)
         try:
             total += sum(sign * face for sign, face in zip(signs, faces))
             total += sum(die["sign"] * die["face"] for die in luck)
@@ -142,33 +143,31 @@ def test_a_roll_with_luck_dice_is_refused_exactly_when_its_record_does_not_make_
         record["total"] = total
     if with_base:
         record["base_total"] = total
-    assert (statecheck.roll_problem(record) is None) == (statecheck._from_dict_problem(record) is None)
+    assert (statecheck.roll_problem(record) is None) == (from_dict_problem(record) is None)
 
 
 def test_the_luck_dice_of_the_long_campaign_make_their_totals():
     rolls = 0
-    with open(LONG, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("- {") and '"luck": [' in line:
-                for record in (json.loads(line[2:]).get("rolls") or {}).values():
-                    if not record.get("luck"):
-                        continue
-                    assert statecheck.roll_problem(record) is None
-                    assert statecheck._from_dict_problem(record) is None
-                    bad = dict(record, total=record["total"] + 1)
-                    assert statecheck.roll_problem(bad) is not None
-                    for change in ({"sign": 2}, {"sign": 0}, {"sign": True}, {"face": 0}, {"face": 7},
-                                   {"face": 4, "sides": 3}, {"sides": "6"}, {"face": 2.0}):
-                        die = dict(record["luck"][0], **change)
-                        try:  # the total the odd die comes to, so only the die itself is wrong
-                            moved = record["total"] + die["sign"] * die["face"] - \
-                                record["luck"][0]["sign"] * record["luck"][0]["face"]
-                        except TypeError:
-                            moved = record["total"]
-                        odd = dict(record, luck=[die] + record["luck"][1:], total=moved)
-                        slow = statecheck._from_dict_problem(odd)
-                        assert (statecheck.roll_problem(odd) is None) == (slow is None), odd
-                    rolls += 1
+    for event in _events():
+        for record in (event.get("rolls") or {}).values():
+            if not record.get("luck"):
+                continue
+            assert statecheck.roll_problem(record) is None
+            assert from_dict_problem(record) is None
+            bad = dict(record, total=record["total"] + 1)
+            assert statecheck.roll_problem(bad) is not None
+            for change in ({"sign": 2}, {"sign": 0}, {"sign": True}, {"face": 0}, {"face": 7},
+                           {"face": 4, "sides": 3}, {"sides": "6"}, {"face": 2.0}):
+                die = dict(record["luck"][0], **change)
+                try:  # the total the odd die comes to, so only the die itself is wrong
+                    moved = record["total"] + die["sign"] * die["face"] - \
+                        record["luck"][0]["sign"] * record["luck"][0]["face"]
+                except TypeError:
+                    moved = record["total"]
+                odd = dict(record, luck=[die] + record["luck"][1:], total=moved)
+                slow = from_dict_problem(odd)
+                assert (statecheck.roll_problem(odd) is None) == (slow is None), odd
+            rolls += 1
     assert rolls > 500
 
 
@@ -178,17 +177,15 @@ PLAIN = ["d20", "d6", "d20+d6", "2d6", "d20+2d6", "d6+15", "d20-d6", "5", "-d6+2
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(PLAIN), st.lists(ODD_NUMBER | st.integers(1, 6) | st.integers(1, 20), max_size=10),
        st.integers(-10, 80) | ODD_NUMBER | st.just("what the faces come to"))
-def test_the_written_out_check_of_plain_notation_accepts_what_roll_problem_accepts(expr, faces, total):
+def test_the_check_of_plain_notation_refuses_what_roll_from_dict_refuses(expr, faces, total):
     record = {"expr": expr, "faces": faces, "who": "Wren"}
     if isinstance(total, str):
-        sides, signs, total = statecheck._plan(expr)
+        sides, signs, total = plan(expr)
         try:
             total += sum(sign * face for sign, face in zip(signs, faces))
         except TypeError:
             pass
     record["total"] = total
-    verdict = statecheck.roll_problem(record) is None  # writes the quick check out the first time
-    quick = statecheck._QUICK.get(expr)
-    if quick is not None:
-        assert quick(record) == verdict
+    verdict = statecheck.roll_problem(record) is None
+    assert verdict == (from_dict_problem(record) is None), record
     assert (statecheck.rolls_problem({"r": record}) is None) == verdict

@@ -15,8 +15,8 @@ import textwrap
 import pytest
 
 import delvebook as db
-from delvebook.store import CampaignStore, LockedError, StoreError, folder as folder_store
-from delvebook.store.folder import LOCK_FILE, SOFT_LOCK_FILE
+from delvebook.store import CampaignStore, LockedError, StoreError, dump_event_line, folder as folder_store, lock
+from delvebook.store.lock import LOCK_FILE, SOFT_LOCK_FILE
 
 import test_store_contract as contract
 from test_store_contract import *  # noqa: F401,F403  the contract's tests, run here on the portable store
@@ -44,7 +44,7 @@ def portable(request, monkeypatch):
 def test_fcntl_is_really_hidden(portable):
     with pytest.raises(ImportError):
         import fcntl  # noqa: F401
-    assert folder_store._flock() is None
+    assert lock._flock() is None
 
 
 def test_a_second_store_is_refused_with_the_same_message_and_close_lets_go(tmp_path, portable):
@@ -78,7 +78,7 @@ def test_each_event_is_on_disk_before_append_returns(tmp_path, portable):
     with CampaignStore.create(tmp_path / "c", {"name": "C"}) as store:
         for seq in (1, 2, 3):
             store.append({"seq": seq, "kind": "note"})
-            assert (tmp_path / "c" / "log.yaml").read_bytes().endswith(f'"seq": {seq}, "kind": "note"}}\n'.encode())
+            assert (tmp_path / "c" / "log.yaml").read_bytes().endswith(dump_event_line({"seq": seq, "kind": "note"}))
         assert (store._log_fd is None) is portable, "per event: the log is not held open between appends"
 
 
@@ -94,7 +94,7 @@ def test_the_guard_still_refuses_a_log_written_to_by_something_else(tmp_path, po
 
 def test_a_lock_left_by_a_restarted_kernel_with_the_same_pid_is_taken_over(tmp_path, portable):
     CampaignStore.create(tmp_path / "c", {"name": "C"}).close()
-    (tmp_path / "c" / SOFT_LOCK_FILE).write_text(f"{os.getpid()} {folder_store._HOST} 0123456789abcdef\n")
+    (tmp_path / "c" / SOFT_LOCK_FILE).write_text(f"{os.getpid()} {lock._HOST} 0123456789abcdef\n")
     with CampaignStore.open(tmp_path / "c") as store:
         assert any("earlier process with this pid" in p and "taken over" in p for p in store.problems)
         store.append({"seq": 1, "kind": "note"})
@@ -103,10 +103,10 @@ def test_a_lock_left_by_a_restarted_kernel_with_the_same_pid_is_taken_over(tmp_p
 def test_a_lock_left_by_a_dead_process_is_taken_over_and_a_live_ones_is_not(tmp_path, portable):
     CampaignStore.create(tmp_path / "c", {"name": "C"}).close()
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    (tmp_path / "c" / SOFT_LOCK_FILE).write_text(f"{dead.stdout.strip()} {folder_store._HOST} 0123456789abcdef\n")
+    (tmp_path / "c" / SOFT_LOCK_FILE).write_text(f"{dead.stdout.strip()} {lock._HOST} 0123456789abcdef\n")
     with CampaignStore.open(tmp_path / "c") as store:
         assert any(f"pid {dead.stdout.strip()}, no longer running" in p for p in store.problems)
-    (tmp_path / "c" / SOFT_LOCK_FILE).write_text(f"1 {folder_store._HOST} 0123456789abcdef\n")  # init runs
+    (tmp_path / "c" / SOFT_LOCK_FILE).write_text(f"1 {lock._HOST} 0123456789abcdef\n")  # init runs
     with pytest.raises(LockedError, match=r"in another process \(pid 1\); close it there, or open read-only"):
         CampaignStore.open(tmp_path / "c")
     (tmp_path / "c" / SOFT_LOCK_FILE).write_text("4242 another-host 0123456789abcdef\n")
@@ -167,6 +167,6 @@ def test_a_second_process_without_fcntl_is_refused_by_pid_and_can_read(tmp_path)
 
 def test_closing_leaves_a_soft_lock_that_another_writer_took_over(tmp_path, portable):
     store = CampaignStore.create(tmp_path / "c", {"name": "C"})
-    (tmp_path / "c" / SOFT_LOCK_FILE).write_text(f"{os.getpid()} {folder_store._HOST} fedcba9876543210\n")
+    (tmp_path / "c" / SOFT_LOCK_FILE).write_text(f"{os.getpid()} {lock._HOST} fedcba9876543210\n")
     store.close()
     assert (tmp_path / "c" / SOFT_LOCK_FILE).read_text().split()[2] == "fedcba9876543210"

@@ -7,7 +7,7 @@ import random
 import pytest
 
 pytest.importorskip("anywidget")
-pytest.importorskip("pandas")
+pd = pytest.importorskip("pandas")
 
 import delvebook as db  # noqa: E402
 from delvebook import analysis  # noqa: E402
@@ -32,13 +32,26 @@ def from_frames(camp) -> dict:
     fight = None
     if len(enc):
         number = int(enc.max())
+        fought = f["encounters"][f["encounters"]["encounter"] == number].iloc[0]
+        start = int(fought["start_seq"])
+        lines: dict = {}
+        for who in camp.state["seats"]:  # the delvers standing when the fight began, at their hearts then
+            then = hearts[(hearts["who"].astype(str) == who) & (hearts["side"] == "party") & (hearts["seq"] <= start)]
+            if len(then) and then["status"].iloc[-1] != "dead":
+                lines[who] = {"name": who, "side": "party", "points": [[start, int(then["hearts"].iloc[-1])]]}
         rows = hearts[hearts["encounter"] == number]
-        lines = []
-        for who in dict.fromkeys(rows["who"].astype(str)):
-            r = rows[rows["who"].astype(str) == who]
-            lines.append({"name": who, "side": str(r["side"].iloc[0]),
-                          "points": [[int(q), int(h)] for q, h in zip(r["seq"], r["hearts"])]})
-        fight = {"number": number, "series": lines}
+        for who, side, q, h in zip(rows["who"].astype(str), rows["side"].astype(str), rows["seq"], rows["hearts"]):
+            lines.setdefault(who, {"name": who, "side": side, "points": []})["points"].append([int(q), int(h)])
+        running = camp.state["encounter"] is not None and camp.state["encounter"]["number"] == number
+        ends = [p[0] for line in lines.values() for p in line["points"]]
+        if not pd.isna(fought["end_seq"]):
+            ends.append(int(fought["end_seq"]))
+        until = max(ends + ([camp.events[-1]["seq"]] if running else []))
+        for line in lines.values():  # each line drawn on to the fight's end, or to now while it runs
+            if line["points"][-1][0] != until:
+                line["points"].append([until, line["points"][-1][1]])
+        fight = {"number": number, "first": min(line["points"][0][0] for line in lines.values()), "last": until,
+                 "series": list(lines.values())}
     return {"xp": {"series": series, "thresholds": thresholds, "last": int(last)}, "hearts": fight}
 
 
@@ -131,3 +144,42 @@ def test_the_charts_panel_moves_with_each_click_without_building_its_series_agai
 
 def test_the_long_campaigns_series_are_what_its_frames_say(long_delve):
     assert charts_panel(long_delve) == from_frames(long_delve)
+
+
+def test_every_combatants_hearts_line_runs_from_the_fights_start_to_now(camp):
+    ui = UI()
+    perform(camp, ui, {"do": "start_session"})
+    perform(camp, ui, {"do": "start_fight", "prepared": "causeway_ambush"})
+    start = camp.events[-1]["seq"]
+    perform(camp, ui, {"do": "initiative", "first": "party"})
+    wren = camp.delver("Wren").hearts
+    camp.damage("Wren", 4, source="a goblin's spear")
+    hit = camp.events[-1]["seq"]
+    camp.fight.next_turn()
+    perform(camp, ui, {"do": "panel", "panel": "charts"})
+    hearts = table_view(camp, ui)["charts"]["hearts"]
+    now = camp.events[-1]["seq"]
+    lines = {s["name"]: s["points"] for s in hearts["series"]}
+    assert lines["Wren"] == [[start, wren], [hit, wren - 4], [now, wren - 4]], "Wren's drop is drawn from the start"
+    brakka = camp.delver("Brakka").hearts
+    assert lines["Brakka"] == [[start, brakka], [now, brakka]], "a delver with no change is a level line"
+    assert [n for n in lines][:5] == camp.state["seats"], "the party first, in seat order, then the foes"
+    assert all(p[0][0] == start and p[-1][0] == now for p in lines.values())
+    assert (hearts["first"], hearts["last"]) == (start, now)
+
+
+def test_an_ended_fights_lines_end_where_it_ended(camp):
+    camp.start_session()
+    fight = camp.encounter("causeway_ambush")
+    start = camp.events[-1]["seq"]
+    fight.initiative("party")
+    fight.end()
+    end = camp.events[-1]["seq"]
+    camp.award_xp(10)  # play goes on after the fight: its lines stay where it ended
+    hearts = charts_panel(camp)["hearts"]
+    assert {(s["points"][0][0], s["points"][-1][0]) for s in hearts["series"]} == {(start, end)}
+    camp.undo()
+    camp.undo()  # the end taken back: the fight runs again, its lines drawn on to now
+    hearts = charts_panel(camp)["hearts"]
+    assert {s["points"][-1][0] for s in hearts["series"]} == {camp.events[-1]["seq"]}
+    assert charts_panel(camp) == from_frames(camp)

@@ -213,7 +213,7 @@ def test_the_table_fits_every_width_opens_each_panel_and_actor_at_its_top_and_fo
 
 def test_the_players_screen_puts_the_latest_first_on_a_phone_and_cuts_nothing_there_or_at_1920(
         browser, keep, tmp_path, artifacts):
-    from test_players import _open_players_page, _stop, _voila
+    from test_players import _open_players_page, _serve, _stop
     camp = db.Campaign.open(keep)
     try:
         camp.start_session()
@@ -223,7 +223,7 @@ def test_the_players_screen_puts_the_latest_first_on_a_phone_and_cuts_nothing_th
         camp.check("Brakka", "athletics", 10)
     finally:
         camp.close()
-    proc, url, log = _voila(keep, tmp_path)
+    proc, url, log = _serve(keep, tmp_path)
     try:
         phone = _open_players_page(browser, url, viewport={"width": 390, "height": 844})
         phone.wait_for_selector(".db-p-latest .db-result")

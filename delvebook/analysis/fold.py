@@ -9,7 +9,8 @@ from typing import Any, Callable
 
 import pandas as pd
 
-from ..campaign import Campaign, collector_paused
+from ..campaign import Campaign
+from ..campaign.collector import collector_paused
 from ..collect import Follower
 from ..collect.dice import Luck, Rolls
 from ..collect.fights import Damage, Fights

@@ -7,6 +7,7 @@ from typing import Any, Mapping
 from ..events import clone
 from ..model import PARTY, STATUS_ALIVE, is_alive, is_dead
 from .base import Ctx, command, data_items
+from .creatures import names_in_play, players_named, require_name
 from .gear import add_to_sheet, items_to_gear, refit_armor
 from .queries import find_choice, healing_banned, raisable_skills
 
@@ -15,10 +16,11 @@ __all__ = ["items_to_gear", "level_up_in", "add_delver", "choose", "level_up"]
 
 def _pick_option(ctx: Ctx, who: str, choice_id: str, choice: Mapping, picked: Any) -> tuple[str, Mapping]:
     options = dict(data_items(choice["options"]))
+    said = ", ".join(f"{o['name']} ({oid})" for oid, o in options.items())
     if picked is None:
-        ctx.refuse(f"{who}: choose {choice['prompt'].lower()}: one of {', '.join(options)}")
+        ctx.refuse(f"{who}: choose {choice['prompt'].lower()}: one of {said}")
     if picked not in options:
-        ctx.refuse(f"{who}: {picked!r} is not an option for {choice_id} (options: {', '.join(options)})")
+        ctx.refuse(f"{who}: {picked!r} is not an option for {choice_id}: {choice['prompt'].lower()}: one of {said}")
     return picked, options[picked]
 
 
@@ -37,8 +39,12 @@ def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
         ctx.refuse(f"{name!r} is the name of a foe in this encounter")
     if name in ctx.state.get("creatures", {}):
         ctx.refuse(f"{name!r} is the name of a creature in play")
+    require_name(ctx, name, "a delver's name", names_in_play(ctx))
     cls = ctx.rules.class_(class_id)
     player = player or name
+    players = players_named(ctx)
+    if player not in players:  # a new player at the table: a name that reads like no other player's
+        require_name(ctx, player, "a player's name", players)
     choices = dict(choices or {})
     made: dict[str, str] = {}
     defaulted: list[str] = []
@@ -202,8 +208,8 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
         delver["resources"][rid] = delver["resources"].get(rid, 0) + max(0, new_max - old_max)
     for aid, ability in data_items(cls["abilities"]):
         mech = ability.get("mechanics", {})
-        if ability["level"] == new and mech.get("spells_known"):
-            # the mage's level 2: learns the rest of the list
+        if ability["level"] == new and mech.get("spells_known") and "spellbook" in mech.get("spells_from", ()):
+            # the mage's level 2 (Wand Magic, casting from the book): learns the rest of the list
             rest = [sid for sid in ctx.rules.spell_by_number("grimoire").values() if sid not in delver["spells"]]
             delver["spells"] = delver["spells"] + rest[: max(0, mech["spells_known"] - len(delver["spells"]))]
     if "true_names_known" in cls:

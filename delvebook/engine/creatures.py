@@ -15,23 +15,51 @@ from typing import Any, Mapping
 
 from ..dice import DiceError, parse
 from ..model import STATUS_ALIVE, is_dead
+from ..names import NameIndex, check_name
 from .base import Ctx, command
 
-__all__ = ["creature_from", "npc", "remove_npc", "taken_names"]
+__all__ = ["creature_from", "npc", "remove_npc", "taken_names", "names_in_play", "players_named", "require_name"]
 
 _TYPED = ("hearts", "attack_bonus", "damage", "multi_attack", "ranged", "armor", "tags", "skills")
 
 
 def taken_names(ctx: Ctx) -> set:
-    """Every name in play (the party, the fight's foes, the named creatures): a new one must differ."""
-    enc = ctx.state["encounter"]
-    return set(ctx.state["delvers"]) | set(enc["foes"] if enc else ()) | set(ctx.state.get("creatures", {}))
+    """Every name in play (the party, the fight's foes, the named creatures): a new one must read differently."""
+    return set(names_in_play(ctx))
 
 
-def creature_from(ctx: Ctx, name: str | None, spec: Mapping, taken: set) -> dict:
+def names_in_play(ctx: Ctx) -> dict[str, str]:
+    """Every name in play and what it is: "a delver", "a foe in this fight", "an NPC", "a familiar"."""
+    s = ctx.state
+    enc = s["encounter"]
+    out = {n: "a delver" for n in s["delvers"]}
+    out.update((n, "a foe in this fight") for n in (enc["foes"] if enc else ()))
+    out.update((n, "a familiar" if c.get("role") == "familiar" else "an NPC") for n, c in s.get("creatures", {}).items())
+    return out
+
+
+def players_named(ctx: Ctx) -> dict[str, str]:
+    """Every player at the table (with luck dice, or playing a delver)."""
+    out = {p: "a player" for p in ctx.state["luck"]}
+    out.update((d["player"], "a player") for d in ctx.state["delvers"].values() if d.get("player"))
+    return out
+
+
+def require_name(ctx: Ctx, name: Any, what: str, taken) -> None:
+    """Refuse a new name that ``names.check_name`` refuses beside ``taken`` (a name that draws nothing in places,
+    turns the text around, or reads the same as one taken): the one check of every command that makes a name."""
+    problem = check_name(name, taken, what)
+    if problem is not None:
+        ctx.refuse(problem)
+
+
+def creature_from(ctx: Ctx, name: str | None, spec: Mapping, taken, what: str = "a creature's name") -> dict:
     """A creature's sheet: from the bestiary (``foe``: an id, with any of its numbers changed) or typed
     (``hearts`` at least, and optionally attack_bonus, damage, multi_attack, ranged, armor {av, dv}, tags,
-    skills {skill: proficient|expert}). Named ``name``, or the bestiary name numbered (Goblin 1, Goblin 2)."""
+    skills {skill: proficient|expert}). Named ``name``, or the bestiary name numbered (Goblin 1, Goblin 2: the
+    first number whose name reads differently from every name ``taken``: names, or a ``names.NameIndex``)."""
+    if not isinstance(taken, NameIndex):
+        taken = NameIndex(taken)
     kind = spec.get("foe")
     if kind is not None:
         if kind not in ctx.rules.bestiary:
@@ -63,13 +91,14 @@ def creature_from(ctx: Ctx, name: str | None, spec: Mapping, taken: set) -> dict
             ctx.refuse(f"a creature's skill is proficient or expert, not {level!r} ({sid})")
     if name is None:
         k = 1
-        while f"{b['name']} {k}" in taken:
+        while taken.find(f"{b['name']} {k}") is not None:
             k += 1
         name = f"{b['name']} {k}"
     if not isinstance(name, str) or not name.strip():
         ctx.refuse("a creature needs a name")
     if name in taken:
         ctx.refuse(f"{name!r} is already a name in play")
+    require_name(ctx, name, what, taken)
     armor = []
     if b.get("armor"):
         av, dv = b["armor"].get("av"), b["armor"].get("dv")
@@ -92,7 +121,7 @@ def npc(ctx: Ctx, name: str, foe: str | None = None, note: str | None = None, **
     unknown = sorted(k for k in typed if k not in _TYPED)
     if unknown:
         ctx.refuse(f"npc takes no {', '.join(map(repr, unknown))} (it takes: foe, note, {', '.join(_TYPED)})")
-    c = creature_from(ctx, name, {"foe": foe, **typed}, taken_names(ctx))
+    c = creature_from(ctx, name, {"foe": foe, **typed}, names_in_play(ctx), "an NPC's name")
     c["role"] = "npc"
     if note:
         c["note"] = str(note)

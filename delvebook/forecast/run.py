@@ -140,7 +140,7 @@ def _blocks_parallel(payload: dict, nblocks: int, workers: int) -> Iterable[list
 def forecast(rules, state: dict, foes: Sequence | None = None, *, name: str | None = None, fights: int = 2000,
              seed: int | None = None, policy: Policy | None = None, precision: float = 0.02,
              progress: Callable[[Progress], Any] | bool | None = None, workers: int | None = None,
-             campaign: dict | None = None) -> Danger:
+             campaign: dict | None = None, dark: bool = False) -> Danger:
     """Play up to ``fights`` fights of the party in ``state`` against ``foes`` (bestiary ids or specs; None: the
     fight running in ``state``, from where it stands) with ``rules``, in memory, and say how deadly it is.
 
@@ -160,7 +160,7 @@ def forecast(rules, state: dict, foes: Sequence | None = None, *, name: str | No
         seed = random.SystemRandom().randrange(2 ** 31)
     if progress is True:
         progress = auto_progress()
-    start = _start(rules, state, foes, name)
+    start = _start(rules, state, foes, name, dark)
     enc = start["encounter"]
     party = list(enc["order"][PARTY]) or present(start)
     if not party:
@@ -215,8 +215,8 @@ def forecast(rules, state: dict, foes: Sequence | None = None, *, name: str | No
                   seconds=time.perf_counter() - began, policy=policy.describe(), cancelled=cancelled)
 
 
-def _start(rules, state: dict, foes: Sequence | None, name: str | None) -> dict:
-    """The fight as it begins (or stands, when ``foes`` is None), on a copy of ``state``."""
+def _start(rules, state: dict, foes: Sequence | None, name: str | None, dark: bool = False) -> dict:
+    """The fight as it begins (or stands, when ``foes`` is None), on a copy of ``state``; ``dark``: in darkness."""
     start = clone(state)
     if foes is None:
         if start["encounter"] is None:
@@ -227,6 +227,8 @@ def _start(rules, state: dict, foes: Sequence | None, name: str | None) -> dict:
     args = {"foes": list(foes)}
     if name is not None:
         args["name"] = name
+    if dark:
+        args["dark"] = True
     play(start, rules, "encounter", args, random.Random(0))
     return start
 

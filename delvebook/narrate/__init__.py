@@ -3,8 +3,10 @@ an outcome's summary.
 
 - ``tell(event, ctx, hidden=())``: ``{"text": one sentence, "lines": more lines, "verdict": {"word", "good"} or
   None}``, what the table and the players' view show ("Second Wind: Brakka heals 3 (0 -> 3 hearts)");
-- ``title(event, ctx)``: the action as a noun phrase, what Undo takes back and a luck die lands on ("Brakka's attack
-  on Bog goblin 2");
+- ``title(event, ctx)``: the action as a noun phrase, what a luck die lands on ("Brakka's attack on Bog goblin 2");
+- ``step(event, ctx)``: what undoing the event takes back and redoing it puts back, the Undo and Redo labels: the
+  action, or only the luck die, the real dice or the choice on the hit that re-ran it ("Ana's luck die (+4) on
+  Wren's attack on Drowned dead 1");
 - ``describe(event, ctx=None, hidden=())``: the story in one line (a notebook's outcome, the CLI, a report).
 
 ``ctx`` gives what telling needs beyond the event: the rules (skill and option names, money) and the state, and the
@@ -23,7 +25,7 @@ from typing import Any, Mapping
 from . import deeds, fight, keeping  # noqa: F401  (each registers its tellers)
 from .words import TELLERS, fight_name, money, names, pct, plural, spaced, story, tells
 
-__all__ = ["tell", "title", "describe", "tells", "pct", "plural", "money", "fight_name"]
+__all__ = ["tell", "title", "step", "describe", "tells", "pct", "plural", "money", "fight_name"]
 
 
 def title(e: Mapping | None, ctx: Any = None) -> str:
@@ -38,6 +40,27 @@ def title(e: Mapping | None, ctx: Any = None) -> str:
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
             pass  # an event a hand edited: named by its kind
     return spaced(k)
+
+
+def step(e: Mapping | None, ctx: Any = None) -> str:
+    """What undoing ``e`` takes back (and redoing it puts back), as a noun phrase: the action itself, or, for an
+    action a luck die, real dice or a choice on the hit re-ran (it replaced the action as it stood), only that:
+    undoing it brings the action back as it was before."""
+    if e is None:
+        return "nothing"
+    what = title(e, ctx)
+    if not e.get("replaces"):
+        return what
+    luck = e.get("luck")
+    if isinstance(luck, Mapping) and luck.get("player"):
+        sign = "+" if luck.get("sign", 1) > 0 else "\u2212"
+        face = f" ({sign}{luck['face']})" if isinstance(luck.get("face"), int) else ""
+        return f"{luck['player']}'s luck die{face} on {what}"
+    if e.get("amended"):
+        return f"the real dice for {what}"
+    if e.get("on_hit"):
+        return f"{spaced(e['on_hit'])} on {what}"
+    return what
 
 
 def tell(e: Mapping, ctx: Any = None, hidden=()) -> dict:
@@ -110,7 +133,7 @@ def _undone(e: Mapping, ctx: Any) -> Mapping | None:
 def _undo(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     undo = e["kind"] == "undo"
     target = _undone(e, ctx)
-    what = title(target, ctx) if target is not None else spaced(e.get("what"))
+    what = step(target, ctx) if target is not None else spaced(e.get("what"))
     seq = target["seq"] if target is not None else e.get("undoes" if undo else "redoes")
     return story(f"{'Undo' if undo else 'Redo'} {what}",
                  [f"(event {seq} is {'taken back; redo puts it back' if undo else 'in force again'})"])

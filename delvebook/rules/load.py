@@ -15,7 +15,7 @@ from .. import yamlsafe
 from . import FILES, Rules, RulesError
 from .schema import campaign_rules, dotted
 
-__all__ = ["load_rules", "base_rules", "house_rules_from", "rules_for_campaign", "parse_yaml", "read_rules_file"]
+__all__ = ["load_rules", "base_rules", "house_rules_from", "rules_for_campaign", "parse_yaml"]
 
 
 def parse_yaml(text: str) -> Any:
@@ -36,11 +36,6 @@ def _read(name: str) -> yamlsafe.Document:
     if not isinstance(doc.data, dict):
         raise RulesError(f"rules file {name}.yaml: expected a mapping at the top, got {type(doc.data).__name__}")
     return doc
-
-
-def read_rules_file(name: str) -> dict:
-    """One packaged rules file (``core``, ``classes``, ...) parsed into plain data."""
-    return _read(name).data
 
 
 @functools.lru_cache(maxsize=1)

@@ -25,7 +25,6 @@ __all__ = [
     "CAMPAIGN_HEADER",
     "MAX_CAMPAIGN_BYTES",
     "read_campaign",
-    "campaign_errors",
     "check_campaign_file",
     "raise_first",
     "dump_campaign",
@@ -101,11 +100,6 @@ def check_campaign_file(data: Any, doc: yamlsafe.Document | None,
     return rules, [StoreError(reason, file, doc.line_of(path) if doc is not None else None,
                               field_name(path, data) or None)
                    for path, reason in problems]
-
-
-def campaign_errors(data: Any, doc: yamlsafe.Document | None, file: str | os.PathLike | None) -> list[StoreError]:
-    """Every problem in a parsed campaign (``check_campaign_file`` without the rules)."""
-    return check_campaign_file(data, doc, file)[1]
 
 
 def raise_first(errors: list[StoreError]) -> None:

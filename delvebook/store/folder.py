@@ -1,4 +1,5 @@
-"""A campaign folder on disk: the writer's lock, atomic I/O, and the folder store itself.
+"""A campaign folder on disk, open for reading or writing: ``CampaignStore`` (the writer's lock is ``store.lock``,
+writing files whole ``store.files``, what opening repairs ``store.repair``).
 
 A campaign folder holds:
 
@@ -20,26 +21,25 @@ A campaign folder holds:
 - ``.campaign.yaml.<pid>.tmp``: a rewrite in progress; one left by a crash is removed by the next writable open.
 """
 
+
 from __future__ import annotations
 
-import datetime as _dt
-import errno
 import os
-import platform
-import re
-import secrets
 import stat
-import sys
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .. import statecheck
 from ..rules.schema import FORMAT_VERSION, show
 from .campaign_file import (CAMPAIGN_FILE, CAMPAIGN_KEYS, check_campaign_file, dump_campaign, raise_first,
                             read_campaign)
-from .errors import LockedError, StoreError, os_error
-from .log import LOG_FILE, LOG_HEADER, LogRead, LogTail, dump_event_line, encode_event, open_log, parse_event_line, scan
+from .errors import StoreError, os_error
+from .files import atomic_write, check_new_path, fsync_dir, persists_on_close, pread, write_all
+from .lock import LOCK_FILE, SOFT_LOCK_FILE, Lock, read_incidents, take_lock
+from .lines import dump_event_line, encode_event
+from .log import LOG_FILE, LOG_HEADER, LineMap, LogTail, scan
+from .repair import HELD_FILE, clean_temporaries, free_name, recover_held, set_aside, utc_stamp
 
 __all__ = [
     "LOCK_FILE",
@@ -48,335 +48,14 @@ __all__ = [
     "persists_on_close",
     "check_new_path",
     "CampaignStore",
-    "validate",
     "atomic_write",
     "fsync_dir",
     "write_all",
 ]
 
-LOCK_FILE = ".delvebook.lock"
-SOFT_LOCK_FILE = ".delvebook.soft-lock"
-"""The writer's lock where ``flock`` does not exist: made with ``O_EXCL``, removed by ``close``."""
-HELD_FILE = ".delvebook.held-log"
-"""While a campaign is open for writing, a second name (a hard link) for the very log file it appends to: if
-``log.yaml`` is deleted or replaced under the writer (``git checkout -- log.yaml``), the events it had written
-are still on disk there, even if the writer is killed before it notices; the next writable open moves them into
-``log.displaced-<UTC time>.yaml`` and says so."""
-_GITIGNORE = (f"# the writer's lock of a campaign open in delvebook, and its hold on the log\n{HELD_FILE}\n"
+_GITIGNORE = ("# the players' requests from their phones, and their links' secrets (delvebook players)\nrequests/\n"
+              f"# the writer's lock of a campaign open in delvebook, and its hold on the log\n{HELD_FILE}\n"
               f"{SOFT_LOCK_FILE}\n{LOCK_FILE}\n")
-_TEMPORARY = re.compile(r"^\.(campaign\.yaml|log\.yaml|\.gitignore|gitignore)\.\d+\.tmp$")
-_INCIDENT = "incident: "
-_NAME_MAX = 255
-_PATH_MAX = 4096
-_LONGEST_FILE = len("log.displaced-20260101T000000.000000Z-999.yaml") + 1
-
-
-# ---------------------------------------------------------------- atomic I/O
-
-
-def fsync_dir(folder: Path) -> None:
-    """Make a rename or a new file in ``folder`` durable (where the platform allows it)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write all of ``data`` (``os.write`` may write less than asked)."""
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
-
-
-def atomic_write(file: Path, data: bytes) -> None:
-    """Replace ``file`` whole: a temporary file beside it, flushed and fsync'ed, renamed over it, the folder
-    fsync'ed. A crash leaves the old file or the new one, never a mix (and at worst the temporary file, which the
-    next writable open removes); a failure removes the temporary file."""
-    tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
-    try:
-        mode = os.stat(file).st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o644
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        try:
-            write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, file)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    fsync_dir(file.parent)
-
-
-def persists_on_close() -> bool:
-    """True where a file's writes reach storage only when it is closed: under Pyodide (Emscripten), JupyterLite's
-    drive keeps an open file in memory and stores it whole on close. There the store opens, appends and closes the
-    log for each event instead of holding it open."""
-    return sys.platform == "emscripten"
-
-
-def _flock():
-    """``fcntl.flock`` where the platform has it (Linux, macOS, the BSDs), else None: Windows has no ``fcntl``,
-    Pyodide's ``fcntl`` has no ``flock``. Looked up at each lock, so a test can hide ``fcntl``."""
-    try:
-        import fcntl
-    except ImportError:
-        return None
-    flock = getattr(fcntl, "flock", None)
-    if flock is None or not hasattr(fcntl, "LOCK_EX"):
-        return None
-    return lambda fd: flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-
-def pread(fd: int, size: int, offset: int) -> bytes:
-    """``os.pread`` where there is one (not on Windows): else a seek and a read (callers hold the store's mutex)."""
-    if hasattr(os, "pread"):
-        return os.pread(fd, size, offset)
-    os.lseek(fd, offset, os.SEEK_SET)
-    return os.read(fd, size)
-
-
-_TOKEN = secrets.token_hex(8)
-"""This process's mark in a soft lock: a lock with this process's pid and another token was left by another
-process (a restarted Pyodide kernel has the same pid; so may a recycled one)."""
-_HOST = platform.node() or "?"
-
-
-class _Lock:
-    """The writer's lock of a folder: ``flock`` on ``.delvebook.lock`` where the platform has it, else the soft
-    lock file. ``note`` writes an incident into ``.delvebook.lock`` for the next open to say; ``release`` lets go."""
-
-    def __init__(self, folder: Path, fd: int | None, soft: Path | None):
-        self.folder, self.fd, self.soft = folder, fd, soft
-
-    def note(self, line: str) -> None:
-        data = (_INCIDENT + line.replace("\n", " ") + "\n").encode()
-        try:
-            if self.fd is not None:
-                end = os.fstat(self.fd).st_size
-                os.pwrite(self.fd, data, end)  # flock is POSIX, and so is pwrite
-                os.fsync(self.fd)
-            else:
-                fd = os.open(self.folder / LOCK_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-                try:
-                    write_all(fd, data)
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-        except OSError:
-            pass
-
-    def release(self) -> None:
-        fd, soft, self.fd, self.soft = self.fd, self.soft, None, None
-        if fd is not None:
-            try:
-                os.close(fd)  # closing the descriptor releases the flock
-            except OSError:
-                pass
-        if soft is not None and (_soft_holder(soft) or ("", "", ""))[2] == _TOKEN:  # still ours: not taken over
-            try:
-                os.unlink(soft)
-            except OSError:
-                pass
-
-
-def _locked(folder: Path, holder: str, hint: str = "") -> LockedError:
-    who = f"another process (pid {holder})" if holder.isdigit() else "another process"
-    if holder == str(os.getpid()):
-        who = f"this process (pid {holder}: another store of it is still open)"
-    return LockedError(f"{folder} is open for writing in {who}; close it there, or open read-only{hint}", folder)
-
-
-def _take_lock(folder: Path) -> tuple[_Lock, list[str]]:
-    """The writer's lock of ``folder``, and the incidents the last writer noted in the lock file for the next one
-    to report (the lock file then holds only this writer's pid). With ``flock``: a descriptor holding it (closing
-    it releases the lock). Without: the soft lock file (``_take_soft_lock``)."""
-    flock = _flock()
-    if flock is None:
-        return _take_soft_lock(folder)
-    file = folder / LOCK_FILE
-    try:
-        fd = os.open(file, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-    except OSError as err:
-        raise StoreError(f"cannot take the writer's lock ({err.strerror}); open read-only to read it",
-                         folder) from None
-    try:
-        flock(fd)
-    except OSError as err:
-        try:
-            holder = pread(fd, 64, 0).decode("ascii", "replace").split("\n")[0].strip()
-        finally:
-            os.close(fd)
-        if err.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-            raise StoreError(f"cannot take the writer's lock ({err.strerror})", folder) from None
-        raise _locked(folder, holder) from None
-    try:
-        incidents = _incidents(pread(fd, 1 << 16, 0))
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    except OSError as err:
-        os.close(fd)
-        raise StoreError(f"cannot take the writer's lock ({err.strerror})", folder) from None
-    return _Lock(folder, fd, None), incidents
-
-
-def _take_soft_lock(folder: Path) -> tuple[_Lock, list[str]]:
-    """The soft lock: ``.delvebook.soft-lock`` made with ``O_EXCL`` (one writer wins where both try), holding
-    ``pid host token``. One left by a process known to be gone is taken over, and the incidents say so; one held
-    by a live process, or one whose process cannot be checked (another host, Windows), refuses the open with the
-    holder's pid, as ``flock`` does. Two processes taking over the same stale lock at the same instant could both
-    win: the log's guard (its length and last bytes checked before every append) then refuses the second one's
-    first event, with nothing written."""
-    soft = folder / SOFT_LOCK_FILE
-    taken_over: list[str] = []
-    for _ in range(3):
-        try:
-            fd = os.open(soft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
-        except FileExistsError:
-            holder = _soft_holder(soft)
-            gone = _holder_gone(holder)
-            if gone is None:
-                pid = holder[0] if holder else ""
-                hint = (f" (if no delvebook runs as pid {pid} on {holder[1]}, delete {SOFT_LOCK_FILE} in the "
-                        f"campaign folder)" if holder and pid != str(os.getpid()) else "")
-                raise _locked(folder, pid, hint) from None
-            try:
-                os.unlink(soft)
-            except FileNotFoundError:
-                pass
-            except OSError as err:
-                raise StoreError(f"cannot take over the writer's lock left by {gone} ({err.strerror})",
-                                 folder) from None
-            taken_over.append(f"the writer's lock was left by {gone}, which ended without closing the campaign; "
-                              f"taken over")
-            continue
-        except OSError as err:
-            raise StoreError(f"cannot take the writer's lock ({err.strerror}); open read-only to read it",
-                             folder) from None
-        try:
-            write_all(fd, f"{os.getpid()} {_HOST} {_TOKEN}\n".encode())
-            os.fsync(fd)
-        except OSError as err:
-            os.close(fd)
-            os.unlink(soft)
-            raise StoreError(f"cannot take the writer's lock ({err.strerror})", folder) from None
-        os.close(fd)  # under Pyodide the file reaches storage on close
-        break
-    else:
-        raise StoreError("cannot take the writer's lock (it keeps coming back); open read-only to read it", folder)
-    lock = _Lock(folder, None, soft)
-    try:
-        incidents = _read_incidents(folder)
-        atomic_write(folder / LOCK_FILE, f"{os.getpid()}\n".encode())
-    except OSError as err:
-        lock.release()
-        raise StoreError(f"cannot take the writer's lock ({err.strerror})", folder) from None
-    return lock, incidents + taken_over
-
-
-def _soft_holder(soft: Path) -> tuple[str, str, str] | None:
-    """(pid, host, token) from a soft lock, or None when it cannot be read or is not one (half written?)."""
-    try:
-        with open(soft, "rb") as f:
-            parts = f.read(256).decode("ascii", "replace").split()
-    except OSError:
-        return None
-    if len(parts) != 3 or not parts[0].isdigit():
-        return None
-    return parts[0], parts[1], parts[2]
-
-
-def _holder_gone(holder: tuple[str, str, str] | None) -> str | None:
-    """Who left a soft lock, when its process is known to be gone; None while it may still run."""
-    if holder is None:
-        return None  # being written this instant, or not ours to judge
-    pid, host, token = holder
-    if host != _HOST:
-        return None
-    if token == _TOKEN:
-        return None  # another store of this very process holds it
-    if pid == str(os.getpid()):
-        return f"an earlier process with this pid ({pid}; a restarted kernel)"
-    if os.name == "posix" and sys.platform != "emscripten":
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            return f"pid {pid}, no longer running"
-        except (OSError, OverflowError, ValueError):
-            return None
-    return None
-
-
-def _incidents(data: bytes) -> list[str]:
-    text = data.decode("utf-8", "replace")
-    return [line[len(_INCIDENT):] for line in text.split("\n") if line.startswith(_INCIDENT)]
-
-
-def _read_incidents(folder: Path) -> list[str]:
-    """What a writer noted in the lock file for the next open to report (read without taking the lock)."""
-    try:
-        fd = os.open(folder / LOCK_FILE, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return []
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return []
-        return _incidents(pread(fd, 1 << 16, 0))
-    except OSError:
-        return []
-    finally:
-        os.close(fd)
-
-
-def _utc_stamp() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-
-
-def _shown(path: Path | str) -> str:
-    """A path for a message, with bytes that are not UTF-8 written as escapes (``\\udcff``)."""
-    return str(path).encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def check_new_path(folder: Path) -> None:
-    """Refuse, before anything is written, a path a campaign cannot live at: bytes that are not UTF-8 (delvebook
-    and every tool that reads the campaign back would stumble on it), a name too long for the file system."""
-    text = str(folder)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise StoreError(f"the path holds bytes that are not UTF-8 text ({_shown(folder)}); a campaign's folder "
-                         f"name is read back by delvebook, git and the browser: choose a name in UTF-8") from None
-    name_max = _NAME_MAX
-    for probe in (folder, *folder.parents):  # the file system's own limit, where the folder will be
-        try:
-            if len(os.fsencode(probe.name)) <= _NAME_MAX and probe.exists():
-                name_max = os.pathconf(probe, "PC_NAME_MAX")
-                break
-        except (OSError, ValueError, AttributeError):  # Windows has no pathconf
-            continue
-    for part in folder.parts:
-        size = len(os.fsencode(part))
-        if size > name_max:
-            raise StoreError(f"a name in the path is {size} bytes ({part[:24]}...); the file system takes at "
-                             f"most {name_max} bytes a name: choose a shorter one", folder)
-    whole = len(os.fsencode(os.path.abspath(folder))) + _LONGEST_FILE
-    if whole > _PATH_MAX:
-        raise StoreError(f"the path is too long for the files of a campaign ({whole} bytes with its file names; "
-                         f"at most {_PATH_MAX}): choose a shorter one", folder)
 
 
 # ---------------------------------------------------------------- the folder store
@@ -400,8 +79,11 @@ class CampaignStore:
         self.campaign: dict = {}
         self.events: list[dict] = []
         self.problems: list[str] = []
+        self.rules: Any = None  # the rules campaign.yaml plays by (checked by the one schema)
         self.shape: statecheck.Shape = statecheck.DEFAULT
-        self._lock: _Lock | None = None
+        self.unsealed: list[int] = []  # indexes of the events read from lines without a holding seal
+        self._line_map = LineMap()  # the line of each event
+        self._lock: Lock | None = None
         self._log_fd: int | None = None  # the log held open for appending (where writes persist before close)
         self._writing = False  # open for writing: the log is held open, or opened for each append
         self._per_event = persists_on_close()
@@ -442,7 +124,7 @@ class CampaignStore:
             except OSError as err:
                 raise StoreError(f"cannot make the campaign folder ({err.strerror})", folder) from None
             lock_was_there = (folder / LOCK_FILE).exists()
-            store._lock, _ = _take_lock(folder)
+            store._lock, _ = take_lock(folder)
             if not lock_was_there:
                 written.append(folder / LOCK_FILE)
             others = sorted(p.name for p in folder.iterdir() if p.name not in (LOCK_FILE, SOFT_LOCK_FILE))
@@ -460,7 +142,7 @@ class CampaignStore:
                     raise StoreError(f"could not write {name} ({err.strerror}); nothing was made", folder) \
                         from None
             store._end, store._lines = len(LOG_HEADER.encode()), 1
-            store.campaign = campaign
+            store.campaign, store.rules = campaign, rules
             store.shape = statecheck.shape_for(rules)
             store._open_log()
         except BaseException as failure:
@@ -481,34 +163,31 @@ class CampaignStore:
         return store
 
     @classmethod
-    def open(cls, path: str | os.PathLike, read_only: bool = False, *,
-             fold: Callable[[dict], Callable[[dict], Any]] | None = None) -> "CampaignStore":
+    def open(cls, path: str | os.PathLike, read_only: bool = False) -> "CampaignStore":
         """Read and check a campaign folder. Writable opens take the lock (LockedError if another holds it), say
         what the last writer noted (a log replaced under it), repair a torn last line (set aside into a side
-        file) and remove what a crash left of a rewrite; read-only opens change nothing.
-
-        ``fold``, if given, is called with the campaign file's data once it is checked, and returns the function
-        that each event of the log is handed to as it is read (``scan``'s ``each``): a campaign folds the log into
-        its state in the same pass. What that function raises ends the open and propagates as itself."""
+        file) and remove what a crash left of a rewrite; read-only opens change nothing. Each line of the log is
+        read and checked as a line (``store.log``); judging its events by the rules is the one check's
+        (``store.playcheck``), which ``Campaign.open`` runs."""
         folder = Path(path)
         store = cls(folder, read_only)
         try:
             if not read_only:
                 if not folder.is_dir():
                     raise StoreError("no campaign folder here (create one with `delvebook new`)", folder)
-                store._lock, incidents = _take_lock(folder)
+                store._lock, incidents = take_lock(folder)
             else:
-                incidents = _read_incidents(folder) if folder.is_dir() else []
+                incidents = read_incidents(folder) if folder.is_dir() else []
             store.problems += [f"{folder}: {text}" for text in incidents]
             if not read_only:
-                store._clean_temporaries()
-            store._recover_held()
+                store.problems += clean_temporaries(folder)
+            store.problems += recover_held(folder, read_only)
             doc = read_campaign(folder)
             rules, errors = check_campaign_file(doc.data, doc, folder / CAMPAIGN_FILE)
             raise_first(errors)
-            store.campaign = doc.data
+            store.campaign, store.rules = doc.data, rules
             store.shape = statecheck.shape_for(rules)
-            store._load_log(None if fold is None else fold(doc.data))
+            store._load_log()
             if not read_only:
                 store._open_log()
         except OSError as err:
@@ -582,6 +261,7 @@ class CampaignStore:
             self.events.append(event)
             self._end += len(line)
             self._lines += 1
+            self._line_map.note(event["seq"], self._lines)
             self._mark = (self._mark + line)[-_MARK:]
             what = self._changed(size=False)
             if what is not None:  # replaced while the line was written: it is in the displaced file, not here
@@ -606,30 +286,20 @@ class CampaignStore:
             except OSError as err:
                 raise StoreError(f"could not write campaign.yaml ({err.strerror}); it is as it was", file) \
                     from None
-            self.campaign = campaign
+            self.campaign, self.rules = campaign, rules
             self.shape = statecheck.shape_for(rules)
 
     def line_of(self, seq: int) -> int | None:
-        """The line of ``log.yaml`` that holds the event ``seq`` (read again: for an error message)."""
-        if not isinstance(seq, int) or seq < 1:
-            return None
-        fast = f'- {{"seq": {seq},'.encode()
-        try:
-            with open_log(self.path / LOG_FILE) as f:
-                for lineno, raw in enumerate(f, 1):
-                    if raw.startswith(fast):
-                        return lineno
-                    if raw.startswith(b"- {") or not raw.strip() or raw.lstrip().startswith(b"#"):
-                        continue
-                    try:
-                        event = parse_event_line(raw.decode("utf-8", "replace").rstrip("\n"), self.path, lineno)
-                    except StoreError:
-                        continue
-                    if isinstance(event, dict) and event.get("seq") == seq:
-                        return lineno
-        except (OSError, StoreError):
-            return None
-        return None
+        """The line of ``log.yaml`` that holds the event ``seq`` (as it was read, and as this store appended)."""
+        return self._line_map.line_of(seq) if seq.__class__ is int and seq >= 1 else None
+
+    @property
+    def log_file(self) -> Path:
+        return self.path / LOG_FILE
+
+    @property
+    def campaign_file(self) -> Path:
+        return self.path / CAMPAIGN_FILE
 
     # reading on
     def follow(self) -> LogTail:
@@ -714,15 +384,15 @@ class CampaignStore:
         """Keep what this writer wrote where nothing will overwrite it, note the incident for the next open
         (in the lock file), and refuse further appends. Returns the side file, if one was needed."""
         side = None
-        stamp = _utc_stamp()
+        stamp = utc_stamp()
         try:
             if what in ("deleted", "replaced", "unreachable") and self._held is not None \
                     and self._same_file(self._held):
-                side = self._free_name("displaced", stamp)
+                side = free_name(self.path, "displaced", stamp)
                 os.rename(self._held, side)  # the very file this writer wrote: no byte re-encoded
                 fsync_dir(self.path)
             elif what != "grew":
-                side = self._free_name("displaced", stamp)
+                side = free_name(self.path, "displaced", stamp)
                 header = (f"# kept by delvebook at {stamp}: the events this campaign had recorded when log.yaml "
                           f"was {what}\n").encode()
                 self._write_side(side, header + b"".join(dump_event_line(e) for e in self.events))
@@ -752,13 +422,6 @@ class CampaignStore:
         except OSError:
             return False
         return (st.st_dev, st.st_ino) == self._identity
-
-    def _free_name(self, what: str, stamp: str) -> Path:
-        for n in range(1000):
-            side = self.path / (f"log.{what}-{stamp}.yaml" if n == 0 else f"log.{what}-{stamp}-{n}.yaml")
-            if not os.path.lexists(side):
-                return side
-        raise StoreError(f"cannot name a side file for the log", self.path)  # pragma: no cover
 
     def _write_side(self, side: Path, data: bytes) -> None:
         fd = os.open(side, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -820,60 +483,7 @@ class CampaignStore:
             raise StoreError(self._broken, self.path / LOG_FILE) from err
 
     # internals: opening
-    def _clean_temporaries(self) -> None:
-        """Remove what a crash left of a rewrite (``.campaign.yaml.<pid>.tmp``): this writer holds the lock, so
-        no rewrite is under way."""
-        try:
-            names = os.listdir(self.path)
-        except OSError:
-            return
-        for name in names:
-            if _TEMPORARY.match(name):
-                try:
-                    os.unlink(self.path / name)
-                except OSError:
-                    continue
-                self.problems.append(f"{self.path / name}: a temporary file left by a crash during a rewrite; "
-                                     f"removed (the file it was for is whole: the old one or the new)")
-
-    def _recover_held(self) -> None:
-        """A hold on the log left by a writer that did not close: the same file as log.yaml (it was killed, the
-        log is as it left it) is let go; another file is what it wrote before log.yaml was replaced, moved into
-        ``log.displaced-<time>.yaml`` (read-only opens only say so)."""
-        held = self.path / HELD_FILE
-        try:
-            hs = os.stat(held, follow_symlinks=False)
-        except OSError:
-            return
-        if not stat.S_ISREG(hs.st_mode):
-            return
-        try:
-            ls = os.stat(self.path / LOG_FILE)
-            same = (ls.st_dev, ls.st_ino) == (hs.st_dev, hs.st_ino)
-        except FileNotFoundError:
-            same = False
-        if same:
-            if not self.read_only:
-                os.unlink(held)
-            return
-        try:
-            kept = scan(held, collect=True, shape=None).events
-            count = f"{len(kept)} events, to seq {kept[-1]['seq']}" if kept else "no events"
-        except (StoreError, OSError):
-            count = "events"
-        if self.read_only:
-            self.problems.append(f"{self.path / LOG_FILE}: was deleted or replaced while a writer that did not "
-                                 f"close had it open; what it wrote ({count}) is held in {HELD_FILE} (open for "
-                                 f"writing to keep it in a side file)")
-            return
-        side = self._free_name("displaced", _utc_stamp())
-        os.rename(held, side)
-        fsync_dir(self.path)
-        self.problems.append(f"{self.path / LOG_FILE}: was deleted or replaced while a writer had it open, and "
-                             f"that writer ended without closing; what it had written ({count}) is kept in "
-                             f"{side.name} (to go on from it, move it over log.yaml)")
-
-    def _load_log(self, each: Callable[[dict], Any] | None = None) -> None:
+    def _load_log(self) -> None:
         file = self.path / LOG_FILE
         if not os.path.lexists(file):
             if self.read_only:
@@ -886,11 +496,11 @@ class CampaignStore:
                 self._end, self._lines = len(LOG_HEADER.encode()), 1
                 self.problems.append(f"{file}: was missing; started an empty log")
             return
-        read = scan(file, shape=self.shape, each=each)
-        self.events = read.events
+        read = scan(file, shape=self.shape)
+        self.events, self.unsealed, self._line_map = read.events, read.unsealed, read.line_map
         self._end, self._lines = read.end, read.lines
         if read.torn_line is not None:
-            self.problems.append(self._set_aside(file, read))
+            self.problems.append(set_aside(file, read, self.read_only))
         elif read.add_newline and not self.read_only:
             try:
                 with open(file, "ab") as f:
@@ -902,46 +512,6 @@ class CampaignStore:
                                  f"to read it", file) from None
             self._end += 1
             self.problems.append(f"{file}: the last line had no newline at the end; added one")
-
-    def _set_aside(self, file: Path, read: LogRead) -> str:
-        what = f"{file}:{read.torn_line}: torn last line ({read.torn_why}), probably from a crash mid-write"
-        last = f"the log ends at seq {len(read.events)}"
-        if self.read_only:
-            return f"{what}; {last} (left in place: open for writing to set it aside)"
-        try:
-            with open(file, "rb") as f:
-                f.seek(read.keep_bytes)
-                tail = f.read()
-            side = self._side_file(tail, read)
-            with open(file, "r+b") as f:
-                f.truncate(read.keep_bytes)
-                f.flush()
-                os.fsync(f.fileno())
-        except OSError as err:
-            raise StoreError(f"cannot set its torn last line aside ({err.strerror}); open read-only to read it",
-                             file, read.torn_line) from None
-        return f"{what}; set aside {len(tail):,} bytes into {side.name}; {last}"
-
-    def _side_file(self, tail: bytes, read: LogRead) -> Path:
-        stamp = _utc_stamp()
-        for n in range(1000):
-            side = self.path / (f"log.torn-{stamp}.yaml" if n == 0 else f"log.torn-{stamp}-{n}.yaml")
-            try:
-                fd = os.open(side, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            except FileExistsError:
-                continue
-            break
-        else:  # pragma: no cover
-            raise StoreError("cannot name a side file for the torn line", self.path)
-        try:
-            header = (f"# set aside by delvebook at {stamp}: the torn end of {LOG_FILE} from line {read.torn_line} "
-                      f"({read.torn_why}); {LOG_FILE} kept everything before it\n").encode()
-            write_all(fd, header + tail)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        fsync_dir(self.path)
-        return side
 
     def _open_log(self) -> None:
         file = self.path / LOG_FILE
@@ -980,51 +550,3 @@ class CampaignStore:
 
 
 _MARK = 64  # bytes at the end of the log the writer checks are still the ones it wrote
-
-
-# ---------------------------------------------------------------- checking a folder without opening it
-
-
-def validate(path: str | os.PathLike) -> list[StoreError]:
-    """Every problem in a campaign folder (see ``_validate``); a folder that cannot be read is one problem."""
-    try:
-        return _validate(path)
-    except OSError as err:
-        return [os_error(err, "read the campaign", path)]
-
-
-def _validate(path: str | os.PathLike) -> list[StoreError]:
-    """Every problem in a campaign folder: each one in campaign.yaml, each bad line of the log (up to 100),
-    read strictly (duplicate keys, every number and text of every event, changes that are places of the state).
-
-    The campaign file is checked by the same schema as ``CampaignStore.open`` (and so ``Campaign.open``): an empty
-    list means it opens."""
-    folder = Path(path)
-    errors: list[StoreError] = []
-    shape = statecheck.DEFAULT
-    try:
-        doc = read_campaign(folder)
-    except StoreError as err:
-        errors.append(err)
-    else:
-        rules, found = check_campaign_file(doc.data, doc, folder / CAMPAIGN_FILE)
-        errors.extend(found)
-        shape = statecheck.shape_for(rules) if rules is not None else shape
-    file = folder / LOG_FILE
-    if not os.path.lexists(file):
-        if folder.is_dir():
-            errors.append(StoreError("missing: the event log (opening for writing starts an empty one)", file))
-        return errors
-    try:
-        read = scan(file, collect=True, shape=shape, strict=True)
-    except StoreError as err:
-        errors.append(err)
-        return errors
-    except OSError as err:
-        errors.append(StoreError(f"cannot read it ({err.strerror})", file))
-        return errors
-    errors.extend(read.errors)
-    if read.torn_line is not None:
-        errors.append(StoreError(f"torn last line ({read.torn_why}), probably from a crash mid-write; opening "
-                                 f"the campaign for writing sets it aside into a side file", file, read.torn_line))
-    return errors

@@ -2,7 +2,8 @@
 
 For tests and simulations (the danger forecast plays thousands of fights): ``campaign``, ``events``,
 ``append``, ``problems``, ``close``, ``read_only``, ``next_seq`` and ``follow`` behave as ``CampaignStore``'s
-do (the contract tests in ``tests/test_store_contract.py`` run against both).
+do (the contract tests in ``tests/test_store_contract.py`` run against both). Its events were made in memory, not
+read from lines a hand could edit: none is unsealed, and none has a line.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from .. import statecheck
 from ..rules.schema import FORMAT_VERSION, show
 from .campaign_file import CAMPAIGN_KEYS, check_campaign_file, raise_first
 from .errors import StoreError
-from .log import Appended, encode_event
+from .lines import encode_event
+from .log import Appended
 
 __all__ = ["MemoryStore", "MemoryTail"]
 
@@ -26,6 +28,7 @@ class MemoryStore:
     appended by the log's rules (the next seq, a kind, only what JSON keeps)."""
 
     path = None  # no folder
+    log_file = campaign_file = None
 
     def __init__(self, campaign: dict, events: Iterable[dict] = (), *, read_only: bool = False):
         if not isinstance(campaign, dict):
@@ -35,7 +38,9 @@ class MemoryStore:
         rules, errors = check_campaign_file(campaign, None, None)
         raise_first(errors)
         self.campaign: dict = campaign
+        self.rules = rules
         self.shape = statecheck.shape_for(rules)
+        self.unsealed: list[int] = []
         self.events: list[dict] = []
         for event in events:
             encode_event(event, len(self.events) + 1, self.shape)
@@ -70,8 +75,12 @@ class MemoryStore:
             raise StoreError(f"a campaign is a mapping of fields ({', '.join(CAMPAIGN_KEYS)}), got {show(campaign)}")
         rules, errors = check_campaign_file(campaign, None, None)
         raise_first(errors)
-        self.campaign = campaign
+        self.campaign, self.rules = campaign, rules
         self.shape = statecheck.shape_for(rules)
+
+    def line_of(self, seq: int) -> None:
+        """No line: the events are in memory."""
+        return None
 
     def close(self) -> None:
         """Refuse further appends; safe to call twice."""
@@ -99,6 +108,8 @@ class MemoryStore:
 
 class MemoryTail:
     """``LogTail``'s interface over a MemoryStore: what was appended since the last poll."""
+
+    unsealed = lines = ()  # events made in memory: none was written by hand
 
     def __init__(self, store: MemoryStore):
         self.store = store

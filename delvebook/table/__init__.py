@@ -145,5 +145,5 @@ def play_copy(prepared: str | os.PathLike, folder: str | os.PathLike = "play"):
     source = Path(os.environ.get("DELVEBOOK_CAMPAIGN") or prepared)
     play = Path(folder) / source.name
     if not play.exists():
-        shutil.copytree(source, play, ignore=shutil.ignore_patterns(".delvebook.lock"))
+        shutil.copytree(source, play, ignore=shutil.ignore_patterns(".delvebook.lock", "requests"))
     return playing(play)

@@ -15,8 +15,9 @@ from typing import Any, Callable, Mapping
 from ..dice import DiceError
 from ..engine import Overridable, Refused
 from ..model import is_dead
+from .phones import PHONE_INTENTS
 from .shape import FIELDS, SHAPES, FormError, check_shape
-from .view import PANELS, UI, asked_of, turn_key
+from .view import PANELS, UI, asked_of, attack_fields, fields_key, gather_darts, turn_key
 
 __all__ = ["perform", "FormError", "INTENTS", "UI_INTENTS", "FIELDS", "SHAPES", "check_shape"]
 
@@ -145,12 +146,12 @@ def _attack_option(camp, ui: UI, i):
         value = _text(value)
     else:
         value = bool(value)
-    opts = dict(ui.attack)
+    opts = dict(attack_fields(camp, ui))  # options picked for another actor or turn are not carried over
     if value in (None, False):
         opts.pop(name, None)
     else:
         opts[name] = value
-    ui.attack = opts
+    ui.attack, ui.attack_for = opts, fields_key(camp, ui)
 
 
 @intent("form", ui_only=True)
@@ -181,7 +182,7 @@ def _check(camp, ui: UI, i):
 @intent("attack")
 def _attack(camp, ui: UI, i):
     fight = _fight(camp)
-    return fight.attack(i["attacker"], i["target"], i.get("weapon"), **asked_of(ui), **_ov(i))
+    return fight.attack(i["attacker"], i["target"], i.get("weapon"), **asked_of(camp, ui, i["attacker"]), **_ov(i))
 
 
 @intent("death_save")
@@ -211,6 +212,9 @@ def _cast(camp, ui: UI, i):
             raise FormError(f"pick the true names the spell uses (from {', '.join(camp.delver(i['who']).true_names)})")
     if i.get("via"):
         opts["via"] = i["via"]
+    opts = gather_darts(opts)  # Magic Missile's darts split: a target for each
+    if "darts" in opts:
+        target = None
     return camp.cast(i["who"], i["spell"], target=target, **opts, **_ov(i))
 
 
@@ -464,6 +468,17 @@ def _drop(camp, ui, i):
     return camp.drop(i["who"], item, count, **_ov(i))
 
 
+@intent("buy")
+def _buy(camp, ui, i):
+    item, count = _gear_args(i)
+    return camp.buy(i["who"], item, count, **_ov(i))
+
+
+@intent("moved")
+def _moved(camp, ui, i):
+    return camp.act("moved", who=i["who"], **_ov(i))
+
+
 @intent("reload")
 def _reload(camp, ui, i):
     return camp.reload(i["who"], i.get("weapon"), **_ov(i))
@@ -504,6 +519,9 @@ def _keeper_override(camp, ui, i):
 @intent("download")
 def _download(camp, ui, i):
     return None  # the widget sends the zip itself (bytes, not view model)
+
+
+INTENTS.update(PHONE_INTENTS)  # the players' phones: their requests, the rolls sent to them, their server
 
 
 # ---------------------------------------------------------------- performing one intent

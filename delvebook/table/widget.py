@@ -14,24 +14,21 @@ import copy
 import logging
 import traceback
 import weakref
-from importlib import resources
 from typing import Any
 
 import anywidget
 import traitlets
 
+from ..players.desk import follow as follow_requests, open_desk
+from . import front
 from .intents import perform
 from .slot import PLAIN
 from .view import UI, table_view
+from .view.header import in_browser
 
 __all__ = ["Table"]
 
 log = logging.getLogger(__name__)
-
-
-def _static(name: str) -> str:
-    # read as text, not given as a path: anywidget would watch a path with a thread (none under Pyodide)
-    return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
 
 
 def _listener(table: "Table"):
@@ -52,6 +49,28 @@ def _listener(table: "Table"):
     return on_event
 
 
+def _follow_requests(table: "Table") -> None:
+    """The keeper's whole table follows its players' requests (``players.desk``) on the kernel's event loop and
+    redraws when one comes, without a click; a table that is gone (closed, or let go) stops listening."""
+    desk = open_desk(table.camp)
+    if desk is None:
+        return
+    ref = weakref.ref(table)
+
+    def on_requests() -> None:
+        t = ref()
+        if t is None or t.comm is None:
+            try:
+                desk.listeners.remove(on_requests)
+            except ValueError:
+                pass
+            return
+        t.requests_changed()
+
+    desk.listeners.append(on_requests)
+    follow_requests(table.camp)
+
+
 def _where(intent: Any) -> str | None:
     """Where on the page a click came from (a refusal shows there), if the message says so as it should."""
     where = intent.get("where") if isinstance(intent, dict) else None
@@ -61,8 +80,8 @@ def _where(intent: Any) -> str | None:
 class Table(anywidget.AnyWidget):
     """The keeper's table (or one part of it: a card, the fight, the log, a roll) for one campaign."""
 
-    _esm = _static("table.js")
-    _css = _static("table.css")
+    _esm = front.esm()
+    _css = front.css()
     view = traitlets.Dict().tag(sync=True)
 
     def __init__(self, camp, *, scope: str = "table", who: str | None = None, focus: int | None = None,
@@ -73,6 +92,8 @@ class Table(anywidget.AnyWidget):
         self._acting = False
         self.on_msg(self._on_msg)
         camp.listeners.append(_listener(self))
+        if mode == "keeper" and scope == "table" and not in_browser():
+            _follow_requests(self)
         self.refresh()
 
     def __repr__(self) -> str:  # the text a notebook keeps beside the widget, shown where widgets are not drawn
@@ -125,6 +146,12 @@ class Table(anywidget.AnyWidget):
                                "where": _where(intent)}
             self.refresh()
         return out
+
+    # ---- from the players' phones
+    def requests_changed(self) -> None:
+        """A player asked for something (or the keeper answered it elsewhere): show it, without a click."""
+        if not self._acting:
+            self.refresh()
 
     # ---- from the campaign
     def campaign_changed(self, outcome) -> None:

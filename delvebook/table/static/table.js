@@ -68,6 +68,7 @@ function mount(model, el) {
   const root = document.createElement("div");
   root.className = "db-root";
   el.appendChild(root);
+  const phones = phoneParts({ h, text, svg, button, section, formEl, bar, pips, rollEl, send });
 
   function post(message) {
     try { model.send(message); } catch (err) { console.warn("delvebook table: no kernel to send to", err); }
@@ -392,7 +393,8 @@ function mount(model, el) {
     let control = null;
     if (x.kind === "button") control = button(x.name, x.intent, { cls: "db-use", title: x.effect });
     else if (x.kind === "chips") control = h("span", { cls: "db-chips" }, x.chips.map((c) =>
-      button(oddsLabel(c.label, c.odds), c.intent, { cls: "db-use", title: `${x.name} \u2192 ${c.label}` })));
+      button(oddsLabel(c.label, c.odds), c.intent, { cls: `db-use${c.ready === false ? " db-unready" : ""}`,
+        title: `${x.name} \u2192 ${c.label}${c.note ? ": " + c.note : ""}` })));
     else if (x.kind === "form") control = x.open ? formEl(x.form, "db-inline") :
       button(`${x.name}\u2026`, x.toggle, { cls: "db-use", title: "open the form" });
     const close = x.kind === "form" && x.open ? button("\u00d7", x.toggle, { cls: "db-close", title: "close" }) : null;
@@ -415,12 +417,12 @@ function mount(model, el) {
     // checks outside a fight, after every action in one: it never pushes the next click below the fold
     const pending = (a.choices || []).length ? choices(a.choices) : null;
     if (a.attacks) parts.push(attacks(a.attacks));
-    if (a.checks && !a.attacks) parts.push(checks(a.checks, a.name));
+    if (a.checks && !a.attacks) parts.push(checks(a.checks, a.name), phones.askForm(a.ask));
     if (pending && !a.attacks) parts.push(pending);
     if ((a.abilities || []).length) parts.push(h("div", { cls: "db-group" }, text("b", "db-h", "Abilities"), a.abilities.map(action)));
     if ((a.spells || []).length) parts.push(h("div", { cls: "db-group" }, text("b", "db-h", "Spells"), a.spells.map(action)));
     if ((a.gear || []).length) parts.push(h("div", { cls: "db-group db-gear" }, text("b", "db-h", "Gear"), a.gear.map(action)));
-    if (a.checks && a.attacks) parts.push(checks(a.checks, a.name));
+    if (a.checks && a.attacks) parts.push(checks(a.checks, a.name), phones.askForm(a.ask));
     if (pending && a.attacks) parts.push(pending);
     return parts;
   }
@@ -462,7 +464,9 @@ function mount(model, el) {
   function logEl(rows, v) {
     const list = h("div", { cls: "db-log", data: { scroll: "log" } }, rows.map((r) => h("div", {
       cls: `db-logrow${r.mark ? " db-" + r.mark : ""}`, data: { seq: r.seq, kind: r.kind, mark: r.mark || null }, title: r.note,
-    }, text("span", "db-seq", `#${r.seq}`), text("span", "db-logtext", r.text), r.note ? text("span", "db-lognote", r.note) : null)));
+    }, text("span", "db-seq", `#${r.seq}`), text("span", "db-logtext", r.text),
+      r.asked_by ? text("span", "db-askedby", `\u260e ${r.asked_by}`, `${r.asked_by} asked for it from their phone`) : null,
+      r.note ? text("span", "db-lognote", r.note) : null)));
     if (!rows.length) list.appendChild(text("div", "db-muted", "The log is empty."));
     return list;
   }
@@ -499,6 +503,7 @@ function mount(model, el) {
     if (k.npcs) out.push(card("NPCs and familiars", "keeper:npcs", k.npcs.rows.map((r) => h("div", { cls: `db-row db-wrap db-item${r.dead ? " db-done" : ""}`, data: { name: r.name } },
       text("span", null, r.text), r.intent ? button(r.label, r.intent, { cls: "db-mini" }) : null,
       r.note ? text("div", "db-note", r.note) : null)), formEl(k.npcs.form, "db-inline")));
+    if (k.phones) out.push(phones.phonesCard(k.phones));
     out.push(card("Campaign folder", "keeper:download", button(k.download.label, k.download.intent, { cls: "db-download" }),
       text("div", "db-note", k.download.hint)));
     return h("div", { cls: "db-keeper" }, out);
@@ -510,11 +515,28 @@ function mount(model, el) {
   }
 
   // ---- charts: SVG from the series the view model carries
+  // where the end labels go: each beside its line's end, moved apart so none prints on another (in the order they
+  // want to be, each at least a line below the one above, then back up from the bottom if they ran past it)
+  function spread(wanted, top, bottom, gap) {
+    const order = wanted.map((y, i) => [y, i]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const ys = new Array(wanted.length);
+    let prev = -Infinity;
+    for (const [y, i] of order) { ys[i] = Math.max(y, prev + gap, top); prev = ys[i]; }
+    let next = Infinity;
+    for (let k = order.length - 1; k >= 0; k--) { const i = order[k][1]; ys[i] = Math.min(ys[i], next - gap, bottom); next = ys[i]; }
+    return ys;
+  }
+
   function lineChart(title, series, opts) {
-    const W = 560, H = 210, L = 40, B = 24, T = 22, R = 110;
+    const GAP = 12;  // one label's height
+    const labels = series.map((s) => { const last = s.points[s.points.length - 1]; return last ? `${s.name} ${last[1]}` : null; });
+    const longest = Math.max(0, ...labels.map((l) => (l ? l.length : 0)));
+    const W = 560, L = 40, B = 24, T = 22, R = Math.round(Math.min(220, Math.max(90, 12 + 5.6 * longest)));
+    const H = Math.max(210, T + B + (labels.filter((l) => l).length + 1) * GAP);
     const xs = series.flatMap((s) => s.points.map((p) => p[0]));
     const ys = series.flatMap((s) => s.points.map((p) => p[1])).concat((opts.marks || []).map((m) => m.y));
-    const x0 = Math.min(0, ...xs), x1 = Math.max(1, ...xs, opts.last || 0);
+    const x0 = opts.first !== undefined && opts.first !== null ? opts.first : Math.min(0, ...xs);
+    const x1 = Math.max(x0 + 1, ...xs, opts.last || 0);
     const y1 = Math.max(1, ...ys);
     const X = (x) => L + ((x - x0) / (x1 - x0 || 1)) * (W - L - R);
     const Y = (y) => H - B - (y / y1) * (H - B - T);
@@ -525,16 +547,20 @@ function mount(model, el) {
     g.appendChild(svg("text", { x: L - 4, y: Y(y1) + 4, class: "db-tick", "text-anchor": "end" }, y1));
     g.appendChild(svg("text", { x: L - 4, y: H - B, class: "db-tick", "text-anchor": "end" }, 0));
     g.appendChild(svg("text", { x: W - R, y: H - 6, class: "db-tick", "text-anchor": "end" }, opts.xlabel || "event"));
-    for (const m of opts.marks || []) {
+    for (const m of opts.marks || []) {  // a mark's label inside the plot, at its left: the right is the lines' own
       g.appendChild(svg("line", { x1: L, y1: Y(m.y), x2: W - R, y2: Y(m.y), class: "db-mark" }));
-      g.appendChild(svg("text", { x: W - R + 4, y: Y(m.y) + 4, class: "db-tick" }, m.label));
+      g.appendChild(svg("text", { x: L + 4, y: Y(m.y) - 3, class: "db-tick db-mark-label" }, m.label));
     }
+    const at = spread(series.map((s) => { const last = s.points[s.points.length - 1]; return last ? Y(last[1]) + 4 : 0; }),
+      T + 4, H - B + 4, GAP);
     series.forEach((s, i) => {
       const pts = s.points.map((p) => `${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(" ");
       const cls = `db-series db-c${i % 8}${s.side === "foes" ? " db-foe-line" : ""}`;
       g.appendChild(svg("polyline", { points: pts, class: cls }, svg("title", {}, s.name)));
       const last = s.points[s.points.length - 1];
-      if (last) g.appendChild(svg("text", { x: W - R + 4, y: Y(last[1]) + 4 + (i % 3) * 0, class: `db-legend db-c${i % 8}` }, `${s.name} ${last[1]}`));
+      if (!last) return;
+      g.appendChild(svg("circle", { cx: X(last[0]).toFixed(1), cy: Y(last[1]).toFixed(1), r: 2.5, class: `db-end db-c${i % 8}` }));
+      g.appendChild(svg("text", { x: W - R + 4, y: at[i].toFixed(1), class: `db-legend db-c${i % 8}`, "data-name": s.name }, labels[i]));
     });
     return g;
   }
@@ -543,7 +569,9 @@ function mount(model, el) {
     if (!c) return text("div", "db-muted", "Charts need the analysis extra: pip install 'delvebook[analysis]'");
     return h("div", { cls: "db-charts" },
       lineChart("XP per delver (level thresholds dashed)", c.xp.series, { marks: c.xp.thresholds.map((t) => ({ y: t.xp, label: `level ${t.level}` })), last: c.xp.last }),
-      c.hearts ? lineChart(`Hearts in fight ${c.hearts.number}`, c.hearts.series, {}) : text("div", "db-muted", "No fight yet: hearts are charted per fight."));
+      c.hearts ? lineChart(`Hearts in fight ${c.hearts.number}`, c.hearts.series,
+        { first: c.hearts.first, last: c.hearts.last, xlabel: `events #${c.hearts.first}\u2013#${c.hearts.last}` })
+        : text("div", "db-muted", "No fight yet: hearts are charted per fight."));
   }
 
   // ---- the players' screen: the table as it stands, big, across the whole screen, with nothing to click
@@ -589,7 +617,9 @@ function mount(model, el) {
       return playersScreen(v, h("div", { cls: `db-table db-mode-players db-scope-${v.scope}`, data: { mode: v.mode, scope: v.scope } }));
     }
     const body = h("div", { cls: `db-table db-mode-${v.mode} db-scope-${v.scope}`, data: { mode: v.mode, scope: v.scope } });
-    if (v.scope === "table") {
+    if (v.mode === "player") {
+      phones.playerPage(v, body);
+    } else if (v.scope === "table") {
       body.appendChild(header(v));
       body.appendChild(partyStrip(v.party || [], v));
       const cs = creatureStrip(v.creatures, v);
@@ -602,7 +632,8 @@ function mount(model, el) {
       else if (v.panel === "party") left = sheets(v.sheets || []);
       else if (v.panel === "charts") left = chartsEl(v.charts);
       const right = h("div", { cls: "db-right" },
-        h("div", { cls: "db-outbox", data: { scroll: "out" } }, outcomeEl(v.outcome, v), keeper ? luckEl(v.luck) : null),
+        h("div", { cls: "db-outbox", data: { scroll: "out" } }, keeper ? phones.requestsEl(v.requests) : null,
+          outcomeEl(v.outcome, v), keeper ? luckEl(v.luck) : null),
         text("b", "db-h db-logh", "Log"), logEl(v.log || [], v));
       // what the left column shows: a panel, or an actor on a turn (a new turn is a new page, read from its top)
       const turn = v.fight && v.fight.running ? v.fight.status : "";
@@ -630,7 +661,7 @@ function mount(model, el) {
       body.appendChild(luckEl(v.luck) || text("span", null, ""));
     }
     // a refusal or a question shows where the keeper clicked (else beside the outcome)
-    const place = (id) => where.get(id) || (lastWhere && where.get(lastWhere)) || where.get("outcome") || body.firstChild;
+    const place = (id) => where.get(id) || (lastWhere && where.get(lastWhere)) || where.get("outcome") || where.get("latest") || body.firstChild;
     if (v.refusal) {
       const box = notice("refused", [text("b", null, "Refused: "), text("span", "db-said", v.refusal.text),
         v.refusal.override ? formEl(v.refusal.override, "db-inline") : null],

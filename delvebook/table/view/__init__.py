@@ -10,8 +10,9 @@ computed from state each time (the Charts panel's series, kept up to date per ev
 
 One module per panel, as table.js draws them: ``header``, ``party`` (the party strip and the creatures),
 ``fight``, ``actor`` (the action bar, with ``checks``, ``attacks``, ``actions`` and ``choices``), ``outcome`` (with
-the luck dice), ``log`` (with the players' last rolls), ``keeper``, ``sheets``, ``charts``; ``shared`` holds what
-they share (the ``UI`` state, who acts, how hearts show).
+the luck dice), ``log`` (with the players' last rolls), ``keeper``, ``sheets``, ``charts``, ``phones`` (the players'
+requests, links and the rolls sent to them), ``player`` (one player's own page, ``mode="player"``); ``shared``
+holds what they share (the ``UI`` state, who acts, how hearts show).
 
 Standard library only, and nothing Pyodide lacks (no threads, no subprocess): the table runs in JupyterLite.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ...model import current_actor
+from .actions import gather_darts
 from .actor import actor_bar
 from .attacks import asked_of
 from .charts import charts_available, charts_panel
@@ -30,11 +32,13 @@ from .keeper import keeper_panel
 from .log import LAST_ROLLS, last_rolls, log_rows
 from .outcome import luck, outcome_panel, standing_version
 from .party import creature_strip, party_strip
+from .phones import requests_box
+from .player import player_page
 from .sheets import sheets_panel
-from .shared import PANELS, SCOPES, UI, actor_of, turn_key
+from .shared import PANELS, SCOPES, UI, actor_of, attack_fields, fields_key, turn_key
 
-__all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "charts_available",
-           "LAST_ROLLS"]
+__all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "attack_fields", "fields_key",
+           "charts_available", "LAST_ROLLS", "gather_darts"]
 
 
 def table_view(camp, ui: UI | Mapping | None = None) -> dict:
@@ -43,6 +47,8 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
         ui = UI()
     elif not isinstance(ui, UI):
         ui = UI(**ui)
+    if ui.mode == "player":
+        return player_page(camp, ui)
     s = camp.state
     now = current_actor(s)
     scope = ui.scope
@@ -65,6 +71,7 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
             out["charts"] = charts_panel(camp)
         out["outcome"] = outcome_panel(camp, ui)
         out["luck"] = luck(camp, ui, camp.latest_action, "luck")
+        out["requests"] = requests_box(camp, ui)
         out["log"] = log_rows(camp, ui)
     elif scope == "card":
         out["party"] = [p for p in party_strip(camp, ui, actor, now) if p["name"] == ui.who]

@@ -7,9 +7,9 @@ from typing import Mapping
 
 from ...dice import DiceError
 from ...distribution import percent
-from ...engine import Refused, effects, queries
+from ...engine import Reader, Refused, effects, queries
 from ...model import combatant, is_dead, owner_of
-from .shared import UI, familiars, frac, hearts_hidden, odds_text, wound
+from .shared import UI, attack_fields, familiars, fields_key, frac, hearts_hidden, odds_text, wound
 
 __all__ = ["attacks", "asked_of"]
 
@@ -22,12 +22,20 @@ def _class_ability_ids(rules) -> set:
     return out
 
 
+def _weapons_of(s, rules, who: str) -> list:
+    """What ``who`` attacks with (a foe: its one attack), to say whether it shoots."""
+    found = combatant(s, who)
+    if found is None:
+        return []
+    return [queries.weapon_of(Reader(s, rules), who, found[1], arg) for _, arg in queries.weapons(s, rules, who)]
+
+
 def _attack_options(camp, ui: UI, who: str, side: str, targets: list[str]) -> list[dict]:
     """The attack's options as toggles: the rules' own (advantage, multi-attack, a bonus, no counter), and what
     classes bring to an attack (effects' attack options and skill boosts) when the attacker has that ability;
     a Dodge when a target may dodge. Read from the engine's registries, so a new option appears by itself."""
     s, rules = camp.state, camp.rules
-    a = ui.attack
+    a = attack_fields(camp, ui)
     out = [{"name": "advantage", "kind": "flag", "label": "advantage", "value": bool(a.get("advantage")),
             "title": "roll two D20s and keep the higher"},
            {"name": "no_counter", "kind": "flag", "label": "no counter", "value": bool(a.get("no_counter")),
@@ -36,6 +44,10 @@ def _attack_options(camp, ui: UI, who: str, side: str, targets: list[str]) -> li
             "title": "an extra D20 per extra attack; the target rolls once against them all"},
            {"name": "bonus", "kind": "text", "label": "bonus", "value": a.get("bonus") or "",
             "title": "dice or a number added to the attack roll (e.g. 2 or d6)"}]
+    if any(w.get("ranged") for w in _weapons_of(s, rules, who)):
+        out.insert(2, {"name": "duel", "kind": "flag", "label": "a duel (shot back)", "value": bool(a.get("duel")),
+                       "title": "a duel with bows: a ranged attack the target answers with a ranged weapon ready "
+                                "('if the target can counter-attack (ie ... dueling with bows)')"})
     if side == "delver":
         have = {x.id for x in queries.abilities_available(s, rules, who)}
         known = _class_ability_ids(rules)
@@ -62,13 +74,20 @@ def _attack_options(camp, ui: UI, who: str, side: str, targets: list[str]) -> li
     return out
 
 
-def asked_of(ui: UI) -> dict:
-    """The attack options picked, as ``attack`` takes them."""
+def asked_of(camp, ui: UI, attacker: str | None = None) -> dict:
+    """The attack options picked for ``attacker`` (the actor the bar shows when None) on this turn, as ``attack``
+    takes them; none when they were picked for another actor or turn."""
+    key = fields_key(camp, ui)
+    if attacker is not None and key[0] != attacker or ui.attack_for != key:
+        return {}
     asked = {}
     for k, v in ui.attack.items():
         if k == "no_counter":
             if v:
                 asked["counter"] = False
+        elif k == "duel":
+            if v and not ui.attack.get("no_counter"):
+                asked["counter"] = True
         elif k == "multi":
             if v:
                 asked["multi"] = int(v)
@@ -95,7 +114,7 @@ def attacks(camp, ui: UI, who: str, side: str) -> dict | None:
         targets = [n for n, f in enc["foes"].items() if not is_dead(f)]
     else:
         targets = [n for n in s["seats"] if not is_dead(s["delvers"][n])] + familiars(s)
-    asked = asked_of(ui)
+    asked = asked_of(camp, ui, who)
     weapons = queries.weapons(s, rules, who)
     rows = []
     note = None

@@ -1,11 +1,12 @@
-"""The table's header (``header`` in table.js): the session and the game's clock, Undo and Redo saying what they
-take back, the panels' tabs, and under Pyodide the download of the campaign."""
+"""The table's header (``header`` in table.js): the session and the game's clock, Undo and Redo saying exactly what
+they take back or put back (a luck die alone, when that is all undo takes back: ``narrate.step``), the panels'
+tabs, and under Pyodide the download of the campaign."""
 
 from __future__ import annotations
 
 import sys
 
-from ...narrate import title
+from ...narrate import step
 from .shared import PANELS, UI, clock
 
 __all__ = ["header_bar", "in_browser"]
@@ -38,7 +39,7 @@ def header_bar(camp, ui: UI, charts: bool) -> dict:
 
 def _undo_redo(camp) -> dict:
     act, back = camp.latest_action, camp.latest_undone
-    return {"undo": {"label": f"Undo {title(act, camp)}" if act else "Nothing to undo", "enabled": act is not None,
+    return {"undo": {"label": f"Undo {step(act, camp)}" if act else "Nothing to undo", "enabled": act is not None,
                      "intent": {"do": "undo", "where": "header"}},
-            "redo": {"label": f"Redo {title(back, camp)}" if back else "Nothing to redo", "enabled": back is not None,
+            "redo": {"label": f"Redo {step(back, camp)}" if back else "Nothing to redo", "enabled": back is not None,
                      "intent": {"do": "redo", "where": "header"}}}

@@ -9,6 +9,7 @@ from ...engine import queries
 from ...model import creatures, present
 from ...narrate import money, plural
 from .fight import fight_starts
+from .phones import phones_card
 from .shared import UI, clock, combatant_names, field_, hearts_label, option
 
 __all__ = ["keeper_panel"]
@@ -119,6 +120,7 @@ def keeper_panel(camp, ui: UI) -> dict:
         field_("count", "number", "how many", 1, min=1)],
         "submit": {"label": "Give", "intent": {"do": "give", "where": "keeper:give"}}}
     out["npcs"] = _npcs(camp, ui)
+    out["phones"] = phones_card(camp, ui)
     return out
 
 

@@ -7,7 +7,7 @@ from ...narrate import tell
 from .outcome import dice_of, roll_label
 from .shared import UI, hidden_names
 
-__all__ = ["log_rows", "last_rolls", "LOG_ROWS", "LAST_ROLLS"]
+__all__ = ["log_rows", "last_rolls", "asked_by", "LOG_ROWS", "LAST_ROLLS"]
 
 LOG_ROWS = 40
 LAST_ROLLS = 6  # the players' screen: the rolls still standing it lists
@@ -31,11 +31,19 @@ def log_rows(camp, ui: UI) -> list[dict]:
         if ui.mode == "players" and mark:
             continue  # the players see the table as it stands
         rows.append({"seq": seq, "kind": kind, "text": tell(e, camp, hidden)["text"], "mark": mark, "by": by,
+                     "asked_by": asked_by(e),
                      "note": (f"undone by #{by}" if mark == "undone" else
                               f"replaced by #{by}" if mark == "replaced" else "")})
         if len(rows) >= LOG_ROWS:
             break
     return rows
+
+
+def asked_by(e) -> str | None:
+    """The player who asked for this action from their own device (``asked_by``), if one did."""
+    asked = e.get("asked_by")
+    player = asked.get("player") if isinstance(asked, dict) else None
+    return player if isinstance(player, str) else None
 
 
 def last_rolls(camp, ui: UI) -> list[dict]:

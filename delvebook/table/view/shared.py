@@ -10,8 +10,8 @@ from typing import Any, Mapping
 from ...distribution import percent
 from ...model import combatant, creatures, current_actor, is_dead, is_dying
 
-__all__ = ["UI", "SCOPES", "PANELS", "turn_key", "actor_of", "combatant_names", "creature_names", "familiars",
-           "frac", "wound", "bar_frac", "clock", "odds_text", "field_", "option", "hearts_label", "hearts_hidden",
+__all__ = ["UI", "SCOPES", "PANELS", "turn_key", "actor_of", "fields_key", "attack_fields", "combatant_names",
+           "creature_names", "familiars", "frac", "wound", "bar_frac", "clock", "odds_text", "field_", "option", "hearts_label", "hearts_hidden",
            "hidden_names"]
 
 SCOPES = ("table", "card", "fight", "log", "roll")
@@ -24,7 +24,7 @@ class UI:
     the attack options, a pending confirmation, the last refusal and where it came from. Plain data (it rides
     in the view model), so a reloaded page or a second browser shows the same table."""
 
-    mode: str = "keeper"              # "keeper" | "players"
+    mode: str = "keeper"              # "keeper" | "players" (the second screen) | "player" (one player's page)
     scope: str = "table"              # what this widget shows: the whole table, or one part of it
     who: str | None = None            # the delver of a card
     focus: int | None = None          # the action a roll view follows (by the seq it was first made with)
@@ -34,6 +34,7 @@ class UI:
     target: int = 10                  # the target number checks are made against
     vs: str | None = None             # or the opponent they are made against
     attack: dict = field(default_factory=dict)  # attack options: advantage, multi, bonus, smite...
+    attack_for: Any = None            # whose turn they were set on ([actor, turn]): another actor starts afresh
     form: str | None = None           # the open form
     luck_player: str | None = None    # the player picked to spend luck dice
     luck_seq: int | None = None       # on this action (a new action picks again)
@@ -43,6 +44,7 @@ class UI:
     hide_hearts: bool = False         # players' mode: the delvers' exact hearts are not shown
     foe_hearts: bool = False          # players' mode: the foes' exact hearts are shown (the keeper says so)
     ack: Any = None                   # the last intent handled (the page waits for it)
+    mine: dict | None = None          # a player's page: their requests and the keeper's asks, as the server read them
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -90,6 +92,19 @@ def actor_of(camp, ui: UI) -> str | None:
     if ui.selected in names:
         return ui.selected
     return s["seats"][0] if s["seats"] else None
+
+
+def fields_key(camp, ui: UI) -> list:
+    """Whom the per-actor fields (the attack options) belong to: the actor the bar shows, on the turn now. A new
+    actor (the next turn, another delver picked) or a new turn of the same one is a new key: its fields start
+    empty, so a multi-attack set for Wren never reaches Brakka's sword. The target number and the opponent of a
+    check stay: they say the situation, for whoever checks."""
+    return [actor_of(camp, ui), turn_key(camp.state)]
+
+
+def attack_fields(camp, ui: UI) -> dict:
+    """The attack options picked for the actor the bar shows now (empty when they were picked for another)."""
+    return ui.attack if ui.attack and ui.attack_for == fields_key(camp, ui) else {}
 
 
 def frac(have: int, top: int) -> float:

@@ -1,0 +1,172 @@
+"""The players' links: a secret for each player's page and one for the second screen, where the players' server
+listens, and a link as a QR code to scan.
+
+The secrets live in ``requests/keys.json`` (readable by its owner only; export and zips leave the folder out),
+written by the players' server alone (``ensure_keys``) and read by the keeper's table to show each link. A secret
+never goes on a command line (``ps`` shows command lines). ``server.json`` beside it says where the server listens
+(its addresses and port) while it runs.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import secrets
+import stat
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..publish import pid_alive, write_file
+from .requests import FOLDER
+
+__all__ = ["KEYS", "SERVER", "Keys", "read_keys", "ensure_keys", "read_server", "write_server", "clear_server",
+           "server_alive", "link", "qr", "KEY_BYTES"]
+
+KEYS = "keys.json"
+SERVER = "server.json"
+KEY_BYTES = 18  # 144 bits: 24 characters in a link
+
+
+class Keys:
+    """The secrets of the links: ``table`` (the second screen) and one a player (``players``)."""
+
+    def __init__(self, table: str, players: Mapping[str, str]):
+        self.table = table
+        self.players = dict(players)
+
+    def who(self, key: str | None) -> tuple[str, str | None] | None:
+        """Whose link this secret is: ``("table", None)``, ``("player", name)``, or None (compared in constant
+        time, so a guess learns nothing from how long a refusal takes)."""
+        if not key or not isinstance(key, str):
+            return None
+        given = key.encode("utf-8", "replace")
+        found = None
+        if hmac.compare_digest(given, self.table.encode()):
+            found = ("table", None)
+        for player, secret in self.players.items():
+            if hmac.compare_digest(given, secret.encode()):
+                found = ("player", player)
+        return found
+
+    def to_dict(self) -> dict:
+        return {"table": self.table, "players": dict(self.players)}
+
+
+def _folder(campaign: str | os.PathLike) -> Path:
+    return Path(campaign) / FOLDER
+
+
+def _read_json(file: Path) -> Any:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(file, flags)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return None
+        raw = f.read(256 * 1024)
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def _key(v: Any) -> bool:
+    return isinstance(v, str) and 16 <= len(v) <= 64 and v.replace("-", "").replace("_", "").isalnum()
+
+
+def read_keys(campaign: str | os.PathLike) -> Keys | None:
+    """The links' secrets, or None if the players' server has made none yet (or the file is not one it wrote)."""
+    data = _read_json(_folder(campaign) / KEYS)
+    if not isinstance(data, dict) or not _key(data.get("table")) or not isinstance(data.get("players"), dict):
+        return None
+    return Keys(data["table"], {p: k for p, k in data["players"].items() if isinstance(p, str) and _key(k)})
+
+
+def ensure_keys(campaign: str | os.PathLike, players: list[str], *, new: bool = False) -> Keys:
+    """The links' secrets with one for each of ``players`` (made where missing; all made anew with ``new``: the
+    old links stop working), written to ``keys.json``, readable by its owner only."""
+    folder = _folder(campaign)
+    folder.mkdir(mode=0o700, exist_ok=True)
+    have = None if new else read_keys(campaign)
+    keys = have or Keys(secrets.token_urlsafe(KEY_BYTES), {})
+    missing = [p for p in players if p not in keys.players]
+    if have is not None and not missing:
+        return keys
+    for p in missing:
+        keys.players[p] = secrets.token_urlsafe(KEY_BYTES)
+    file = folder / KEYS
+    if not file.exists():  # made readable by its owner alone before a secret is in it
+        os.close(os.open(file, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))
+    os.chmod(file, 0o600)
+    write_file(file, json.dumps(keys.to_dict(), indent=1, ensure_ascii=False) + "\n")
+    return keys
+
+
+def write_server(campaign: str | os.PathLike, info: Mapping[str, Any]) -> None:
+    write_file(_folder(campaign) / SERVER, json.dumps(dict(info), indent=1) + "\n")
+
+
+def clear_server(campaign: str | os.PathLike, pid: int) -> None:
+    """Remove ``server.json`` if it is this server's (a server started since keeps its own)."""
+    info = read_server(campaign)
+    if info is not None and info.get("pid") == pid:
+        try:
+            os.unlink(_folder(campaign) / SERVER)
+        except OSError:
+            pass
+
+
+def read_server(campaign: str | os.PathLike) -> dict | None:
+    """Where the players' server of this campaign said it listens: ``{"pid", "port", "hosts", "local"}``."""
+    data = _read_json(_folder(campaign) / SERVER)
+    if not isinstance(data, dict) or not isinstance(data.get("pid"), int) or not isinstance(data.get("port"), int):
+        return None
+    hosts = data.get("hosts")
+    if not isinstance(hosts, list) or not all(isinstance(h, str) and len(h) < 256 for h in hosts):
+        return None
+    return data
+
+
+def server_alive(info: Mapping | None) -> bool:
+    """Whether the server that wrote ``info`` still runs (its process is there, and is a delvebook server)."""
+    if not info:
+        return False
+    pid = info["pid"]
+    if not pid_alive(pid):
+        return False
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    try:
+        return b"players" in cmdline.read_bytes()
+    except OSError:
+        return True  # no /proc here: the process is there, which is all that can be known
+
+
+def link(host: str, port: int, key: str | None) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/" + (f"?key={key}" if key else "")
+
+
+def qr(text: str) -> dict | None:
+    """``text`` as a QR code for the page to draw: ``{"size": modules a side, "d": an SVG path of the dark
+    modules}``, or None without the ``players`` extra's QR library (segno)."""
+    try:
+        import segno
+    except ImportError:
+        return None
+    code = segno.make(text, error="m", micro=False)
+    rows = list(code.matrix_iter(border=2))
+    parts = []
+    for y, row in enumerate(rows):
+        x = 0
+        while x < len(row):
+            if row[x]:
+                start = x
+                while x < len(row) and row[x]:
+                    x += 1
+                parts.append(f"M{start} {y}h{x - start}v1h-{x - start}z")
+            else:
+                x += 1
+    return {"size": len(rows), "d": "".join(parts)}
