@@ -118,7 +118,8 @@ def test_processes_give_the_same_forecasts_as_one(camp, cal):
 
 def test_progress_is_told_for_each_fight_forecast(camp):
     seen = []
-    analysis.calibration(camp, fights=5, workers=1, cache=False, progress=lambda done, total: seen.append((done, total)))
+    analysis.calibration(camp, fights=5, workers=1, cache=False,
+                         progress=lambda done, total: seen.append((done, total)))
     assert seen == [(1, 3), (2, 3), (3, 3)]
 
 

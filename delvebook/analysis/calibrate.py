@@ -14,8 +14,8 @@ actions delvers take, luck dice, initiative, leaving a fight), so the report can
 the campaign's table differ.
 
 Each forecast plays ``fights`` simulated fights (100: each chance within about ±10 points; a bin's mean
-forecast is far closer, and the noise adds at most 0.0025 to a Brier score) with a seed of its own (the fight's seq), over every core. The forecasts are cached, as
-a speed-up only, never as the truth: in memory per open campaign, and on disk in the user's cache folder
+forecast is far closer, and the noise adds at most 0.0025 to a Brier score) with a seed of its own (the fight's
+seq), over every core. The forecasts are cached, as a speed-up only, never as the truth: in memory per open campaign, and on disk in the user's cache folder
 (``$DELVEBOOK_CACHE``, else ``$XDG_CACHE_HOME/delvebook``, else ``~/.cache/delvebook``; then ``calibration/``),
 one JSON file named by a digest of the log, the setup, the rules, the forecast's settings and the source of the
 code that plays the fights. Any change to one of those is a new name, so a stale file is never read; deleting the

@@ -4,8 +4,8 @@ damage, luck, and whether the danger forecast was right (``calibration``).
 Every function takes a Campaign, a campaign folder, or the dict from ``delvebook.analysis.frames`` and
 returns a ``plotly.graph_objects.Figure`` (not shown), so it can be restyled before ``fig.show()``. Each
 delver keeps one colour in every chart (``delver_colors``); each player likewise (``player_colors``).
-One module per topic (``xp``, ``hearts``, ``dice``, ``damage``, ``reliability``; ``common`` holds what they share); ``REPORT``
-lists the report's charts. This package imports plotly; ``import delvebook`` does not.
+One module per topic (``xp``, ``hearts``, ``dice``, ``damage``, ``reliability``; ``common`` holds what they
+share); ``REPORT`` lists the report's charts. This package imports plotly; ``import delvebook`` does not.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from .hearts import heart_history, hearts_by_session, session_bands  # noqa: E40
 from .reliability import calibration  # noqa: E402
 from .xp import xp_progress  # noqa: E402
 
-__all__ = ["xp_progress", "heart_history", "hearts_by_session", "session_bands", "calibration", "dice_fairness", "damage", "luck", "delver_colors", "player_colors",
-           "PALETTE", "KEEPER_COLOR", "REPORT"]
+__all__ = ["xp_progress", "heart_history", "hearts_by_session", "session_bands", "calibration", "dice_fairness",
+           "damage", "luck", "delver_colors", "player_colors", "PALETTE", "KEEPER_COLOR", "REPORT"]
 
 
 # ---------------------------------------------------------------- the report's charts

@@ -90,7 +90,8 @@ class Hearts(Collector):
         rows.append((event["seq"], event.get("ts"), event.get("at"), event.get("session"), fight, event.get("round"),
                      kind, name, side, c.get("kind") if side == FOES else None,
                      c.get("player") if side == PARTY else "keeper", now[0], now[1], change, now[2],
-                     sources(event).get(name, kind), now[2] == STATUS_DEAD and (before is None or before[2] != STATUS_DEAD),
+                     sources(event).get(name, kind),
+                     now[2] == STATUS_DEAD and (before is None or before[2] != STATUS_DEAD),
                      is_save, event.get("success") if is_save else None))
 
 
@@ -129,7 +130,8 @@ class Xp(Collector):
                 latest[name] = len(rows)
                 rows.append([event["seq"], event.get("ts"), event.get("at"), event.get("session"), fight,
                              event["kind"], name, d.get("player"), amount, a.get("amount"), a.get("reason"),
-                             a.get("source"), a.get("pool_before"), a.get("pool_after"), (d.get("xp") or 0) - left[name],
+                             a.get("source"), a.get("pool_before"), a.get("pool_after"),
+                             (d.get("xp") or 0) - left[name],
                              d.get("level"), False])
         for name, i in latest.items():
             before, after = last.get(name), rows[i][15]
