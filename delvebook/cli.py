@@ -14,6 +14,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Sequence
 
+from .cli_reading import READING, add_reading_commands
+
 __all__ = ["main"]
 
 SESSION_NOTEBOOK = Path("examples") / "run-a-session.ipynb"
@@ -275,32 +277,6 @@ def _cmd_share(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_export(args: argparse.Namespace) -> int:
-    from delvebook.extras import MissingExtra
-    from delvebook.store import StoreError
-    if not (args.parquet or args.csv):
-        print("delvebook export: say where: --parquet DIR and/or --csv DIR", file=sys.stderr)
-        return 2
-    if args.parquet and args.csv and os.path.abspath(args.parquet) == os.path.abspath(args.csv):
-        print("delvebook export: give --parquet and --csv different folders (each export replaces its folder "
-              "whole)", file=sys.stderr)
-        return 2
-    try:
-        from delvebook import analysis, export
-        frames = analysis.frames(args.campaign, copy=False)
-        for fmt, folder in (("parquet", args.parquet), ("csv", args.csv)):
-            if folder:
-                written = getattr(export, f"write_{fmt}")(frames, folder)
-                print(f"{folder}: {len(written)} files ({', '.join(p.name for p in written)})")
-    except MissingExtra as err:
-        print(f"delvebook export: {err}", file=sys.stderr)
-        return 2
-    except (StoreError, ValueError, OSError) as err:
-        print(f"delvebook export: {err}", file=sys.stderr)
-        return 1
-    return 0
-
-
 def _validate(path: Path) -> tuple[list, list[str], int | None]:
     """(every problem, what the last writer noted, the number of events or None) for a campaign folder:
     ``store.validation.check_folder``, the one check ``Campaign.open`` runs, with every bad line listed."""
@@ -328,31 +304,6 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         _say(problem)
     print(f"{_shown(path)}: {len(problems)} problem{'s' if len(problems) != 1 else ''}", file=sys.stderr)
     return 1
-
-
-def _cmd_report(args: argparse.Namespace) -> int:
-    import time
-
-    from delvebook.store import StoreError
-    start = time.perf_counter()
-
-    def progress(msg: str) -> None:
-        print(f"  [{time.perf_counter() - start:5.1f} s] {msg}", file=sys.stderr, flush=True)
-
-    out = Path(args.output)
-    from delvebook.extras import MissingExtra
-    try:
-        from delvebook.report import write_report
-        write_report(args.campaign, out, cdn=args.cdn, progress=progress)
-    except MissingExtra as err:
-        print(f"delvebook report: {err}", file=sys.stderr)
-        return 2
-    except (StoreError, ValueError, OSError) as err:
-        print(f"delvebook report: {err}", file=sys.stderr)
-        return 1
-    print(f"{out}: report on {args.campaign}" + (" (plotly.js from the CDN: needs the internet)" if args.cdn
-                                                  else " (opens offline)"))
-    return 0
 
 
 def _play_copy_of(campaign: Path) -> Path | None:
@@ -495,16 +446,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--readme", default=None, metavar="FILE",
                    help="also write the badge into FILE (e.g. README.md): its Binder badge line, or under its title")
 
-    p = sub.add_parser("export", help="write a campaign's frames as Parquet or CSV files (with their dtypes)",
-                       description="Write every frame of delvebook.analysis.frames (events, rolls, hearts, xp, "
-                       "encounters, damage, luck, fairness, levels) to one file each, replacing a previous export "
-                       "in DIR whole (a folder holding other files is refused). Parquet keeps the dtypes, lists and "
-                       "chances as floats; mappings are JSON text. CSV gets the dtypes in schema.json, and text "
-                       "cells a spreadsheet would run as formulas get a leading '.")
-    p.add_argument("campaign", metavar="CAMPAIGN", help="campaign folder (opened read-only)")
-    p.add_argument("--parquet", metavar="DIR", help="write DIR/NAME.parquet for each frame")
-    p.add_argument("--csv", metavar="DIR", help="write DIR/NAME.csv for each frame, and DIR/schema.json")
-
     p = sub.add_parser("players", help="serve the second screen and each player's page on their phone",
                        description="Serve the second screen (the table, read-only) and each player's own page: "
                        "their delver, their luck dice, the rolls the keeper asks of them, their level-up choices. "
@@ -528,13 +469,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check a campaign folder; lists every problem, exit status 1 if any")
     p.add_argument("path", metavar="PATH")
 
-    p = sub.add_parser("report", help="one HTML file with a campaign's summary and charts",
-                       description="Write one HTML file with a summary table and every chart of a campaign "
-                       "(XP, hearts, dice fairness, damage, luck). It opens offline: plotly.js is embedded "
-                       "unless --cdn.")
-    p.add_argument("campaign", metavar="CAMPAIGN", help="campaign folder (opened read-only)")
-    p.add_argument("-o", "--output", default="report.html", metavar="FILE", help="where to write (report.html)")
-    p.add_argument("--cdn", action="store_true", help="link plotly.js from its CDN (smaller, needs the internet)")
+    add_reading_commands(sub)
 
     p = sub.add_parser("danger", help="how deadly a prepared encounter is: delvebook danger CAMPAIGN ENCOUNTER",
                        description="Play the fight many times in memory (nothing is written to the campaign) and "
@@ -585,6 +520,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
         campaign = rest.pop(0) if rest and not rest[0].startswith("-") else None
         return _cmd_lab(argparse.Namespace(campaign=campaign), rest)
     args = _parser().parse_args(argv)
+    if args.command in READING:
+        return READING[args.command](args)
     if args.command == "roll":
         return _cmd_roll(args)
     if args.command == "odds":
@@ -593,14 +530,10 @@ def _main(argv: Sequence[str] | None = None) -> int:
         return _cmd_new(args)
     if args.command == "validate":
         return _cmd_validate(args)
-    if args.command == "report":
-        return _cmd_report(args)
     if args.command == "players":
         return _cmd_players(args)
     if args.command == "share":
         return _cmd_share(args)
-    if args.command == "export":
-        return _cmd_export(args)
     if args.command == "danger":
         return _cmd_danger(args)
     if args.command == "lite":

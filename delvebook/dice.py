@@ -522,7 +522,11 @@ class Roll:
         """Rebuild a roll from its record; faces are re-validated, never re-rolled."""
         r = parse(data["expr"]).roll(faces=data["faces"], who=data.get("who"), why=data.get("why"))
         for l in data.get("luck", ()):
-            r = r.with_luck(l["sign"], face=l["face"], who=l.get("who"), sides=l.get("sides", 6))
+            face, sides = l["face"], l.get("sides", 6)
+            if face is None or not _is_int(sides) or sides < 1:  # a record's luck die is read, never rolled again
+                raise DiceError(f"a recorded luck die needs its face and its sides (1 or more), not face {face!r}, "
+                                f"sides {sides!r}")
+            r = r.with_luck(l["sign"], face=face, who=l.get("who"), sides=sides)
         if "total" in data and data["total"] != r.total:
             raise DiceError(f"recorded total {data['total']} does not match the faces of {r.expr} ({r.total})")
         return r

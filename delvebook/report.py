@@ -78,7 +78,45 @@ def _summary(camp, f) -> str:
             '<th>p-value</th><th>verdict</th></tr>' + fair_rows + "</table>")
 
 
-def report_html(camp_or_path: Any, cdn: bool = False, progress: Callable[[str], None] | None = None) -> str:
+def _notes(fig) -> str:
+    """A chart's words (``layout.meta["notes"]``: [heading, lines] pairs) as headed lists, escaped."""
+    meta = fig.layout.meta
+    notes = meta.get("notes") if isinstance(meta, dict) else None
+    return "".join(f"<h3>{esc(head)}</h3><ul>" + "".join(f"<li>{esc(line)}</li>" for line in lines) + "</ul>"
+                   for head, lines in notes or ())
+
+
+def _tenths(progress: Callable[[str], None] | None) -> Callable[[int, int], None] | None:
+    """A (done, total) callback that says so on ``progress`` at each tenth of the way."""
+    if progress is None:
+        return None
+    said = set()
+
+    def step(done: int, total: int) -> None:
+        tenth = 10 * done // max(total, 1)
+        if tenth not in said:
+            said.add(tenth)
+            progress(f"forecast {done:,} of {total:,} fights again")
+    return step
+
+
+def _sessions(camp) -> str:
+    """Each session told (``delvebook.recap``), folded: a keeper opens the one to read before the next."""
+    from .recap import recaps
+    told = recaps(camp)
+    if not told:
+        return ""
+    folds = []
+    for r in told:
+        folds.append(f'<details><summary>{esc(r.summary)}</summary>{r.html()}</details>')
+    return ('<section class="sessions"><h2>Previously on... each session told</h2><p>What stands of each '
+            "session, told as the table tells it: where the party went, its fights, level-ups, luck that turned a "
+            "roll, coins and XP (<code>delvebook recap CAMPAIGN --session N</code> gives one as Markdown).</p>"
+            + "".join(folds) + "</section>")
+
+
+def report_html(camp_or_path: Any, cdn: bool = False, progress: Callable[[str], None] | None = None,
+                calibration: bool = True) -> str:
     """The report as one HTML string (see ``write_report``)."""
     from . import analysis, charts
     from .campaign import Campaign
@@ -92,6 +130,10 @@ def report_html(camp_or_path: Any, cdn: bool = False, progress: Callable[[str], 
     try:
         _say(progress, f"reading {len(camp.events):,} events")
         f = analysis.frames(camp, copy=False, progress=progress)
+        if calibration:
+            _say(progress, "was the forecast right? each fight forecast again from its start "
+                 "(cached after the first time)")
+            f = {**f, "calibration": analysis.calibration(camp, progress=_tenths(progress))}
         parts = []
         for i, (title, make) in enumerate(charts.REPORT, 1):
             _say(progress, f"chart {i}/{len(charts.REPORT)}: {title}")
@@ -102,9 +144,11 @@ def report_html(camp_or_path: Any, cdn: bool = False, progress: Callable[[str], 
             parts.append(f'<section class="chart"><h2>{esc(title)}</h2>'
                          + fig.to_html(full_html=False, include_plotlyjs=include,
                                        config={"displaylogo": False, "responsive": True})
-                         + "</section>")
+                         + _notes(fig) + "</section>")
         _say(progress, "writing the summary")
         summary = _summary(camp, f)
+        _say(progress, "telling each session")
+        sessions = _sessions(camp)
         name = esc(camp.name)
     finally:
         if opened:
@@ -117,21 +161,28 @@ table {{ border-collapse: collapse; margin: 0.5em 0 1.5em; }}
 th, td {{ border-bottom: 1px solid #ddd; padding: 4px 10px; text-align: left; }}
 .swatch {{ display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.4em; border-radius: 2px; }}
 section.chart {{ margin: 2em 0; }}
+section.chart li {{ margin: 0.3em 0; line-height: 1.4; }}
+section.sessions details {{ border-bottom: 1px solid #ddd; padding: 0.3em 0; }}
+section.sessions summary {{ cursor: pointer; font-weight: 600; }}
+section.sessions h4 {{ margin: 0.8em 0 0.2em; }}
+section.sessions ul {{ margin: 0.2em 0; }}
 </style></head>
 <body><h1>{name}</h1><p>A report made by delvebook from the campaign's log: only what is in force counts
 (undone actions and rolls replaced by a luck die or typed dice are left out).</p>
 {summary}
 {''.join(parts)}
+{sessions}
 </body></html>
 """
 
 
 def write_report(camp_or_path: Any, out: str | os.PathLike, cdn: bool = False,
-                 progress: Callable[[str], None] | None = None) -> Path:
+                 progress: Callable[[str], None] | None = None, calibration: bool = True) -> Path:
     """Write the campaign's report (summary table and every chart) to ``out``, one HTML file that opens
     offline (plotly.js embedded) unless ``cdn`` is true. ``progress`` is called with a line of text at each
-    step. Returns the path written."""
-    text = report_html(camp_or_path, cdn=cdn, progress=progress)
+    step. ``calibration``: check the danger forecast against every fight (``analysis.calibration``: minutes on a
+    long campaign the first time, cached after). Returns the path written."""
+    text = report_html(camp_or_path, cdn=cdn, progress=progress, calibration=calibration)
     out = Path(out)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")

@@ -257,6 +257,17 @@ def run_all_cells(page, lab_server, notebook: str):
     return panel
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_cache(tmp_path_factory):
+    """What delvebook caches (the forecast's calibration) goes to a folder of this test session, never the user's:
+    the processes the tests start inherit it."""
+    patch = pytest.MonkeyPatch()
+    folder = tmp_path_factory.mktemp("delvebook-cache")
+    patch.setenv("DELVEBOOK_CACHE", str(folder))
+    yield folder
+    patch.undo()
+
+
 @pytest.fixture(scope="module")
 def long_delve():
     """The bundled finished campaign, open read-only."""

@@ -6,12 +6,15 @@ import math
 import random
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
 import delvebook as db
 from delvebook import analysis
+from delvebook.analysis.fair_dice import _gammaincc
+from delvebook.analysis.tables import events_frame
 from delvebook.events import replay
 
 from conftest import CAMPAIGNS, REPO
@@ -233,6 +236,16 @@ def test_one_rolls_row_per_die_recorded(camp, f):
     assert len(r) == dice + luck
 
 
+def test_a_new_delvers_starting_rolls_are_its_players_throw(f, camp):
+    """Hearts, spells, true names: the dice a delver joins with are its player's, not the keeper's."""
+    joined = [e for e in camp.events if e["kind"] == "add_delver" and e.get("rolls") and camp.standing.in_force(e["seq"])]
+    assert joined
+    r = f["rolls"]
+    for e in joined:
+        rows = r[r["seq"] == e["seq"]]
+        assert list(rows["player"].astype(str)) == [e["player"]] * len(rows) and len(rows) > 0
+
+
 def test_a_rolls_faces_and_luck_give_its_total(f):
     r = f["rolls"]
     plain = r[~r["luck"]]
@@ -273,7 +286,7 @@ def test_luck_rows_say_who_spent_them_and_what_changed(f):
                                       (1.0, 1, 0.31731050786291415), (27.2036, 19, 0.1),
                                       (0.0, 5, 1.0)])
 def test_chi_squared_p_value_matches_known_values(x, df, p):
-    got = analysis._gammaincc(df / 2, x / 2)
+    got = _gammaincc(df / 2, x / 2)
     assert math.isclose(got, p, rel_tol=1e-3, abs_tol=1e-35)
 
 
@@ -283,7 +296,7 @@ def test_chi_squared_p_value_matches_the_closed_form_for_even_degrees_of_freedom
     # Q(n, y) = exp(-y) * sum_{j < n} y^j / j!  when n = df / 2 is whole
     y, n = x / 2, df // 2
     closed = math.exp(-y) * sum(y ** j / math.factorial(j) for j in range(n))
-    assert math.isclose(analysis._gammaincc(n, y), closed, rel_tol=1e-9, abs_tol=1e-300)
+    assert math.isclose(_gammaincc(n, y), closed, rel_tol=1e-9, abs_tol=1e-300)
 
 
 def test_fair_dice_are_within_what_fair_dice_do_9_times_in_10_about_9_times_in_10():
@@ -352,7 +365,9 @@ def test_a_new_event_field_types_itself_and_the_frame_goes_to_parquet(tmp_path):
         {"seq": 2, "kind": "check", "v": 2, "at": 5, "ts": "2026-01-01T00:00:05Z", "actor": "Ilse", "targets": [],
          "sides": {"Ilse": "party"}, "chance": "1/5", "glimpse": 1.5, "changes": [], "rolls": {}, "args": {}},
     ]
-    ev = analysis._events_frame(log, {1, 2}, {}, {})
+    both_stand = SimpleNamespace(in_force=lambda seq: True, replaced_by=lambda seq: None,
+                                 undone_by=lambda seq: None)
+    ev = events_frame(log, both_stand)
     assert list(ev["actor"]) == ["Wren", "Ilse"]
     assert list(ev["targets"]) == [["Goblin 1"], []] and ev["targets"].dtype == object
     assert [json.loads(s) for s in ev["sides"]] == [log[0]["sides"], log[1]["sides"]]

@@ -16,12 +16,12 @@ PACKAGE = Path(__file__).resolve().parent.parent / "delvebook"
 
 # Layers, lowest first; a module may import its own layer and the layers below it.
 LAYERS = {
-    "core": {"dice", "distribution", "rules", "rules.schema", "model", "events", "roles", "engine", "narrate", "extras",
-             "statecheck", "names"},
+    "core": {"dice", "distribution", "rules", "rules.schema", "model", "events", "roles", "engine", "narrate", "collect",
+             "extras", "statecheck", "names"},
     "store": {"yamlsafe", "rules.load", "store", "publish", "holder"},
-    "campaign": {"campaign", "forecast"},
-    "views": {"analysis", "typed_columns", "charts", "report", "players", "table", "widgets", "cli", "share",
-              "export", "lite", "__main__"},
+    "campaign": {"campaign", "forecast", "recap"},
+    "views": {"analysis", "typed_columns", "charts", "report", "players", "table", "widgets", "cli", "cli_reading",
+              "share", "export", "lite", "__main__"},
 }
 ORDER = list(LAYERS)
 

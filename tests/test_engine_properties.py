@@ -1,5 +1,6 @@
 """Properties of the engine over random sequences of legal and illegal commands: the turn economy, found gear,
-choices made on a hit, the familiar and named NPCs among them."""
+choices made on a hit, the familiar and named NPCs among them, scrolls and books (read, copied, destroyed),
+darkness, Lay on Hands on the dead, orders heard by a familiar."""
 
 from __future__ import annotations
 
@@ -13,19 +14,23 @@ NAMES = ["Wren", "Bo", "Ada", "Cy", "Nim", "Nobody"]
 FOES = ["Goblin 1", "Goblin 2", "Ogre 1", "Grak", "Pip", "Nobody"]
 SKILLS = [None, "stealth", "athletics", "magic", "lore"]
 ITEMS = ["sword", "arrow", "crossbow", "bolt", "torch", "dragon", {"name": "Sword +1", "damage": "2d6", "bonus": 1},
-         {"name": "Chain shirt", "av": 2, "dv": 12}, {"name": "Lute", "instrument": True}, {"name": "Bad", "av": -1}]
+         {"name": "Chain shirt", "av": 2, "dv": 12}, {"name": "Lute", "instrument": True}, {"name": "Bad", "av": -1},
+         {"item": "scroll", "spells": ["aid"]}, {"item": "spellbook", "spells": ["truth", "light"], "name": "A book"}]
 TAKEN = ["arrow", "dagger", "Sword +1", "Chain shirt", "Leather armor", "torch", "Lute", "nothing"]
 ABILITIES = [("Wren", "sprint", {}), ("Wren", "dodge", {}), ("Wren", "focus", {}), ("Wren", "hide", {"target": 12}),
              ("Bo", "ferocious_strike", {}), ("Bo", "double_strike", {}), ("Bo", "sentry", {}),
              ("Bo", "second_wind", {}), ("Cy", "bless", {"target": "Bo"}), ("Cy", "heal_by_touch", {"target": "Bo"}),
              ("Cy", "lay_on_hands", {"target": "Wren", "hearts": 1}), ("Nim", "blood_magic", {}),
-             ("Bo", "command_charge", {})]
+             ("Bo", "command_charge", {}), ("Bo", "command_fire", {"hearing": ["Pip", "Bo"]}),
+             ("Cy", "lay_on_hands_revive", {"target": "Wren"}), ("Ada", "continued_research", {"spell": "aid"}),
+             ("Ada", "continued_research", {"spell": "truth"})]
 SPELLS = [("Ada", "find_familiar", {"name": "Pip"}), ("Ada", "firebolt", {"target": "FOE"}),
           ("Ada", "light", {"blind": True, "target": "FOE"}), ("Ada", "magic_missile", {"target": "FOE"}),
           ("Cy", "truth", {"target": "Grak"}), ("Cy", "truth", {"target": "FOE"}),
           ("Cy", "inflict_wounds", {"target": "Grak"}), ("Cy", "inflict_wounds", {"target": "FOE"}),
           ("Cy", "guiding_bolt", {"target": "FOE"}), ("Cy", "aid", {"target": "Wren"}),
-          ("Cy", "dispel_magic", {"target": "Grak", "condition": "compelled_truth"})]
+          ("Cy", "dispel_magic", {"target": "Grak", "condition": "compelled_truth"}),
+          ("Ada", "aid", {"via": "scroll", "target": "Wren"})]
 """(caster, spell, args); a FOE target is one of the fight's living foes (or Grak outside a fight)."""
 
 
@@ -35,6 +40,7 @@ def _party() -> Table:
     for _ in range(2):  # an oath fighter who may smite, a cleric with divine spells, a mage with every spell
         t.do("level_up", who="Bo")
         t.do("level_up", who="Cy")
+    t.do("level_up", who="Ada")
     t.do("level_up", who="Ada")
     t.do("choose", who="Bo", choice="specialty", option="armorer")
     t.do("choose", who="Bo", choice="technique", option="oath")
@@ -61,7 +67,7 @@ def _command(data, t: Table) -> tuple:
     kinds = ["check", "attack", "next_turn", "encounter", "initiative", "end_encounter", "award_xp", "earn",
              "spend", "rest", "start_session", "end_session", "luck", "luck", "undo", "undo", "redo", "death_save",
              "damage", "heal", "level_up", "complete_quest", "explore_room", "advance_time", "set_order", "give",
-             "take", "drop", "reload", "use", "cast", "npc", "on_hit"]
+             "take", "drop", "reload", "use", "cast", "npc", "on_hit", "lighting"]
     if enc is None:
         kinds += ["encounter"] * 4
     elif enc["side"] is None:
@@ -102,7 +108,9 @@ def _command(data, t: Table) -> tuple:
     if kind == "encounter":
         spec = data.draw(st.lists(st.sampled_from(["goblin", "ogre", "bandit", "dragon", {"npc": "Grak"}]),
                                   min_size=0, max_size=3))
-        return kind, dict(foes=spec)
+        return kind, dict(foes=spec, **({"dark": True} if data.draw(st.integers(0, 4)) == 0 else {}))
+    if kind == "lighting":
+        return kind, dict(dark=data.draw(st.booleans()))
     if kind == "initiative":
         return kind, dict(first=data.draw(st.sampled_from([None, "party", "foes"])))
     if kind == "end_encounter":

@@ -239,7 +239,8 @@ def test_a_change_to_a_place_the_table_does_not_name_says_where_to_add_it():
     assert why == ("delvers.Wren.ammunition: not a field of a delver (it has name, player, class_id, class_name, "
                    "level, xp, hearts, max_hearts, status, died_at, skills, resources, resource_max, weapons, armor, "
                    "items, purse, choices, abilities, spells, spellbook_used, true_names, pending_choices, familiar, "
-                   "signature_spell, armor_bonus, free_reload, retired); a new field of the state is added to "
+                   "signature_spell, written_spells, death_save_repeated, armor_bonus, free_reload, retired); a new "
+                   "field of the state is added to "
                    "delvebook.statecheck.SHAPE")
 
 

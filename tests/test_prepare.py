@@ -357,3 +357,15 @@ def test_a_circle_of_three_tables_is_found_once_for_each_table_on_it():
     assert sorted(p.path[0] for p in found) == ["a", "b", "c"]
     assert "a -> b -> c -> a" in found[0].reason
 
+
+
+def test_a_prepared_encounter_in_darkness_is_started_and_forecast_dark(camp):
+    camp.add_delver("Wren", "rogue", "Ana")
+    camp.prepare_encounter("Cave", {"goblin": 1}, dark=True)
+    assert camp.prepared_encounters["cave"]["dark"] is True
+    with pytest.raises(Invalid, match="true or false") as err:
+        camp.prepare_encounter("Pit", {"goblin": 1}, dark="yes")
+    assert err.value.field == "dark"
+    assert camp.danger("cave", fights=50, seed=1, workers=1).fights == 50
+    camp.encounter("cave")
+    assert camp.events[-1]["args"]["dark"] is True and "in darkness" in told(camp)

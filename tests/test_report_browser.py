@@ -1,5 +1,8 @@
 """The report of the finished campaign opens in headless Chromium with no network and draws every chart.
 
+The forecast's calibration is played once for the session (the cache folder is the session's, see conftest.py):
+the module's report and the command line's share it.
+
 Every request that is not for a local file is blocked (and recorded), so a report that needs the
 internet fails here. Leaves a screenshot in tests/artifacts/report.png.
 """
@@ -61,9 +64,10 @@ def test_the_report_opens_offline_and_draws_every_chart(browser, report, artifac
             assert chart["title"], chart
             assert chart["traces"] > 0 and chart["points"] > 0, chart
         titles = " | ".join(c["title"] for c in drawn)
-        for words in ("XP progress", "Hearts of the party", "Hearts in", "Are the dice fair", "Damage dealt",
-                      "Luck dice spent"):
+        for words in ("XP progress", "Hearts of each delver", "Hearts in", "Are the dice fair", "Damage dealt",
+                      "Luck dice spent", "Forecast chance against what happened"):
             assert words in titles
+        assert page.get_by_text("How the campaign's fights were played, beside the forecast's policy").is_visible()
         assert page.locator("table.party tr").count() > 5
         assert page.get_by_text("within what fair dice do 9 times in 10").first.is_visible()
         page.screenshot(path=str(artifacts / "report.png"), full_page=False)
@@ -71,6 +75,8 @@ def test_the_report_opens_offline_and_draws_every_chart(browser, report, artifac
         page.screenshot(path=str(artifacts / "report-hearts.png"))
         page.locator(".js-plotly-plot").nth(4).scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / "report-dice.png"))
+        page.locator(".js-plotly-plot").nth(7).scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / "report-calibration.png"))
         assert not errors, errors
         assert not blocked, f"the report asked the network for {blocked}"
     except Exception:
@@ -85,16 +91,18 @@ def test_report_command_writes_one_file_and_shows_progress(tmp_path):
     run = subprocess.run([sys.executable, "-m", "delvebook", "report", str(LONG), "-o", str(out)],
                          capture_output=True, text=True, cwd=REPO, timeout=300)
     assert run.returncode == 0, run.stderr
-    assert "chart 7/7" in run.stderr and "wrote" in run.stderr
+    assert f"chart {len(REPORT)}/{len(REPORT)}" in run.stderr and "wrote" in run.stderr
     text = out.read_text(encoding="utf-8")
     assert 'src="https://cdn.plot.ly' not in text  # plotly.js is inside the file
     assert text.count("Plotly.newPlot(") == len(REPORT_CHARTS)
     cdn = tmp_path / "cdn.html"
-    run = subprocess.run([sys.executable, "-m", "delvebook", "report", str(LONG), "-o", str(cdn), "--cdn"],
+    run = subprocess.run([sys.executable, "-m", "delvebook", "report", str(LONG), "-o", str(cdn), "--cdn",
+                          "--no-calibration"],
                          capture_output=True, text=True, cwd=REPO, timeout=300)
     assert run.returncode == 0, run.stderr
     assert 'src="https://cdn.plot.ly' in cdn.read_text(encoding="utf-8")
     assert cdn.stat().st_size < out.stat().st_size / 2
+    assert "Was the forecast right?" not in cdn.read_text(encoding="utf-8")
 
 
 def test_report_command_names_a_missing_campaign(tmp_path):

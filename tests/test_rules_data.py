@@ -69,7 +69,6 @@ def test_mage_row(rules):
     assert _skills_l1(rules, "mage") == {"magic": "proficient", "investigation": "proficient",
                                          "lore": "proficient", "persuasion": "proficient"}
     assert _max_row(rules, "mage", "spellbook") == [1, 1, 1]
-    assert rules.class_("mage")["resources"]["spellbook"]["per"] == "spell"
     assert _max_row(rules, "mage", "wand_charges") == [0, 3, 3]
 
 

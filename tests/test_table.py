@@ -925,7 +925,7 @@ def test_the_keeper_names_an_npc_from_the_bestiary_or_typed_and_it_stands_beside
 def test_a_delver_drops_gear_and_the_keeper_takes_some_away_or_hands_it_over(camp, ui):
     view = click(camp, ui, do="select", who="Wren", where="party")
     gear = {g["name"]: g for g in view["actor"]["gear"]}
-    assert set(gear) == {"Drop", "Take"}
+    assert set(gear) == {"Buy", "Drop", "Take"}
     items = [o["label"] for o in gear["Drop"]["form"]["fields"][0]["options"]]
     assert "Dagger x2" in items and "Arrow x20" in items  # queries.carried
     view = click(camp, ui, **gear["Drop"]["toggle"])

@@ -205,6 +205,11 @@ def test_the_encounter_builder_forecasts_the_draft_what_ifs_and_saves_and_starts
     f = section(table_view(keep, ui), "encounters")["builder"]["forecast"]
     assert f["status"] == "done" and "within ±2 points" in f["text"] and f["frac"] == 1.0
     assert [d["name"] for d in f["delvers"]] == keep.state["seats"] and f["party"][0]["label"] == "a death"
+    click(keep, ui, do="builder_dark", where="keeper:builder")  # in darkness: a what-if, and back
+    assert ui.builder["dark"] is True
+    settle(keep, ui)
+    assert section(table_view(keep, ui), "encounters")["builder"]["dark"]["label"] == "in darkness"
+    click(keep, ui, do="builder_dark", where="keeper:builder")
     click(keep, ui, do="builder_foe", foe="bog_goblin", delta=-1, where="keeper:builder")  # one fewer: a what-if
     click(keep, ui, do="builder_out", who="Wren", where="keeper:builder")  # Wren sits it out
     settle(keep, ui)

@@ -507,14 +507,17 @@ class Campaign(Preparing):
         return self.act("heal", who=who, amount=amount, source=source, by=by, keeper_override=keeper_override)
 
     # ---- fights
-    def encounter(self, foes: list, name: str | None = None, *, keeper_override: str | None = None) -> "Fight":
+    def encounter(self, foes: list, name: str | None = None, *, dark: bool = False,
+                  keeper_override: str | None = None) -> "Fight":
         """A fight begins with these foes (bestiary ids, ``{"npc": name}`` for a named NPC, or a prepared
-        encounter id from campaign.yaml)."""
+        encounter id, from campaign.yaml or the table); ``dark``: fought in darkness (a prepared encounter may say so)."""
         prepared = self.prepared_encounters
         if isinstance(foes, str) and foes in prepared:
             name = name or prepared[foes]["name"]  # its name, or its id where campaign.yaml gives none
+            dark = dark or prepared[foes]["dark"]
             foes = prepared[foes]["foes"]
-        self.act("encounter", foes=list(foes), name=name, keeper_override=keeper_override)
+        self.act("encounter", foes=list(foes), name=name, keeper_override=keeper_override,
+                 **({"dark": True} if dark else {}))
         return Fight(self)
 
     @_locked

@@ -33,9 +33,10 @@ class Preparing:
     @property
     def prepared_encounters(self) -> dict[str, dict]:
         """Encounters prepared in campaign.yaml or by the table, by id: ``name``, ``foes`` (one entry per foe, counts
-        expanded), ``note``; ``camp.encounter(id)`` starts one."""
+        expanded), ``note``, ``dark`` (fought in darkness); ``camp.encounter(id)`` starts one."""
         from ..engine.queries import encounter_foes, encounters
-        return {eid: {"name": enc.get("name") or eid, "foes": encounter_foes(enc), "note": enc.get("note")}
+        return {eid: {"name": enc.get("name") or eid, "foes": encounter_foes(enc), "note": enc.get("note"),
+                      "dark": bool(enc.get("dark"))}
                 for eid, enc in encounters(self.state, self.rules).items()}
 
     # ---- the party
@@ -64,12 +65,13 @@ class Preparing:
 
     # ---- prepared encounters
     def prepare_encounter(self, name: str, foes: Any, *, id: str | None = None, note: str | None = None,
-                          change: bool = False) -> Any:
+                          dark: bool = False, change: bool = False) -> Any:
         """A named encounter: ``foes`` as ``{"goblin": 3, "ogre": 1}``, or a list of ids and ``{"foe", "count"}``;
-        ``camp.encounter(id)`` starts it, ``camp.danger(id)`` forecasts it."""
+        ``dark``: fought in darkness; ``camp.encounter(id)`` starts it, ``camp.danger(id)`` forecasts it."""
         if isinstance(foes, Mapping):
             foes = [{"foe": k, "count": v} for k, v in foes.items()]
-        return self.act("prepare_encounter", name=name, foes=list(foes), id=id, note=note, change=change or None)
+        return self.act("prepare_encounter", name=name, foes=list(foes), id=id, note=note, dark=dark or None,
+                        change=change or None)
 
     def remove_encounter(self, id: str) -> Any:
         return self.act("remove_encounter", id=id)
@@ -103,9 +105,9 @@ class Preparing:
         ``foes`` (bestiary ids or specs, or a prepared encounter's id; None: the fight running now, from where it
         stands), played by the rules in memory. Nothing is written to the campaign. Returns a
         ``forecast.Danger``; ``options``: ``policy``, ``precision``, ``progress``, ``workers``, ``name``,
-        ``sitting_out`` (delvers who do not fight: a what-if) (see ``delvebook.forecast.forecast``)."""
+        ``sitting_out`` (delvers who do not fight: a what-if), ``dark`` (see ``delvebook.forecast.forecast``)."""
         from ..forecast import forecast
-        foes, name = self._danger_foes(foes, options.pop("name", None))
+        foes, name = self._danger_foes(foes, options)
         return forecast(self.rules, self.state, foes, name=name, fights=fights, seed=seed,
                         campaign=self._store.campaign, **options)
 
@@ -114,17 +116,21 @@ class Preparing:
         ``job.danger()`` so far, ``job.cancel()``): what a view drives between its messages, so the kernel keeps
         answering clicks while it runs. Nothing is written to the campaign."""
         from ..forecast import Job
-        foes, name = self._danger_foes(foes, options.pop("name", None))
+        foes, name = self._danger_foes(foes, options)
         return Job(self.rules, self.state, foes, name=name, fights=fights, seed=seed, campaign=self._store.campaign,
                    **options)
 
-    def _danger_foes(self, foes: Any, name: str | None) -> tuple[list | None, str | None]:
+    def _danger_foes(self, foes: Any, options: dict) -> tuple[list | None, str | None]:
+        """(the foes, the name) a forecast plays: a prepared encounter's (its darkness too, into ``options``)."""
+        name = options.pop("name", None)
         prepared = self.prepared_encounters
         if isinstance(foes, str):
             if foes not in prepared:
                 from ..engine import Refused
                 raise Refused(f"there is no prepared encounter {foes!r} (prepared: {', '.join(prepared) or 'none'});"
                               " name foes as a list of bestiary ids")
+            if prepared[foes]["dark"]:
+                options.setdefault("dark", True)
             return prepared[foes]["foes"], name or prepared[foes]["name"]
         return (None if foes is None else list(foes)), name
 
@@ -144,6 +150,6 @@ class Preparing:
         fid = foe_id(self.state, self.rules, foe)
         if fid is None:
             raise Refused(f"there is no foe type {foe!r} in the bestiary")
-        foes, name = self._danger_foes(base, options.pop("name", None)) if base is not None else ([], None)
+        foes, name = self._danger_foes(base, options) if base is not None else ([], options.pop("name", None))
         return Tuner(self.rules, self.state, fid, target, foes, name=name, campaign=self._store.campaign,
                      **options)

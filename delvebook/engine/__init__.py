@@ -32,17 +32,19 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from ..dice import LuckDie
+from ..dice import DiceError, LuckDie
 from ..events import apply_changes, revert
 from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone
 from ..roles import KEEPERS, fill
 from ..rules import Rules
 from .base import COMMANDS, ROLES, Ctx, Invalid, Overridable, Play, Reader, Refused, command
-from .queries import coin_talons, luck_die_sides
-from . import creation, checks, combat, progress, conditions, gear, creatures, abilities, preparing  # noqa: F401
+from .queries import coin_talons, luck_die_sides, luck_sign_refused
+from . import (creation, checks, combat, scene, progress, conditions, gear, creatures, abilities,  # noqa: F401
+               preparing)
 from .upgrade import upgrade_event
 
 __all__ = ["Engine", "Refused", "Overridable", "Invalid", "Reader", "Play", "COMMANDS", "ROLES", "command", "play",
+           "refusal",
            "redecide", "Unrecorded", "OVERRIDE", "ASKED_BY", "upgrade_event"]
 
 
@@ -189,6 +191,9 @@ class Engine:
             raise Refused(f"the latest action has no roll {name!r} (its rolls: {', '.join(target['rolls'])})")
         if sign not in (1, -1):
             raise Refused("a luck die is added (+1) or subtracted (-1)")
+        refused = luck_sign_refused(self.rules, sign)
+        if refused:
+            raise Refused(refused)
         sides = luck_die_sides(self.rules)
         if face is None:
             face = rng.randrange(sides) + 1
@@ -264,6 +269,26 @@ def play(state: dict, rules: Rules, kind: str, args: Mapping[str, Any], rng: ran
         ctx.rollback()
         raise
     return ctx
+
+
+def refusal(state: dict, rules: Rules, kind: str, args: Mapping[str, Any]) -> str | None:
+    """Why command ``kind`` with ``args`` would be refused now, or None: the command is played on ``state`` and
+    taken back, whatever happens (what a view asks before it offers a click, so nothing it offers is refused
+    without saying why first)."""
+    fn = COMMANDS.get(kind)
+    if fn is None:
+        return f"there is no action {kind!r}"
+    call, override = _split_override(args)
+    ctx = Play(state, rules, random.Random(0), kind, call)
+    ctx.override = override
+    try:
+        _bind(kind, fn, call)
+        fn(ctx, **call)
+        return None
+    except (Refused, DiceError) as err:
+        return str(err)
+    finally:
+        ctx.rollback()
 
 
 def _split_override(args: Mapping[str, Any]) -> tuple[dict, str | None]:

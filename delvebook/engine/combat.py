@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 from ..dice import parse
 from ..distribution import odds
 from ..events import clone
-from ..model import (CREATURE, FOES, PARTY, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
+from ..model import (CREATURE, FOES, PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
                      is_dying, present, used_this_turn)
 from ..names import NameIndex
 from ..roles import KEEPER
@@ -28,7 +28,8 @@ from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, names_in_play
 from .gear import fired, spend_ammo
 from .progress import award
-from .queries import armor_in, attack_ready, healing_banned, plan_attack_on, unarmed, weapon_of
+from .queries import (armor_in, attack_ready, attack_result, countered_after, healing_banned, plan_attack_on,
+                      unarmed, weapon_of)
 
 __all__ = ["PARTY", "FOES", "current_actor", "deal_damage", "damage_roll", "heal", "attack",
            "strike", "prepare_attack", "resolve_attack", "ATTACK_WORDS", "CLASS_OPTIONS"]
@@ -58,8 +59,11 @@ def _new_foe(ctx: Ctx, spec: Any, taken: NameIndex, numbered: dict | None = None
 
 
 @command("encounter", targets=("foes",))
-def start_encounter(ctx: Ctx, foes: list, name: str | None = None) -> None:
-    """A fight begins: foes from the bestiary (or named NPCs) join; initiative comes next."""
+def start_encounter(ctx: Ctx, foes: list, name: str | None = None, dark: bool = False) -> None:
+    """A fight begins: foes from the bestiary (or named NPCs) join; initiative comes next. ``dark``: it is fought in
+    darkness (``core.sight``: whoever cannot see attacks with disadvantage)."""
+    if not isinstance(dark, bool):
+        ctx.refuse(f"dark is true or false, not {dark!r}")
     if ctx.state["encounter"] is not None:
         ctx.refuse("a fight is already running: end it before starting another")
     if not foes:
@@ -80,9 +84,11 @@ def start_encounter(ctx: Ctx, foes: list, name: str | None = None) -> None:
     enc = {"number": number, "name": name or f"Encounter {number}", "foes": made, "round": 0, "side": None,
            "turn": 0, "first": None, "order": {PARTY: [], FOES: list(made)}, "started_at": ctx.state["clock"],
            "vanquished": [], "acted": [], "used": {}}
+    if dark:
+        enc["dark"] = True
     ctx.set(["encounter"], enc)
     ctx.out(name=enc["name"], foes=[{"name": f["name"], "kind": f["kind"], "hearts": f["hearts"]}
-                                    for f in made.values()])
+                                    for f in made.values()], **({"dark": True} if dark else {}))
 
 
 @command("add_foes", targets=("foes",))
@@ -436,17 +442,22 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
         spend(ctx)
     ammo = spend_ammo(ctx, attacker, w, n)
     fired(ctx, attacker, w)
+    multi = ctx.core["multi_attack"]
     if n == 1:
         r = ctx.roll("attack", plan.expr, who=attacker, why=f"attack {target} ({w['name']})")
         totals = [r.total]
-    else:
+    elif multi["bonus_rolled_once"]:
         d20s = [ctx.roll("attack", plan.base, who=attacker, why=f"attack {k + 1} of {n} on {target}")
                 for k in range(n)]
         b = ctx.roll("bonus", plan.bonus, who=attacker, why="attack bonus, once for every attack").total \
             if plan.bonus else 0
         totals = [d.total + b for d in d20s]
-    res = ctx.roll("resist", plan.resist, who=target, why=f"resist {attacker}")
-    results = ["hit" if x > res.total else "tie" if x == res.total else "miss" for x in totals]
+    else:  # each attack rolls its own bonus dice
+        totals = [ctx.roll("attack", plan.expr, who=attacker, why=f"attack {k + 1} of {n} on {target}").total
+                  for k in range(n)]
+    resists = [ctx.roll("resist", plan.resist, who=target, why=f"resist {attacker}").total
+               for _ in range(min(n, multi["target_rolls"]))]  # one D20 against them all, or one an attack
+    results = [attack_result(ctx.core, x, resists[min(k, len(resists) - 1)]) for k, x in enumerate(totals)]
 
     damage = []
     asked = plan.asked
@@ -495,9 +506,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                     offers.append({"option": name, **o})
 
     countered = None
-    all_failed = "hit" not in results and "tie" not in results
-    tie_single = n == 1 and results[0] == "tie"
-    if plan.counter and (all_failed or tie_single):
+    if plan.counter and countered_after(ctx.core, results):
         if is_dead(t) or is_dying(t):
             countered = {"by": target, "possible": False, "why": f"{target} is down"}
         else:
@@ -524,8 +533,12 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
         extra["on_hit_options"] = offers
     if plan.asked.get("thrown"):
         extra["thrown"] = True
+    if plan.disadvantage:
+        extra["disadvantage"] = True
+    if len(resists) > 1:
+        extra["resist_totals"] = resists
     ctx.out(attacker=attacker, target=target, weapon=w["name"], multi=n, advantage=plan.advantage,
-            attack_totals=totals, resist_total=res.total, results=results, damage=damage, counter=countered,
+            attack_totals=totals, resist_total=resists[0], results=results, damage=damage, counter=countered,
             attack_expr=plan.expr, resist_expr=plan.resist,
             chance={"win": str(chance.win), "tie": str(chance.tie), "lose": str(chance.lose)}, **extra)
 
@@ -575,16 +588,19 @@ def damage_cmd(ctx: Ctx, who: str, amount: int, source: str = "keeper", armor: b
 def heal(ctx: Ctx, who: str, amount: int, source: str, *, by: str, above_max: bool = False) -> dict:
     """Hearts restored by ``by`` with ``source`` (what: a spell, an ability, the keeper's words), up to the maximum
     (Aid may go above it); a heal never lowers hearts that are above the maximum (they stay until damage takes
-    them). Refused while healing is banned."""
+    them). Refused while healing is banned, and for a dying delver until its death save unless the rules say
+    healing lifts the dying (``core.death_save.heal_dying``)."""
     side, c = ctx.combatant(who)
     if is_dead(c):
         ctx.refuse(f"{who} is dead: hearts cannot be restored")
-    if is_dying(c):
-        ctx.refuse(f"{who} is dying and must make a death save first")
+    if is_dying(c) and not ctx.core["death_save"]["heal_dying"]:
+        ctx.refuse(f"{who} is dying and must make a death save before being healed")
     banned = healing_banned(ctx, who)
     if banned:
         ctx.refuse(banned)
     path = ctx.path_of(who)
+    if is_dying(c) and amount > 0:
+        ctx.set(path + ["status"], STATUS_ALIVE)  # healed, the dying delver owes no death save
     before = c["hearts"]
     cap = c["max_hearts"] if not above_max else max(c["max_hearts"], before + amount)
     after = max(before, min(cap, before + amount))

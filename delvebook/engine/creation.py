@@ -17,10 +17,11 @@ __all__ = ["items_to_gear", "level_up_in", "add_delver", "choose", "level_up"]
 
 def _pick_option(ctx: Ctx, who: str, choice_id: str, choice: Mapping, picked: Any) -> tuple[str, Mapping]:
     options = dict(data_items(choice["options"]))
+    said = ", ".join(f"{o['name']} ({oid})" for oid, o in options.items())
     if picked is None:
-        ctx.refuse(f"{who}: choose {choice['prompt'].lower()}: one of {', '.join(options)}")
+        ctx.refuse(f"{who}: choose {choice['prompt'].lower()}: one of {said}")
     if picked not in options:
-        ctx.refuse(f"{who}: {picked!r} is not an option for {choice_id} (options: {', '.join(options)})")
+        ctx.refuse(f"{who}: {picked!r} is not an option for {choice_id}: {choice['prompt'].lower()}: one of {said}")
     return picked, options[picked]
 
 
@@ -210,8 +211,8 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
         delver["resources"][rid] = delver["resources"].get(rid, 0) + max(0, new_max - old_max)
     for aid, ability in data_items(cls["abilities"]):
         mech = ability.get("mechanics", {})
-        if ability["level"] == new and mech.get("spells_known"):
-            # the mage's level 2: learns the rest of the list
+        if ability["level"] == new and mech.get("spells_known") and "spellbook" in mech.get("spells_from", ()):
+            # the mage's level 2 (Wand Magic, casting from the book): learns the rest of the list
             rest = [sid for sid in ctx.rules.spell_by_number("grimoire").values() if sid not in delver["spells"]]
             delver["spells"] = delver["spells"] + rest[: max(0, mech["spells_known"] - len(delver["spells"]))]
     if "true_names_known" in cls:

@@ -18,6 +18,7 @@ each class module registers here what its features do, and the core asks the reg
 - ``conjured_weapon``: a weapon a condition provides (the cleric's Holy Weapon), and ``conjured_names``: the ones
   a creature has now (what a view lists as attacks); ``turn_slots``: what acts in a creature's turn besides its
   action (the Holy Weapon's sword, once a turn).
+- ``sightless``: who attacks normally without sight, and when (a Tunnel Fighter, within its range).
 - ``damage_reducer``: what comes off damage before armor (Dodge); ``armor_bonus``: AV a condition adds
   (Hold the line); ``heal_guard``: what forbids healing (Blood Magic's ban).
 - ``uses`` / ``spell``: the handlers of ``use(ability)`` and of each spell's effect, with the inputs they take.
@@ -43,7 +44,7 @@ from typing import Callable, Mapping, NamedTuple
 __all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "Edge", "casting",
            "CASTINGS", "roll_bonus", "skill_boost", "attack_modifier", "attacks_against", "attack_edge",
            "attack_option", "on_vanquish", "Hooks", "Options", "conjured_weapon", "conjured_names", "turn_slots",
-           "damage_reducer", "armor_bonus",
+           "damage_reducer", "armor_bonus", "sightless", "SIGHTLESS",
            "heal_guard", "uses", "spell", "TURN_SLOTS", "ROLL_BONUSES", "SKILL_BOOSTS", "ATTACK_MODIFIERS", "ATTACKS_AGAINST", "ATTACK_EDGES",
            "ATTACK_OPTIONS", "ON_VANQUISH", "CONJURED_WEAPONS", "CONJURED_NAMES", "DAMAGE_REDUCERS", "ARMOR_BONUSES", "HEAL_GUARDS",
            "USES", "SPELLS"]
@@ -78,6 +79,7 @@ class AttackPlan:
     attack_bonus: list = field(default_factory=list)   # dice added to the attack roll
     boosts: list = field(default_factory=list)         # skill boosts taken (Focus)
     spends: list = field(default_factory=list)         # costs and used-up conditions, in order
+    disadvantage: bool = False       # the attacker cannot see (core.sight); worked out with advantage
     state: dict = field(default_factory=dict)          # scratch for options' hooks (a smite spent on a hit)
     options: list | tuple = ()       # the class options asked for (``ATTACK_OPTIONS``: a smite), in their order
     # worked out from the above
@@ -114,23 +116,29 @@ class Reduction(NamedTuple):
 
 
 class Input(NamedTuple):
-    """An input an ability or a spell takes: its keyword, its kind (``creature``, ``number``, ``names``,
-    ``text``, ``spell``, ``item``, ``flag``), whether it is required, and a line saying what it is."""
+    """An input an ability or a spell takes: its keyword, its kind (``creature``, ``creatures``, ``number``,
+    ``names``, ``text``, ``spell``, ``item``, ``flag``), whether it is required, a line saying what it is, and
+    where its choices come from: ``choices(reader, who) -> [(value, label)]`` (the spells a bard may choose, the
+    dead a cleric may touch), so a view offers only what the rule takes."""
 
     name: str
     kind: str
     required: bool = False
     what: str = ""
+    choices: Callable | None = None
 
 
 @dataclass
 class Handler:
-    """The code behind an ability or a spell, the inputs it takes, and (a spell) what must hold before its
-    cost is paid: ``ready(ctx, who, d, spell_id, s, target)`` refuses, or returns."""
+    """The code behind an ability or a spell, the inputs it takes, (a spell) what must hold before its cost is
+    paid: ``ready(ctx, who, d, spell_id, s, target)`` refuses, or returns; and (an ability) why it cannot be used
+    now whatever its inputs: ``problem(reader, who) -> str | None`` (a bard's spell already changed since the
+    rest, no sword to trace on), what a view says before the click."""
 
     fn: Callable
     inputs: tuple = ()
     ready: Callable | None = None
+    problem: Callable | None = None
 
 
 @dataclass
@@ -256,6 +264,7 @@ CONJURED_WEAPONS = Hooks()               # (reader, who, c, weapon) -> weapon di
 CONJURED_NAMES = Hooks()                 # (reader, who) -> [the weapon argument of each conjured weapon it has now]
 TURN_SLOTS = Hooks()                     # (reader, who) -> [slot names] that act in who's turn besides its action
 DAMAGE_REDUCERS = Options()              # option -> (ctx, target, raw, asked) -> Reduction | None
+SIGHTLESS = Hooks()                      # (reader, attacker, *, ranged) -> bool: it attacks normally without sight
 ARMOR_BONUSES = Hooks()                  # (reader, who) -> int
 HEAL_GUARDS = Hooks()                    # (reader, who) -> refusal message | None
 USES: dict[str, Handler] = {}            # ability id -> what ``use`` does
@@ -321,6 +330,12 @@ def turn_slots(fn: Callable | None = None, *, reads: str | tuple = ()):
     return _registrar(TURN_SLOTS, fn, reads)
 
 
+def sightless(fn: Callable | None = None, *, reads: str | tuple = ()):
+    """Register who attacks normally without sight: ``fn(reader, attacker, *, ranged) -> bool`` (a Tunnel Fighter
+    within its range)."""
+    return _registrar(SIGHTLESS, fn, reads)
+
+
 def damage_reducer(option: str, *, readied_by: str | tuple = ()) -> Callable:
     """Register what comes off incoming damage before armor, asked for with ``option=True`` or readied by a
     condition of a kind in ``readied_by`` (a Dodge declared beforehand): ``fn(ctx, target, raw, asked) ->
@@ -338,12 +353,13 @@ def heal_guard(fn: Callable | None = None, *, reads: str | tuple = ()):
     return _registrar(HEAL_GUARDS, fn, reads)
 
 
-def uses(*ability_ids: str, inputs: tuple = ()) -> Callable:
+def uses(*ability_ids: str, inputs: tuple = (), problem: Callable | None = None) -> Callable:
     """Register what ``use(who, ability)`` does for these abilities:
-    ``fn(ctx, who, d, aid, a, target, opts) -> dict`` (what to record)."""
+    ``fn(ctx, who, d, aid, a, target, opts) -> dict`` (what to record); ``problem(reader, who)``: why it cannot
+    be used now (see ``Handler``)."""
     def register(fn: Callable) -> Callable:
         for aid in ability_ids:
-            USES[aid] = Handler(fn, tuple(inputs))
+            USES[aid] = Handler(fn, tuple(inputs), problem=problem)
         return fn
     return register
 

@@ -34,7 +34,11 @@ INSTRUMENT_WORDS = ("instrument", "lute", "flute", "fiddle", "harp", "drum", "ho
 
 
 def is_instrument(item: Mapping) -> bool:
-    if item.get("instrument") or "instrument" in item.get("tags", ()):
+    """An instrument to play Bard Magic on: what the item says (``instrument: true`` or false), else its tags or a
+    word in its name."""
+    if "instrument" in item:
+        return bool(item["instrument"])
+    if "instrument" in item.get("tags", ()):
         return True
     words = f"{item.get('item', '')} {item.get('name', '')}".lower()
     return any(k in words for k in INSTRUMENT_WORDS)
@@ -74,7 +78,8 @@ def items_to_gear(ctx: Ctx, items) -> tuple[list, list, list]:
         elif "damage" in item:
             weapons += [_weapon(ctx, item_id, item) for _ in range(count)]
         else:
-            other.append({"item": item_id, "name": item["name"], "count": count})
+            other.append({"item": item_id, "name": item["name"], "count": count,
+                          **({"instrument": bool(item["instrument"])} if "instrument" in item else {})})
     return weapons, armor, other
 
 
@@ -105,7 +110,8 @@ def add_to_sheet(delver: dict, weapons: list, armor: list, other: list) -> None:
     delver["armor"] += [fit_armor(delver, a) for a in armor]
     for it in other:
         same = next((x for x in delver["items"] if x.get("item") == it.get("item") and it.get("item") is not None
-                     and x.get("name") == it.get("name")), None)
+                     and x.get("name") == it.get("name") and x.get("spells") == it.get("spells")
+                     and x.get("written") == it.get("written")), None)
         if same is not None and "count" in same:
             same["count"] = int(same.get("count", 1)) + int(it.get("count", 1))
         else:
@@ -175,7 +181,7 @@ def reload(ctx: Ctx, who: str, weapon: Any = None) -> None:
 _WEAPON_KEYS = {"name", "damage", "bonus", "attack_bonus", "skill", "ranged", "ammo", "reload_action", "loaded",
                 "tags"}
 _ARMOR_KEYS = {"name", "av", "dv", "kind", "tags"}
-_ITEM_KEYS = {"name", "instrument", "tags", "note"}
+_ITEM_KEYS = {"name", "instrument", "tags", "note", "spells"}
 
 
 def _check_details(ctx: Ctx, details: Mapping, allowed: set, what: str) -> None:
@@ -202,6 +208,14 @@ def _check_details(ctx: Ctx, details: Mapping, allowed: set, what: str) -> None:
     if "tags" in details and not (isinstance(details["tags"], (list, tuple))
                                   and all(isinstance(t, str) for t in details["tags"])):
         ctx.refuse(f"tags are a list of words, not {details['tags']!r}")
+    if "spells" in details:
+        spells = details["spells"]
+        if not (isinstance(spells, (list, tuple)) and spells and all(isinstance(s, str) for s in spells)):
+            ctx.refuse(f"spells written in a book or a scroll are a list of spell ids (spells=['firebolt']), "
+                       f"not {spells!r}")
+        unknown = [s for s in spells if s not in ctx.rules.spells]
+        if unknown:
+            ctx.refuse(f"there is no spell {unknown[0]!r} in the rules (known: {', '.join(ctx.rules.spells)})")
     if "ammo" in details and details["ammo"] is not None and details["ammo"] not in ctx.rules.gear:
         ctx.refuse(f"there is no ammunition {details['ammo']!r} in the gear list")
     for key in ("ranged", "reload_action", "loaded", "instrument"):
@@ -245,8 +259,10 @@ def _found(ctx: Ctx, item: Any, count: int, details: Mapping) -> tuple[list, lis
         return [], [_armor(item_id, spec) for _ in range(count)], [], spec["name"]
     if is_weapon:
         return [_weapon(ctx, item_id, spec) for _ in range(count)], [], [], spec["name"]
+    if "spells" in details and "name" not in details:  # "Scroll of Firebolt", "Spellbook of Light, Invisibility"
+        spec["name"] = f"{spec['name']} of {', '.join(ctx.rules.spell(s)['name'] for s in details['spells'])}"
     entry = {"item": item_id, "name": spec["name"], "count": count}
-    for key in ("instrument", "tags", "note"):
+    for key in ("instrument", "tags", "note", "spells"):
         if key in spec:
             entry[key] = clone(spec[key])
     return [], [], [entry], spec["name"]
@@ -256,8 +272,9 @@ def _found(ctx: Ctx, item: Any, count: int, details: Mapping) -> tuple[list, lis
 def give(ctx: Ctx, who: str, item: Any, count: int = 1, **details: Any) -> None:
     """Found gear joins a delver's sheet: a gear id (``"crossbow"``, ``"arrow"`` with count=20), a gear id with
     its details changed (``"sword", bonus=1, name="Sword +1"``), or an item described inline (a weapon with its
-    damage dice, flat bonus, skill and tags; armor with AV and DV; an instrument). Armor is fitted to the
-    wearer (an Armorer's bonus applies to it)."""
+    damage dice, flat bonus, skill and tags; armor with AV and DV; an instrument; a scroll or a book with the
+    spells written in it: ``"scroll", spells=["firebolt"]``). Armor is fitted to the wearer (an Armorer's bonus
+    applies to it)."""
     d = ctx.delver(who)
     if is_dead(d):
         ctx.refuse(f"{who} is dead: the living may take {who}'s gear, not give {who} more")

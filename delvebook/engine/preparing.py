@@ -161,14 +161,17 @@ def remove_foe(ctx: Ctx, id: str) -> None:
 
 @command("prepare_encounter")
 def prepare_encounter(ctx: Ctx, name: str, foes: list, id: str | None = None, note: str | None = None,
-                      change: bool = False) -> None:
+                      dark: bool = False, change: bool = False) -> None:
     """A named encounter prepared (foes from the bestiary, with counts: ``[{"foe": "goblin", "count": 3}]`` or
-    ids; a note for the keeper), or one changed (``change=True``); started later as any prepared encounter."""
+    ids; a note for the keeper; ``dark``: fought in darkness), or one changed (``change=True``); started later as
+    any prepared encounter."""
     name = _name(ctx, name, "prepared encounter")
     listed = normal_foes(foes)
     entry: dict = {"name": name, "foes": listed if listed is not None else foes}
     if note is not None and str(note).strip():
         entry["note"] = note
+    if dark not in (None, False):
+        entry["dark"] = dark  # (true, or refused by the schema below)
     types = foe_types(ctx.state, ctx.rules)
     ctx.invalid(encounter_problems(entry, types))
     entry["foes"] = _merged(listed)

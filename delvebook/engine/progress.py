@@ -18,15 +18,17 @@ __all__ = ["award", "talons_of"]
 
 @command("start_session")
 def start_session(ctx: Ctx) -> None:
-    """A session begins: every player's luck dice reset to 3 (they do not stack)."""
+    """A session begins: every player's luck dice reset to 3 (they do not stack, unless the house rules say
+    ``core.luck_dice.stack``: then the new ones add to those left)."""
     s = ctx.state["session"]
     if s["active"]:
         ctx.refuse(f"session {s['number']} is still running: end it first")
     per = ctx.core["luck_dice"]["per_session"]
+    left = ctx.state["luck"] if ctx.core["luck_dice"]["stack"] else {}
     ctx.set(["session"], {"number": s["number"] + 1, "active": True})
     delvers = ctx.state["delvers"]  # the players at the table: a retired delver's player left with them
     players = sorted({delvers[n]["player"] for n in ctx.state["seats"]} | set(ctx.state["luck"]))
-    ctx.set(["luck"], {p: per for p in players})
+    ctx.set(["luck"], {p: per + left.get(p, 0) for p in players})
     ctx.out(number=s["number"] + 1, luck_dice=per)
 
 
@@ -70,8 +72,7 @@ def rest(ctx: Ctx) -> None:
         if d.get("spellbook_used"):
             ctx.set(["delvers", name, "spellbook_used"], [])
             restored.setdefault(name, {})["spellbook"] = "charged"
-    ends = set(ctx.core["rest"]["ends"])
-    ctx.end_conditions(lambda c: c["kind"] not in ends and c["ends_on"] != "rest", "a rest")
+    ctx.end_conditions(lambda c: c["ends_on"] != "rest", "a rest")
     ctx.advance_clock(3600 * ctx.core["time"]["rest_hours"])
     ctx.out(restored=restored, hours=ctx.core["time"]["rest_hours"])
 

@@ -196,7 +196,7 @@ def _death_save(table, policy: Policy, view: FightView, who: str, needed: int) -
     table.do("death_save", {"who": who})
     spent = 0
     delvers = table.state["delvers"]
-    while delvers[who]["status"] == STATUS_DEAD:
+    while delvers[who]["status"] == STATUS_DEAD and table.rules.core["luck_dice"]["may_add"]:
         player = policy.luck_on_death_save(view, who, table.roll_total("death_save"), needed)
         if player is None or view.luck(player) < 1:
             break

@@ -262,9 +262,10 @@ def _end(procs: list, conns: list) -> None:
 
 # ---------------------------------------------------------------- the fight as it begins, and the tallies
 
-def start_of(rules, state: dict, foes: Sequence | None, name: str | None, sitting_out: Sequence[str] = ()) -> dict:
+def start_of(rules, state: dict, foes: Sequence | None, name: str | None, sitting_out: Sequence[str] = (),
+             dark: bool = False) -> dict:
     """The fight as it begins (or stands, when ``foes`` is None), on a copy of ``state``, without the delvers
-    ``sitting_out`` (a what-if: the fight without them)."""
+    ``sitting_out`` (a what-if: the fight without them); ``dark``: in darkness."""
     start = clone(state)
     out = [n for n in sitting_out]
     for n in out:
@@ -283,6 +284,8 @@ def start_of(rules, state: dict, foes: Sequence | None, name: str | None, sittin
     args = {"foes": list(foes)}
     if name is not None:
         args["name"] = name
+    if dark:
+        args["dark"] = True
     play(start, rules, "encounter", args, random.Random(0))
     return start
 
@@ -331,7 +334,8 @@ class Job:
     def __init__(self, rules, state: dict, foes: Sequence | None = None, *, name: str | None = None,
                  fights: int = 2000, seed: int | None = None, policy: Policy | None = None,
                  precision: float = 0.02, workers: int | None = None, campaign: dict | None = None,
-                 sitting_out: Sequence[str] = (), stop_when: Callable[[Counts], bool] | None = None,
+                 sitting_out: Sequence[str] = (), dark: bool = False,
+                 stop_when: Callable[[Counts], bool] | None = None,
                  on_block: Callable[[Progress], Any] | None = None, clock: Callable[[], float] = time.monotonic):
         check_seed(seed)
         if isinstance(fights, bool) or not isinstance(fights, int) or fights < 1:
@@ -348,7 +352,7 @@ class Job:
         self.precision = precision
         self.stop_when = stop_when
         self.on_block = on_block
-        self.start = start_of(rules, state, foes, name, sitting_out)
+        self.start = start_of(rules, state, foes, name, sitting_out, dark)
         enc = self.start["encounter"]
         self.party = list(enc["order"][PARTY]) or present(self.start)
         if not self.party:

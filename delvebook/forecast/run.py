@@ -27,9 +27,10 @@ EVERY = 0.25
 """Seconds between two calls of a forecast's progress callback while fights are played (besides one after each
 block): a first estimate within half a second of the start, then four a second."""
 
-def _start(rules, state: dict, foes: Sequence | None, name: str | None) -> dict:
-    """The fight as it begins (or stands, when ``foes`` is None), on a copy of ``state`` (``job.start_of``)."""
-    return start_of(rules, state, foes, name)
+def _start(rules, state: dict, foes: Sequence | None, name: str | None, dark: bool = False) -> dict:
+    """The fight as it begins (or stands, when ``foes`` is None), on a copy of ``state`` (``job.start_of``); ``dark``:
+    in darkness."""
+    return start_of(rules, state, foes, name, dark=dark)
 
 
 # ---------------------------------------------------------------- the forecast
@@ -37,7 +38,7 @@ def _start(rules, state: dict, foes: Sequence | None, name: str | None) -> dict:
 def forecast(rules, state: dict, foes: Sequence | None = None, *, name: str | None = None, fights: int = 2000,
              seed: int | None = None, policy: Policy | None = None, precision: float = 0.02,
              progress: Callable[[Progress], Any] | bool | None = None, workers: int | None = None,
-             campaign: dict | None = None, sitting_out: Sequence[str] = (),
+             campaign: dict | None = None, sitting_out: Sequence[str] = (), dark: bool = False,
              clock: Callable[[], float] = time.monotonic) -> Danger:
     """Play up to ``fights`` fights of the party in ``state`` against ``foes`` (bestiary ids or specs; None: the
     fight running in ``state``, from where it stands) with ``rules``, in memory, and say how deadly it is.
@@ -48,13 +49,13 @@ def forecast(rules, state: dict, foes: Sequence | None = None, *, name: str | No
     after each block and every ``EVERY`` seconds between (True: a bar in a notebook, a line on stderr elsewhere); if
     it returns False the forecast stops there (``cancelled``: a table's time budget, or an encounter edited
     meanwhile); Ctrl-C ends the worker processes before it propagates. ``sitting_out``: delvers who do
-    not fight (a what-if). ``campaign`` (the campaign file's data) lets spawned processes build the rules again;
+    not fight (a what-if); ``dark``: the fight in darkness. ``campaign`` (the campaign file's data) lets spawned processes build the rules again;
     ``state`` is never changed. ``clock``: where time is read (a test's own)."""
     check_seed(seed)
     if progress is True:
         progress = auto_progress()
     job = Job(rules, state, foes, name=name, fights=fights, seed=seed, policy=policy, precision=precision,
-              workers=workers, campaign=campaign, sitting_out=sitting_out, clock=clock,
+              workers=workers, campaign=campaign, sitting_out=sitting_out, dark=dark, clock=clock,
               on_block=progress or None)
     last = job.began
     try:

@@ -30,7 +30,11 @@ _SAID = (("invisible", lambda e, who: f"{e['invisible']} is invisible for an hou
          ("locating", lambda e, who: f"{who} senses the way to {e['locating']}"),
          ("traced", lambda e, who: f"{spaced(e['traced'])} is traced on the sword"),
          ("made", lambda e, who: f"{who} makes {e['made']}"),
-         ("copied", lambda e, who: f"{spaced(e['copied'])} copied into the book"),
+         ("copied", lambda e, who: f"{e.get('spell_name') or spaced(e['copied'])} copied into the book"
+                                   + (f" from the {e['from']}" if e.get("from") else "")
+                                   + (", which is destroyed" if e.get("scroll_destroyed") else "")),
+         ("written", lambda e, who: f"written on the {e['written']}: a mage may copy it or cast it"),
+         ("scroll", lambda e, who: f"read from the {e['scroll']}, which is used up"),
          ("bard_spell", lambda e, who: f"the bard's spell is now {spaced(e['bard_spell'])}"),
          ("sentry_attacks", lambda e, who: f"{who} stands sentry: up to {e['sentry_attacks']} attacks before the "
                                            f"next turn"),

@@ -83,11 +83,15 @@ def attack_story(e: Mapping, pre: str, hidden: tuple) -> dict:
     else:
         landed = results.count("hit") + results.count("tie")
         word = f"{landed} of {n} attacks land" if landed else f"all {n} attacks miss"
+        if "tie" in results:
+            word += (", a tie: both hit" if counter.get("possible") else ", one a tie")
         good = landed > 0
-    adv = " with advantage" if e.get("advantage") else ""
+    adv = " with advantage" if e.get("advantage") else " with disadvantage (cannot see)" \
+        if e.get("disadvantage") else ""
     multi = f" (multi-attack {n})" if n > 1 else ""
+    resist = "/".join(map(str, e.get("resist_totals") or [e["resist_total"]]))
     text = f"{pre}{e['attacker']} attacks {e['target']} with {e['weapon']}{adv}{multi}: {totals} vs " \
-           f"{e['resist_total']}, {word}"
+           f"{resist}, {word}"
     chance = e.get("chance") or {}
     if chance.get("win"):
         lines.append(f"odds were {pct(chance['win'])} to hit, {pct(chance.get('tie'))} a tie")
@@ -153,8 +157,16 @@ def _hearts_set(e: Mapping, who: str) -> Any:
 @tells("encounter", title=lambda e, ctx: f"the start of the fight ({fight_name(e.get('name'), ctx)})")
 def _encounter(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     foes = [f["name"] for f in e.get("foes", [])]
+    dark = [DARK] if e.get("dark") else []
     return story(f"A fight begins ({fight_name(e.get('name'), ctx)}): {names(foes)}",
-                 ["Roll initiative, or say which side goes first."])
+                 dark + ["Roll initiative, or say which side goes first."])
+
+
+DARK = "in darkness: whoever cannot see attacks with disadvantage, and is attacked with advantage"
+
+said("moved", lambda e, ctx: f"{e['who']} moves this turn", title=lambda e, ctx: f"{e['who']}'s move")
+said("lighting", lambda e, ctx: "The fight is " + (DARK if e.get("dark") else "lit: everyone can see"),
+     title=lambda e, ctx: "the darkness" if e.get("dark") else "the light")
 
 
 said("add_foes", lambda e, ctx: f"{names(e['foes'])} {'joins' if len(e['foes']) == 1 else 'join'} the fight, acting "

@@ -296,7 +296,7 @@ def expand_foes(foes: list) -> list:
     return out
 
 
-def encounter_problems(enc: Any, foes_known, path: tuple = (), fields: Iterable[str] = ("foes", "name", "note")
+def encounter_problems(enc: Any, foes_known, path: tuple = (), fields: Iterable[str] = ("foes", "name", "note", "dark")
                        ) -> list[Problem]:
     """Every problem in a prepared encounter at ``path``: its fields, and its foes (bestiary ids in
     ``foes_known``, a container, or ``{foe: id, count: N}``; at most ``ENCOUNTER_MAX_FOES``, counts added up)."""
@@ -345,6 +345,8 @@ def encounter_problems(enc: Any, foes_known, path: tuple = (), fields: Iterable[
     for key in ("note", "name"):
         if enc.get(key) is not None and not isinstance(enc[key], str):
             add((key,), f"expected text, got {show(enc[key])}")
+    if "dark" in enc and not isinstance(enc["dark"], bool):
+        add(("dark",), f"expected true or false (fought in darkness), got {show(enc['dark'])}")
     return out
 
 

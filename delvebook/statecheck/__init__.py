@@ -113,6 +113,7 @@ SHAPE: dict[str, dict] = {
         "name": "text",
         "foes": ["any"],
         "note?": "text",
+        "dark?": "bool",                        # fought in darkness
     },
     "roll_table": {
         "name": "text",
@@ -152,6 +153,8 @@ SHAPE: dict[str, dict] = {
         "pending_choices": ["any"],
         "familiar?": "any",
         "signature_spell?": "any",
+        "written_spells?": "any",                # spells in the book the rules do not hold (a namer's), by id
+        "death_save_repeated?": "count?",        # the death Lay on Hands repeated the save for (its died_at)
         "armor_bonus?": "any",
         "free_reload?": "text",
         "retired?": "bool",                     # off the table, kept in the history
@@ -189,6 +192,8 @@ SHAPE: dict[str, dict] = {
         "instrument?": "bool",
         "tags?": ["text"],
         "note?": "text",
+        "spells?": ["name"],                     # spells written in it (a scroll, a book)
+        "written?": "any",                       # the words of those the rules do not hold (a namer's), by id
     },
     "encounter": {
         "number": "posint",
@@ -202,6 +207,7 @@ SHAPE: dict[str, dict] = {
         "started_at": "count",
         "vanquished": ["name"],
         "acted?": ["name"],                      # who has had their turn this round
+        "dark?": "bool",                         # the fight is in darkness (core.sight)
         "used?": {"*": "any"},                   # what each combatant used of its turn
     },
     "foe": {

@@ -40,7 +40,8 @@ def forecast_key(camp, ui: UI) -> str | None:
     s = camp.state
     party = {n: s["delvers"][n] for n in s["seats"]}
     types = {f: queries.foe_type(s, camp.rules, f) for f, _ in b["foes"]}
-    return json.dumps([b["foes"], sorted(b.get("out", ())), party, s["luck"], types], sort_keys=True, default=str)
+    return json.dumps([b["foes"], sorted(b.get("out", ())), bool(b.get("dark")), party, s["luck"], types],
+                      sort_keys=True, default=str)
 
 
 def _est(e) -> dict:
@@ -118,7 +119,8 @@ class Runner:
         b = ui.builder
         try:
             self.job = self.camp.danger_job([{"foe": f} for f, n in b["foes"] for _ in range(n)], fights=FIGHTS,
-                                            name=(b.get("name") or "").strip() or None, sitting_out=list(b["out"]))
+                                            name=(b.get("name") or "").strip() or None, sitting_out=list(b["out"]),
+                                            dark=bool(b.get("dark")))
         except (Refused, ValueError) as err:
             ui.forecast = {"status": "failed", "key": key, "why": str(err)}
             return
@@ -131,7 +133,8 @@ class Runner:
         b = ui.builder or {"foes": [], "out": []}
         base = [{"foe": f} for f, n in b["foes"] for _ in range(n) if f != t["foe"]]
         try:
-            self.tuner = self.camp.tuner(t["foe"], t["target"], base, fights=FIGHTS, sitting_out=list(b["out"]))
+            self.tuner = self.camp.tuner(t["foe"], t["target"], base, fights=FIGHTS, sitting_out=list(b["out"]),
+                                         dark=bool(b.get("dark")))
         except (Refused, ValueError) as err:
             ui.tuning = {**t, "status": "failed", "why": str(err)}
             return

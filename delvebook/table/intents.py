@@ -17,7 +17,7 @@ from ..engine import Overridable, Refused, queries
 from ..model import is_dead
 from .phones import PHONE_INTENTS
 from .shape import FIELDS, SHAPES, FormError, check_shape
-from .view import PANELS, UI, asked_of, attack_fields, fields_key, turn_key
+from .view import PANELS, UI, asked_of, attack_fields, fields_key, gather_darts, turn_key
 
 __all__ = ["perform", "FormError", "INTENTS", "UI_INTENTS", "FIELDS", "SHAPES", "check_shape"]
 
@@ -212,6 +212,9 @@ def _cast(camp, ui: UI, i):
             raise FormError(f"pick the true names the spell uses (from {', '.join(camp.delver(i['who']).true_names)})")
     if i.get("via"):
         opts["via"] = i["via"]
+    opts = gather_darts(opts)  # Magic Missile's darts split: a target for each
+    if "darts" in opts:
+        target = None
     return camp.cast(i["who"], i["spell"], target=target, **opts, **_ov(i))
 
 
@@ -469,6 +472,17 @@ def _take(camp, ui, i):
 def _drop(camp, ui, i):
     item, count = _gear_args(i)
     return camp.drop(i["who"], item, count, **_ov(i))
+
+
+@intent("buy")
+def _buy(camp, ui, i):
+    item, count = _gear_args(i)
+    return camp.buy(i["who"], item, count, **_ov(i))
+
+
+@intent("moved")
+def _moved(camp, ui, i):
+    return camp.act("moved", who=i["who"], **_ov(i))
 
 
 @intent("reload")

@@ -183,7 +183,7 @@ def _remove_foe(camp, ui: UI, i):
 def _builder_open(camp, ui: UI, i):
     eid = i.get("id")
     if eid is None:
-        ui.builder = {"id": None, "name": "", "note": "", "foes": [], "out": []}
+        ui.builder = {"id": None, "name": "", "note": "", "foes": [], "out": [], "dark": False}
     else:
         enc = queries.encounter(camp.state, camp.rules, eid)
         if enc is None:
@@ -193,7 +193,7 @@ def _builder_open(camp, ui: UI, i):
             fid = f if isinstance(f, str) else f.get("foe")
             counts[fid] = counts.get(fid, 0) + 1
         ui.builder = {"id": eid, "name": str(enc.get("name") or fight_name(eid)), "note": str(enc.get("note") or ""),
-                      "foes": [[k, n] for k, n in counts.items()], "out": []}
+                      "foes": [[k, n] for k, n in counts.items()], "out": [], "dark": bool(enc.get("dark"))}
     ui.keeper_tab = "encounters"
     ui.forecast = ui.tuning = None
 
@@ -243,6 +243,13 @@ def _builder_out(camp, ui: UI, i):
     b["out"] = [n for n in b["out"] if n != who] if who in b["out"] else b["out"] + [who]
 
 
+@prepares("builder_dark", "encounters")
+def _builder_dark(camp, ui: UI, i):
+    """The fight in darkness, or lit (a what-if in one click, saved with the encounter)."""
+    b = _builder(ui)
+    b["dark"] = not b.get("dark")
+
+
 @prepares("builder_save", "encounters")
 def _builder_save(camp, ui: UI, i):
     b = _builder(ui)
@@ -250,7 +257,7 @@ def _builder_save(camp, ui: UI, i):
     b["name"], b["note"] = str(a.get("name") or b["name"]), str(a.get("note") if "note" in a else b["note"])
     try:
         out = camp.prepare_encounter(_text(b["name"]) or "", draft_foes(b), id=b["id"], note=_text(b["note"]),
-                                     change=b["id"] is not None)
+                                     dark=bool(b.get("dark")), change=b["id"] is not None)
     except Invalid as err:
         raise _form_field(err, {"name": "name", "id": "name", "note": "note", "foes": "name"})
     b["id"] = out["id"]
@@ -261,13 +268,14 @@ def _builder_save(camp, ui: UI, i):
 def _builder_start(camp, ui: UI, i):
     b = _builder(ui)
     saved = queries.encounter(camp.state, camp.rules, b["id"]) if b["id"] else None
-    if saved is not None and _counted(queries.encounter_foes(saved)) == dict(map(tuple, b["foes"])):
+    if saved is not None and _counted(queries.encounter_foes(saved)) == dict(map(tuple, b["foes"])) \
+            and bool(saved.get("dark")) == bool(b.get("dark")):
         camp.encounter(b["id"])
     else:
         foes = [{"foe": f} for f, n in b["foes"] for _ in range(n)]
         if not foes:
             raise FormError("add foes to the encounter first")
-        camp.encounter(foes, name=_text(_args(i).get("name")) or _text(b["name"]))
+        camp.encounter(foes, name=_text(_args(i).get("name")) or _text(b["name"]), dark=bool(b.get("dark")))
     ui.builder = ui.forecast = ui.tuning = None
     ui.panel = "play"
     return camp.events[-1]

@@ -20,6 +20,7 @@ from .. import effects, turns
 from ..base import Ctx, command
 from ..effects import Input
 from ..queries import ability_timing
+from ..queries import spell_spec
 from .shared import (Options, cast_with, check_names_and_cost, find_ability, require_ability, use_by_mechanics)
 from . import rogue, fighter, mage, cleric, namer  # noqa: F401  (each registers its abilities and spells)
 
@@ -57,8 +58,14 @@ def cast(ctx: Ctx, who: str, spell: str, target: str | None = None, via: str | N
     ctx.out(who=who, target=target, **detail)
 
 
-@effects.uses("grimoire_magic", "wand_magic", "divine_spellcasting", "naming_magic",
-              inputs=(Input("spell", "spell", True, "the spell cast"),))
+def _book(r, who: str) -> list[tuple[str, str]]:
+    """The spells in ``who``'s book."""
+    d = r.state["delvers"].get(who) or {}
+    return [(sid, (spell_spec(r.rules, sid, d) or {"name": sid})["name"]) for sid in d.get("spells", ())]
+
+
+@effects.uses("grimoire_magic", "wand_magic", inputs=(Input("spell", "spell", True, "the spell cast", _book),))
+@effects.uses("divine_spellcasting", "naming_magic", inputs=(Input("spell", "spell", True, "the spell cast"),))
 def _use_spellcasting(ctx, who, d, aid, a, target, opts):
     """A spellcasting ability used by name casts the spell (the wand's, for Wand Magic)."""
     spell = opts.take("spell", "naming" if aid == "naming_magic" else None)
@@ -68,14 +75,21 @@ def _use_spellcasting(ctx, who, d, aid, a, target, opts):
     return cast_with(ctx, who, d, spell, target, via, opts)
 
 
+_WRITE_ON = {"scroll": ("scroll", "Scroll of {name}"), "book": ("spellbook", "Book of {name}")}
+"""Where a namer's signature spell is written: the gear id, and the item's name."""
+
+
 @effects.uses("signature_spell", inputs=(Input("description", "text", True, "the spell as agreed with the keeper"),
-                                         Input("spell", "spell", False, "a mage: the book spell improved"),
+                                         Input("spell", "spell", False, "a mage: the book spell improved", _book),
                                          Input("names", "names", False, "a namer: the true names it uses"),
                                          Input("cost", "number", False, "a namer: its fixed soul point cost"),
-                                         Input("name", "text", False, "what it is called")))
+                                         Input("name", "text", False, "what it is called"),
+                                         Input("write", "text", False, "a namer: written on a scroll or a book "
+                                                                       "(scroll if none)")))
 def _use_signature(ctx, who, d, aid, a, target, opts):
-    """Record the signature spell: a mage improves a book spell with the keeper; a namer writes one
-    spell with a fixed soul point cost."""
+    """Record the signature spell: a mage improves a book spell with the keeper; a namer writes one spell with a
+    fixed soul point cost, "written as a mage spell onto a scroll or spell book": an item on the namer's sheet
+    that a mage may copy (Continued Research) or read (cast from the scroll)."""
     if d.get("signature_spell"):
         ctx.refuse(f"{who} already has a signature spell ({d['signature_spell']['name']})")
     description = opts.take("description")
@@ -83,8 +97,24 @@ def _use_signature(ctx, who, d, aid, a, target, opts):
         ctx.refuse("a signature spell needs the description agreed with the keeper (description=...)")
     if "true_names_known" in ctx.rules.class_(d["class_id"]):
         names, cost = check_names_and_cost(ctx, who, d, opts.take("names"), opts.take("cost"))
-        sig = {"name": opts.take("name") or "signature", "names": names, "description": description,
+        name = str(opts.take("name") or f"{who}'s signature").strip()
+        clash = [s["name"] for sid, s in ctx.rules.spells.items()
+                 if name.lower() in (sid.lower(), str(s["name"]).lower())]
+        if clash:
+            ctx.refuse(f"{name!r} is the name of a spell of the rules ({clash[0]}): name the signature spell "
+                       f"otherwise")
+        write = opts.take("write") or "scroll"
+        if write not in _WRITE_ON:
+            ctx.refuse(f"a signature spell is written on a scroll or a book, not {write!r}")
+        sig = {"name": name, "names": names, "description": description,
                "cost": cost, "resource": a["variable_cost"]["resource"]}
+        item_id, item_name = _WRITE_ON[write]
+        words = {"name": name, "effect": description, "by": who, "cost": cost, "names": names}
+        item = {"item": item_id, "name": item_name.format(name=name), "count": 1, "spells": [name],
+                "written": {name: words}}
+        ctx.append(["delvers", who, "items"], item)
+        ctx.set(["delvers", who, "signature_spell"], sig)
+        return {"signature_spell": sig, "written": item["name"]}
     else:
         spell = opts.take("spell")
         if spell not in d["spells"]:

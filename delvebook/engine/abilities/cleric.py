@@ -25,7 +25,7 @@ from ..queries import SpellChoice, ability_ready, cost_text, d20_in, spell_input
 from .shared import (TARGET, begin_cast, cost_paid, damage_with, end_kind, heal_with, pay,
                      require_ability, save, save_target, spell_attack, spell_effect)
 
-__all__: list[str] = []
+__all__ = ["revive_problem"]
 
 
 # ---------------------------------------------------------------- Lay on Hands
@@ -39,7 +39,7 @@ def _use_lay_on_hands(ctx, who, d, aid, a, target, opts):
         ctx.refuse(f"Lay on Hands heals 1 or more hearts: say how many (hearts=3), not {n!r}")
     target = target or who
     _, t = ctx.require_living(target, "be healed")
-    if is_dying(t):
+    if is_dying(t) and not ctx.core["death_save"]["heal_dying"]:
         ctx.refuse(f"{target} is dying and must make a death save before being healed")
     missing = t["max_hearts"] - t["hearts"]
     if missing <= 0:
@@ -51,21 +51,43 @@ def _use_lay_on_hands(ctx, who, d, aid, a, target, opts):
     return out
 
 
-@effects.uses("lay_on_hands_revive", inputs=(Input("target", "creature", True, "the delver who died"),))
+def revive_problem(r: Reader, who: str, target: str) -> str | None:
+    """Why ``who``'s Lay on Hands cannot repeat ``target``'s death save now (not dead, dead too long, already
+    repeated for this death), or None."""
+    t = r.delver(target)
+    if not is_dead(t):
+        return f"{target} is not dead ({t['status']}): Lay on Hands repeats the death save of the dead"
+    a = r.class_abilities(r.delver(who))["lay_on_hands_revive"]
+    within = r.rules.duration_seconds(a["mechanics"]["within"])
+    died_at = t.get("died_at")
+    if died_at is None or r.state["clock"] - died_at > within:
+        ago = "at an unknown time" if died_at is None else f"{(r.state['clock'] - died_at) // 60} minutes ago"
+        return f"{target} died {ago}; Lay on Hands repeats a death save only within {within // 60} minutes"
+    if a["mechanics"].get("once_per_death") and t.get("death_save_repeated") == died_at:
+        return f"{target}'s death save was already repeated by Lay on Hands: it is repeated once for each death"
+    return None
+
+
+def _the_dead(r: Reader, who: str) -> list[tuple[str, str]]:
+    """The dead whose death save Lay on Hands may repeat now."""
+    return [(n, n) for n, d in r.state["delvers"].items() if is_dead(d) and revive_problem(r, who, n) is None]
+
+
+def _no_dead(r: Reader, who: str) -> str | None:
+    return None if _the_dead(r, who) else "no one has died in the last hour whose death save it may repeat"
+
+
+@effects.uses("lay_on_hands_revive", problem=_no_dead,
+              inputs=(Input("target", "creature", True, "the delver who died", _the_dead),))
 def _use_revive(ctx, who, d, aid, a, target, opts):
-    """1 healing point: repeat the death save of a delver who died within the hour."""
+    """1 healing point: repeat the death save of a delver who died within the hour (once for each death)."""
     if target is None:
         ctx.refuse("Lay on Hands on the dead: name the delver who died")
+    why = revive_problem(ctx, who, target)
+    if why:
+        ctx.refuse(why)
     t = ctx.delver(target)
-    if not is_dead(t):
-        ctx.refuse(f"{target} is not dead ({t['status']})")
-    within = ctx.rules.duration_seconds(a["mechanics"]["within"])
-    died_at = t.get("died_at")
-    if died_at is None or ctx.state["clock"] - died_at > within:
-        ago = "at an unknown time" if died_at is None else f"{(ctx.state['clock'] - died_at) // 60} minutes ago"
-        ctx.refuse(f"{target} died {ago}; Lay on Hands repeats a death save only within {within // 60} minutes")
-    if a["mechanics"].get("once_per_death") and t.get("death_save_repeated") == died_at:
-        ctx.refuse(f"{target}'s death save was already repeated by Lay on Hands: it is repeated once for each death")
+    died_at = t["died_at"]
     out = cost_paid(ctx, who, a)
     resolve_death_save(ctx, target, t, why=f"death save repeated by {who}'s Lay on Hands")
     if ctx.state["delvers"][target]["status"] == STATUS_DEAD:
@@ -98,8 +120,9 @@ def _use_bless(ctx, who, d, aid, a, target, opts):
 def _blessing(r: Reader, who: str) -> Boost | None:
     """A blessed creature adds its blessing die to every D20 roll it makes."""
     for cond in r.conditions(who, "blessed"):
-        die = str(cond["data"]["die"])
-        return Boost(die, f"blessing {die}")
+        die = cond["data"].get("die")  # (a "blessed" the keeper typed by hand carries no die: nothing to add)
+        if die:
+            return Boost(str(die), f"blessing {die}")
     return None
 
 
@@ -188,13 +211,22 @@ def _holy_weapon(r: Reader, who: str, c, weapon) -> dict | None:
 
 # ---------------------------------------------------------------- divine spellcasting
 
+def _divine(r: Reader, a) -> dict:
+    """The spells divine spellcasting casts: the lists it names (``spells_from``: the divine list)."""
+    out: dict = {}
+    for src in a["mechanics"]["spells_from"]:
+        if src in r.rules.spell_lists:
+            out.update(data_items(r.rules.spell_lists[src]["spells"]))
+    return out
+
+
 def _offers_divine(r: Reader, who: str, d: dict, aid: str, a) -> list[SpellChoice]:
     """Every divine spell, for a blessing each, once the cleric reaches divine spellcasting."""
     if not ability_ready(r.rules, who, d, aid, a):
         return []
     words = cost_text(a["cost"])
     return [SpellChoice(sid, s["name"], "blessing", a["cost"], words, s["effect"], spell_inputs(sid), False,
-                        f"{s['name']} ({words})") for sid, s in data_items(r.rules.spell_lists["divine"]["spells"])]
+                        f"{s['name']} ({words})") for sid, s in _divine(r, a).items()]
 
 
 @effects.casting("divine_spellcasting", offers=_offers_divine)
@@ -202,7 +234,7 @@ def _cast_divine(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -> 
     """A cleric's divine spell for one blessing."""
     ability = ctx.class_abilities(d)["divine_spellcasting"]
     require_ability(ctx, who, d, "divine_spellcasting", ability)
-    divine = dict(data_items(ctx.rules.spell_lists["divine"]["spells"]))
+    divine = _divine(ctx, ability)
     if spell not in divine:
         ctx.refuse(f"divine spells are {', '.join(divine)}; not {spell!r}")
     s = divine[spell]

@@ -5,8 +5,12 @@ How delvebook reads the text where it is silent (each is in the rules data too):
 - Ferocious strike and Double Strike shape the next attack and are used up by it (two that both add attacks:
   the larger holds); readying them uses no action, and Ferocious strike's max damage on a hit is no choice.
 - A Commander's order costs grit, not an action, may be shouted at any moment of the fight, and lasts the
-  side's turn it is shouted in ("this turn": ``core.turns.orders_last``); it reaches every able delver (or those
-  named in ``hearing=``). Charge! and Fire reach spell attack rolls too.
+  side's turn it is shouted in ("this turn": ``core.turns.orders_last``); it reaches every friendly creature that
+  can hear: the able delvers and their familiars, or those named in ``hearing=`` (a named NPC beside the party
+  too; the keeper may leave one out). Charge! and Fire reach spell attack rolls too (unless the order's
+  ``spell_attacks`` is false).
+- Tunnel Fighter: a creature that cannot see attacks with disadvantage (``core.sight``); a Tunnel Fighter attacks
+  creatures within 10 ft normally: a melee attack is made within ``core.sight.melee_ft`` (5 ft).
 - A smite is chosen once the hit is seen: the attack outcome offers it (``on_hit_options``) and choosing it
   re-runs the attack with the same dice (``Engine.decide_on_hit``); declared with the attack
   (``attack(..., smite=True)``) it is paid on the first melee hit only, and a miss spends nothing.
@@ -18,15 +22,15 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from ...model import present, is_alive
 from .. import combat, effects
 from ..base import Ctx, Reader, data_items
 from ..effects import AttackPlan, Edge, Input
-from ..queries import SpellChoice, ability_ready, ability_refusal, cost_text, spell_inputs
+from ..queries import (SpellChoice, ability_ready, ability_refusal, cost_text, hearers, spell_inputs, spell_spec,
+                       traceable)
 from .shared import (ATTACK_INPUTS, TARGET, attack_now, begin_cast, cost_paid, dual_wield, end_kind,
                      heal_with, not_used_alone, pay, require_ability, spell_effect, until_next_turn, weapon_for)
 
-__all__ = ["ORDERS", "is_sword"]
+__all__ = ["ORDERS", "is_sword", "trace_problem"]
 
 
 # ---------------------------------------------------------------- grit
@@ -84,7 +88,8 @@ def _use_sentry(ctx, who, d, aid, a, target, opts):
     end_kind(ctx, who, "sentry", "a new watch")
     ctx.add_condition("sentry", who, who, ends_on=f"turn:{who}", attacks_left=attacks)
     detail = {**out, "sentry_attacks": attacks}
-    combat.next_turn(ctx)  # Sentry ends the turn
+    if a["mechanics"].get("ends_turn", True):
+        combat.next_turn(ctx)  # Sentry ends the turn
     return detail
 
 
@@ -116,12 +121,37 @@ effects.uses("blind_fighting")(not_used_alone("nothing to spend or roll: attack 
                                               "even without sight"))
 
 
-@effects.uses("steady_volley", inputs=ATTACK_INPUTS)
+@effects.sightless
+def _tunnel_fighting(r: Reader, attacker: str, *, ranged: bool) -> bool:
+    """Tunnel Fighter: 'attack creatures within 10ft normally even without sight': a melee attack is made within
+    ``core.sight.melee_ft``, inside the ability's ``range_ft``."""
+    d = r.state["delvers"].get(attacker)
+    a = r.class_abilities(d).get("blind_fighting") if d is not None else None
+    if a is None or not ability_ready(r.rules, attacker, d, "blind_fighting", a):
+        return False
+    return not ranged and r.core["sight"]["melee_ft"] <= a["mechanics"]["range_ft"]
+
+
+def moved(r: Reader, who: str) -> str | None:
+    """Whether ``who`` moved this turn, and how (it said so, sprinted, retreated on an order); None if not."""
+    for kind, how in (("moved", "moved"), ("sprinting", "sprinted"), ("command_retreat", "retreated")):
+        if r.conditions(who, kind):
+            return how
+    return None
+
+
+def _still_problem(r: Reader, who: str) -> str | None:
+    """Steady volley: 'if you do not move that turn'."""
+    how = moved(r, who)
+    return f"{who} {how} this turn: Steady volley is for a turn it does not move" if how else None
+
+
+@effects.uses("steady_volley", inputs=ATTACK_INPUTS, problem=_still_problem)
 def _use_steady_volley(ctx, who, d, aid, a, target, opts):
-    """A fighter's bow multi-attack(2), only in a turn it does not move."""
-    if opts.take("moved", False) or ctx.conditions(who, "sprinting") or ctx.conditions(who, "command_retreat"):
-        ctx.refuse(f"{a['name']} is for a turn {who} does not move")
+    """A fighter's bow multi-attack(2), only in a turn it does not move (``mechanics.still``)."""
     mech = a["mechanics"]
+    if mech.get("still") and (opts.take("moved", False) or moved(ctx, who)):
+        ctx.refuse(f"{a['name']} is for a turn {who} does not move ({who} {moved(ctx, who) or 'moved'} this turn)")
     weapon = weapon_for(ctx, who, d, mech["weapon"], a["name"])
     out = cost_paid(ctx, who, a)
     attack_now(ctx, who, target, weapon, int(mech["multi_attack"]), opts, a["name"])
@@ -229,18 +259,22 @@ def _order_lasts(ctx: Ctx, who: str) -> dict:
     return {"ends_on": f"side:{enc['side']}"}
 
 
-@effects.uses(*ORDERS, inputs=(Input("hearing", "creatures", False, "who hears the order (every able delver if "
-                                                                  "none)"),))
+@effects.uses(*ORDERS, inputs=(Input("hearing", "creatures", False, "who hears the order (the able party and "
+                                                                  "their familiars if none)"),))
 def _use_order(ctx, who, d, aid, a, target, opts):
-    """A Commander's order (1 grit): every friendly delver who hears it benefits this turn (the side's turn it is
-    shouted in)."""
+    """A Commander's order (1 grit): every friendly creature that hears it benefits this turn (the side's turn it
+    is shouted in): the able party and their familiars, or those the keeper names (a named NPC beside them)."""
     hearing = opts.take("hearing")
-    party = [n for n in present(ctx.state) if is_alive(ctx.state["delvers"][n])]
+    heard = hearers(ctx.state)
+    party = heard.default
     if hearing is not None:
-        unknown = [n for n in hearing if n not in party]
+        if isinstance(hearing, str) or not isinstance(hearing, (list, tuple)):
+            ctx.refuse(f"hearing names who hears the order (a list of names), not {hearing!r}")
+        unknown = [n for n in hearing if n not in heard.friendly]
         if unknown:
-            ctx.refuse(f"{', '.join(unknown)} cannot take an order (the able party: {', '.join(party)})")
-        party = [n for n in party if n in hearing]
+            ctx.refuse(f"{', '.join(map(str, unknown))} cannot take an order (friendly and able: "
+                       f"{', '.join(heard.friendly)})")
+        party = [n for n in heard.friendly if n in hearing]
     out = cost_paid(ctx, who, a)
     mech = a["mechanics"]
     data = {}
@@ -250,8 +284,8 @@ def _use_order(ctx, who, d, aid, a, target, opts):
         data["advantage"] = True
     if mech.get("max_damage"):
         data["max_damage"] = True
-    if mech.get("spell_attacks"):
-        data["spell_attacks"] = True
+    if "spell_attacks" in mech:  # said either way: a house rule's false holds
+        data["spell_attacks"] = bool(mech["spell_attacks"])
     if "av_bonus" in mech:
         data["av"] = mech["av_bonus"]
     kind = ORDERS[aid]
@@ -287,20 +321,43 @@ def is_sword(w: Mapping) -> bool:
         or "sword" in str(w.get("item", "")).lower()
 
 
-@effects.uses("blood_magic_sword", inputs=(Input("trace", "spell", False, "the spell traced on the sword (once a "
-                                                                          "rest)"), TARGET))
+def _traceable(r: Reader, who: str) -> list[tuple[str, str]]:
+    """What Blood Magic may trace: the ability's ``spells_from`` (the mage spell list, a spell book or a scroll
+    carried)."""
+    d = r.state["delvers"].get(who)
+    a = r.class_abilities(d).get("blood_magic_sword") if d is not None else None
+    return traceable(r.state, r.rules, who, tuple(a["mechanics"]["spells_from"])) if a else []
+
+
+def trace_problem(r: Reader, who: str) -> str | None:
+    """Why ``who`` cannot trace a spell on its sword now (once each rest, on a sword it carries), or None."""
+    d = r.delver(who)
+    if r.conditions(who, "blood_magic_trace"):
+        return f"{who} already traced a spell on the sword since the last rest"
+    if not any(is_sword(w) for w in d["weapons"]):
+        return f"{who} has no sword to trace a spell on"
+    return None
+
+
+@effects.uses("blood_magic_sword", problem=trace_problem,
+              inputs=(Input("trace", "spell", False, "the spell traced on the sword (once a rest)", _traceable),
+                      TARGET))
 def _use_blood_sword(ctx, who, d, aid, a, target, opts):
-    """Trace a spell on the sword (``trace=``, once each rest), or cast the charged spell."""
+    """Trace a spell on the sword (``trace=``, once each rest), from the mage spell list or a book or a scroll
+    carried, or cast the charged spell."""
     spell = opts.take("trace")
     if spell is None:
         return _cast_sword(ctx, who, d, opts.take("spell"), target, None, opts)
-    if spell not in ctx.rules.spells:
-        ctx.refuse(f"there is no spell {spell!r} to trace (spells: {', '.join(ctx.rules.spells)})")
-    if ctx.conditions(who, "blood_magic_trace"):
-        ctx.refuse(f"{who} already traced a spell on the sword since the last rest")
-    if not any(is_sword(w) for w in d["weapons"]):
-        ctx.refuse(f"{who} has no sword to trace a spell on")
-    ctx.add_condition("blood_magic_trace", who, who, ends_on="rest", spell=spell)
+    offered = dict(_traceable(ctx, who))
+    if spell not in offered:
+        ctx.refuse(f"{who} may trace {', '.join(offered) or 'nothing'} (the mage spell list, or a book or a scroll "
+                   f"carried); not {spell!r}")
+    why = trace_problem(ctx, who)
+    if why:
+        ctx.refuse(why)
+    words = {} if spell in ctx.rules.spells else {"written": {spell: dict(spell_spec(ctx.rules, spell,
+                                                                                     *d["items"]))}}
+    ctx.add_condition("blood_magic_trace", who, who, ends_on="rest", spell=spell, **words)
     return {"traced": spell}
 
 
@@ -324,7 +381,7 @@ def _offers_sword(r: Reader, who: str, d: dict, aid: str, a) -> list[SpellChoice
     if not (traced and ability_ready(r.rules, who, d, aid, a)):
         return []
     sid = traced[0]["data"]["spell"]
-    s = r.rules.spell(sid)
+    s = spell_spec(r.rules, sid, traced[0]["data"])
     charged = bool(r.conditions(who, "blood_magic_charge"))
     return [SpellChoice(sid, s["name"], "sword", {}, "a charge", s["effect"], spell_inputs(sid), not charged,
                         f"{s['name']} (sword{'' if charged else ', not charged'})")]
@@ -341,13 +398,14 @@ def _cast_sword(ctx: Ctx, who: str, d: dict, spell: str | None, target, via, opt
     if not traced:
         ctx.refuse(f"{who} has traced no spell on the sword since the last rest")
     traced_spell = traced[0]["data"]["spell"]
+    spec = spell_spec(ctx.rules, traced_spell, traced[0]["data"])
     if spell not in (None, traced_spell):
-        ctx.refuse(f"the sword carries {ctx.rules.spell(traced_spell)['name']}, not {spell!r}")
+        ctx.refuse(f"the sword carries {spec['name']}, not {spell!r}")
     charge = ctx.conditions(who, "blood_magic_charge")
     if not charge:
         ctx.refuse(f"{who}'s sword is not charged: a kill with it charges it")
     cid = charge[0]["id"]
     ctx.end_conditions(lambda c: c["id"] != cid, f"{who} cast the sword's spell")
-    begin_cast(ctx, who, ctx.rules.spell(traced_spell)["name"])
+    begin_cast(ctx, who, spec["name"])
     return {"spell": traced_spell, "via": "sword", "paid": {"blood_magic_charge": 1},
-            **spell_effect(ctx, who, d, traced_spell, target, opts)}
+            **spell_effect(ctx, who, d, traced_spell, target, opts, spec)}

@@ -2,8 +2,12 @@
 spells of the mage spell list (which a bard or a Blood Magic sword may cast too).
 
 How delvebook reads the text where it is silent (each is in the rules data too):
-- Firebolt's D6 of 3+ keeps the spell in the book; cast from a wand, a sword or a bard's song there is no
-  book to keep it in, so no keep roll is made.
+- Firebolt's D6 of 3+ keeps the spell in the book; cast from a wand, a sword, a scroll or a bard's song there is
+  no book to keep it in, so no keep roll is made (labelled in spells.yaml).
+- Continued Research copies a spell from a book or a scroll the mage carries (a book it carries if one holds the
+  spell, else a scroll, which is destroyed); a spell a namer wrote carries its words into the book.
+- A mage may read a scroll it carries to cast its spell (``via="scroll"``): no book charge, and the scroll is used
+  up.
 - Magic Missile's darts may be split between targets (one target per dart); armor meets each dart
   (``core.spell_damage``).
 - Light's blinding touch is an unarmed attack (it is rolled as one, may be countered, and deals the unarmed 2
@@ -22,7 +26,8 @@ from .. import combat, effects
 from ..base import Ctx, Reader
 from ..creatures import names_in_play, require_name
 from ..effects import Input
-from ..queries import SpellChoice, cost_text, signature_choice, spell_inputs
+from ..queries import (SpellChoice, copyable, cost_text, scrolls_of, signature_choice, spell_inputs, spell_spec,
+                       writings)
 from .shared import (TARGET, begin_cast, cost_paid, damage_with, end_kind, pay, require_ability,
                      spell_attack, spell_effect)
 
@@ -32,28 +37,53 @@ __all__: list[str] = []
 # ---------------------------------------------------------------- grimoire magic
 
 def _offers_book(r: Reader, who: str, d: dict, aid: str, a) -> list[SpellChoice]:
-    """Each spell in the book (used ones said so: the wand may still cast them), and a signature spell."""
+    """Each spell in the book (used ones said so: the wand may still cast them), a signature spell, and each
+    spell on a scroll carried (read: the scroll is used up)."""
     used = set(d.get("spellbook_used", ()))
     out = []
     for sid in d.get("spells", ()):
-        s = r.rules.spell(sid)
+        s = spell_spec(r.rules, sid, d)
         label = f"{s['name']} (spellbook{', used' if sid in used else ''})"
         out.append(SpellChoice(sid, s["name"], "spellbook", a["cost"], cost_text(a["cost"]), s["effect"],
                                spell_inputs(sid), sid in used, label))
     sig = signature_choice(d)
-    return out + ([sig] if sig else [])
+    scrolls = [SpellChoice(w.spell, w.name, "scroll", {}, f"the {w.item_name} (used up)", w.spec["effect"],
+                           spell_inputs(w.spell), False, f"{w.name} (from the {w.item_name})")
+               for w in {w.spell: w for w in reversed(scrolls_of(r.state, r.rules, who))}.values()]
+    return out + ([sig] if sig else []) + scrolls
 
 
-@effects.casting("grimoire_magic", via=("book", "spellbook", "wand"), offers=_offers_book)
+def _scroll(ctx: Ctx, who: str, spell: str):
+    """The first scroll ``who`` carries with ``spell`` on it (refused if none)."""
+    for w in scrolls_of(ctx.state, ctx.rules, who):
+        if w.spell == spell:
+            return w
+    held = ", ".join(w.name for w in scrolls_of(ctx.state, ctx.rules, who)) or "none"
+    ctx.refuse(f"{who} carries no scroll of {spell!r} (scrolls: {held})")
+
+
+def _use_up(ctx: Ctx, who: str, w) -> None:
+    """One scroll of a stack is gone (copied from, or read)."""
+    items = ctx.state["delvers"][who]["items"]
+    left = items[w.item].get("count", 1) - 1
+    if left > 0:
+        ctx.set(["delvers", who, "items", w.item, "count"], left)
+    else:
+        ctx.set(["delvers", who, "items"], items[:w.item] + items[w.item + 1:])
+
+
+@effects.casting("grimoire_magic", via=("book", "spellbook", "wand", "scroll"), offers=_offers_book)
 def _cast_grimoire(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -> dict:
-    """A spell from the book (once a charge), or from the wand (``via="wand"``: a wand charge)."""
+    """A spell from the book (once a charge), from the wand (``via="wand"``: a wand charge), or read from a scroll
+    carried (``via="scroll"``: the scroll is used up)."""
     abilities = ctx.class_abilities(d)
     grimoire = abilities["grimoire_magic"]
     require_ability(ctx, who, d, "grimoire_magic", grimoire)
     sig = d.get("signature_spell") or {}
     if spell not in d["spells"] and spell == sig.get("name"):
         spell = sig["spell"]
-    if spell not in d["spells"]:
+    scroll = _scroll(ctx, who, spell) if via == "scroll" else None
+    if scroll is None and spell not in d["spells"]:
         ctx.refuse(f"{who}'s spellbook holds {', '.join(d['spells']) or 'nothing'}; not {spell!r}")
     worn = [a["name"] for a in d["armor"] if not a.get("shield")]
     if worn:
@@ -61,9 +91,13 @@ def _cast_grimoire(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -
     held = [a["name"] for a in d["armor"] if a.get("shield")]
     if held or opts.take("hands_free", True) is False:
         ctx.refuse(f"casting grimoire magic needs both hands; {who} holds {', '.join(held) or 'something'}")
-    name = ctx.rules.spell(spell)["name"]
-    out: dict = {"spell": spell, "via": "wand" if via == "wand" else "spellbook"}
-    if via == "wand":
+    spec = scroll.spec if scroll is not None else spell_spec(ctx.rules, spell, d)
+    name = spec["name"]
+    out: dict = {"spell": spell, "via": "wand" if via == "wand" else "scroll" if scroll else "spellbook"}
+    if scroll is not None:
+        _use_up(ctx, who, scroll)
+        out["scroll"] = scroll.item_name
+    elif via == "wand":
         wand = abilities.get("wand_magic")
         if wand is None:
             ctx.refuse(f"{who} has no wand magic")
@@ -78,11 +112,11 @@ def _cast_grimoire(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -
             ctx.refuse(f"{who} has already cast {name} from the book since the last rest "
                        f"(each spell once a charge; the wand may still cast it)")
     begin_cast(ctx, who, name)
-    out.update(spell_effect(ctx, who, d, spell, target, opts))
+    out.update(spell_effect(ctx, who, d, spell, target, opts, spec))
     if sig.get("spell") == spell:
         out["signature"] = sig["description"]
-    if via != "wand":
-        keep = ctx.rules.spell(spell).get("keep_on")
+    if via != "wand" and scroll is None:
+        keep = spec.get("keep_on")
         kept = False
         if keep:
             r = ctx.roll("keep", str(keep["die"]), who=who, why=f"is {name} consumed?")
@@ -94,21 +128,44 @@ def _cast_grimoire(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -
     return out
 
 
-@effects.uses("continued_research", inputs=(Input("spell", "spell", True, "the spell copied"),
-                                            Input("source", "text", False, "book or scroll (a scroll is destroyed)")))
+def _copyable(r: Reader, who: str) -> list[tuple[str, str]]:
+    """The spells Continued Research may copy now, each from where it would be copied."""
+    return [(w.spell, f"{w.name} (from the {w.item_name}{', destroyed' if w.scroll else ''})")
+            for w in copyable(r.state, r.rules, who)]
+
+
+def _nothing_to_copy(r: Reader, who: str) -> str | None:
+    return None if copyable(r.state, r.rules, who) else \
+        f"{who} carries no book or scroll with a spell its book lacks"
+
+
+@effects.uses("continued_research", problem=_nothing_to_copy,
+              inputs=(Input("spell", "spell", True, "the spell copied, from a book or a scroll carried", _copyable),
+                                            Input("source", "text", False, "book or scroll, or the item's name (a "
+                                                                           "book if one holds it)")))
 def _use_research(ctx, who, d, aid, a, target, opts):
-    """Copy a spell from a book or scroll for 20 coins of ink; a scroll is destroyed."""
+    """Copy a spell from a book or a scroll the mage carries, for 20 coins of ink; a scroll is destroyed."""
     spell = opts.take("spell")
-    source = opts.take("source", "book")
-    if source not in ("book", "scroll"):
-        ctx.refuse(f"a spell is copied from a book or a scroll, not {source!r}")
-    if spell not in ctx.rules.spells:
-        ctx.refuse(f"there is no spell {spell!r} in the rules (add a campaign spell first)")
+    source = opts.take("source")
     if spell in d["spells"]:
-        ctx.refuse(f"{who}'s book already holds {ctx.rules.spell(spell)['name']}")
+        ctx.refuse(f"{who}'s book already holds {spell_spec(ctx.rules, spell, d)['name']}")
+    held = [w for w in writings(ctx.state, ctx.rules, who) if w.spell == spell]
+    if source is not None:
+        held = [w for w in held if source == ("scroll" if w.scroll else "book")
+                or str(source).strip().lower() == w.item_name.lower()]
+    if not held:
+        where = f" ({source})" if source is not None else ""
+        ctx.refuse(f"{who} carries no book or scroll{where} with {spell!r} written in it: Continued Research "
+                   f"copies from a book or a scroll the mage carries")
+    w = min(held, key=lambda x: x.scroll)  # a book, if one holds it: copying from a book destroys nothing
     out = cost_paid(ctx, who, a)
     ctx.append(["delvers", who, "spells"], spell)
-    return {**out, "copied": spell, "source": source, "scroll_destroyed": source == "scroll"}
+    if spell not in ctx.rules.spells:  # a namer's spell: its words go into the book with it
+        ctx.set(["delvers", who, "written_spells"], {**d.get("written_spells", {}), spell: dict(w.spec)})
+    if w.scroll:
+        _use_up(ctx, who, w)
+    return {**out, "copied": spell, "spell_name": w.name, "source": "scroll" if w.scroll else "book",
+            "from": w.item_name, "scroll_destroyed": w.scroll}
 
 
 # ---------------------------------------------------------------- the mage spell list
@@ -134,9 +191,13 @@ def _light(ctx, who, d, spell, s, target, opts):
     return {"light": {"item": item, "ft": s["light_ft"]}}
 
 
-@effects.spell("magic_missile", inputs=(Input("target", "creature", True, "one target, or one per dart"),))
+@effects.spell("magic_missile", inputs=(Input("target", "creature", True, "one target, or one per dart"),
+                                       Input("darts", "darts", False, "a target for each dart (the darts split)")))
 def _magic_missile(ctx, who, d, spell, s, target, opts):
     name, darts = s["name"], int(s["darts"])
+    split = opts.take("darts")
+    if split is not None:
+        target = list(split)
     aims = target if isinstance(target, list) else [target] * darts
     if target is None or len(aims) != darts:
         ctx.refuse(f"{name} fires {darts} darts: name one target, or one per dart")

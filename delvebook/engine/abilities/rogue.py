@@ -23,7 +23,7 @@ from ..queries import SpellChoice, ability_ready, cost_text, skill_bonus, spell_
 from .shared import (ATTACK_INPUTS, attack_now, begin_cast, cost_paid, dual_wield, end_kind, in_fight,
                      pay, require_ability, spell_effect, until_next_turn, weapon_for)
 
-__all__ = ["INSTRUMENTS", "dodge_reduction"]
+__all__ = ["INSTRUMENTS", "dodge_reduction", "bard_problem"]
 
 INSTRUMENTS = INSTRUMENT_WORDS
 """Words in an item's name that make it an instrument to play Bard Magic on (``gear.is_instrument``)."""
@@ -180,7 +180,34 @@ effects.attack_option("surprised", shape=_ambush, what="the target is surprised 
 
 # ---------------------------------------------------------------- Bard Magic
 
-@effects.uses("bard_magic", inputs=(Input("choose", "spell", False, "the mage spell the bard plays (once a rest)"),
+def _bard_list(r: Reader, who: str) -> dict:
+    """The spells a bard may choose from: the lists its Bard Magic names (``spells_from``: the mage spell list)."""
+    d = r.state["delvers"].get(who)
+    a = r.class_abilities(d).get("bard_magic") if d is not None else None
+    out: dict = {}
+    for src in (a["mechanics"]["spells_from"] if a else ()):
+        if src in r.rules.spell_lists:
+            out.update(data_items(r.rules.spell_lists[src]["spells"]))
+    return out
+
+
+def _bard_choices(r: Reader, who: str) -> list[tuple[str, str]]:
+    d = r.state["delvers"].get(who) or {}
+    now = d.get("choices", {}).get("bard_spell")
+    return [(sid, s["name"]) for sid, s in _bard_list(r, who).items() if sid != now]
+
+
+def bard_problem(r: Reader, who: str) -> str | None:
+    """Why ``who`` may not choose (or change) its bard spell now, or None: the first choice is free, then one
+    change between one rest and the next."""
+    d = r.delver(who)
+    if d["choices"].get("bard_spell") is not None and r.conditions(who, "bard_spell_changed"):
+        return f"{who} already changed the bard spell since the last rest (it changes once each rest)"
+    return None
+
+
+@effects.uses("bard_magic", problem=bard_problem,
+              inputs=(Input("choose", "spell", False, "the mage spell the bard plays (once a rest)", _bard_choices),
                                     Input("target", "creature", False, "the spell's target"),
                                     Input("instrument", "item", False, "what the bard plays")))
 def _use_bard_magic(ctx, who, d, aid, a, target, opts):
@@ -189,15 +216,16 @@ def _use_bard_magic(ctx, who, d, aid, a, target, opts):
     if chosen is None:
         spell = opts.take("spell") or d["choices"].get("bard_spell")
         return _cast_bard(ctx, who, d, spell, target, None, opts)
-    grimoire = dict(data_items(ctx.rules.spell_lists["grimoire"]["spells"]))
-    if chosen not in grimoire:
-        ctx.refuse(f"Bard Magic takes a spell from the mage spell list ({', '.join(grimoire)}), not {chosen!r}")
+    offered = _bard_list(ctx, who)
+    if chosen not in offered:
+        ctx.refuse(f"Bard Magic takes a spell from the mage spell list ({', '.join(offered)}), not {chosen!r}")
     before = d["choices"].get("bard_spell")
     if before == chosen:
-        ctx.refuse(f"{who}'s bard spell is already {grimoire[chosen]['name']}")
+        ctx.refuse(f"{who}'s bard spell is already {offered[chosen]['name']}")
     if before is not None:
-        if ctx.conditions(who, "bard_spell_changed"):
-            ctx.refuse(f"{who} already changed the bard spell since the last rest (it changes once each rest)")
+        why = bard_problem(ctx, who)
+        if why:
+            ctx.refuse(why)
         ctx.add_condition("bard_spell_changed", who, who, ends_on="rest", was=before)
     ctx.set(["delvers", who, "choices", "bard_spell"], chosen)
     return {"bard_spell": chosen, "was": before}

@@ -22,7 +22,7 @@ from ...model import STATUS_DYING, format_purse, is_dying
 from .. import combat, effects
 from ..base import Ctx, data_items
 from ..effects import Input
-from ..queries import ability_refusal, plan_spell_attack, save_roll
+from ..queries import ability_refusal, attack_result, plan_spell_attack, save_roll, spell_spec
 
 __all__ = ["Options", "TARGET", "ATTACK_INPUTS", "ATTACK_OPTIONS", "SPELL_ATTACK_OPTIONS", "find_ability", "require_ability",
            "pay", "cost_paid", "in_fight", "until_next_turn", "end_kind", "heal_with", "save_target", "save",
@@ -132,7 +132,7 @@ def living(ctx: Ctx, name: str, doing: str) -> tuple[str, dict]:
 def heal_with(ctx: Ctx, who: str, target: str, expr: str, what: str, *, above_max: bool = False) -> dict:
     """``who`` heals ``target`` by a roll of ``expr``."""
     _, t = ctx.require_living(target, "be healed")
-    if is_dying(t):
+    if is_dying(t) and not ctx.core["death_save"]["heal_dying"]:  # said before any die is rolled
         ctx.refuse(f"{target} is dying and must make a death save before being healed")
     r = ctx.roll("heal", expr, who=who, why=f"{what} on {target}")
     return combat.heal(ctx, target, r.total, what, by=who, above_max=above_max)
@@ -169,13 +169,15 @@ def spell_attack(ctx: Ctx, who: str, c: dict, target: str, what: str, opts: Opti
         spend(ctx)
     r = ctx.roll("attack", plan.expr, who=who, why=f"{what} at {target}")
     res = ctx.roll("resist", plan.resist, who=target, why=f"resist {who}'s {what}")
-    result = "hit" if r.total > res.total else "tie" if r.total == res.total else "miss"
+    result = attack_result(ctx.core, r.total, res.total)  # a tie: both sides hit (the spell lands)
     chance = odds(plan.expr, vs=plan.resist)
     out = {"target": target, "attack_expr": plan.expr, "attack_total": r.total, "resist_expr": plan.resist,
            "resist_total": res.total, "result": result, "lands": result != "miss", "advantage": plan.advantage,
            "chance": {"win": str(chance.win), "tie": str(chance.tie), "lose": str(chance.lose)}}
     if plan.max_damage:
         out["max_damage"] = True
+    if plan.disadvantage:
+        out["disadvantage"] = True
     return out
 
 
@@ -263,11 +265,12 @@ def begin_cast(ctx: Ctx, who: str, spell_name: str) -> None:
     ctx.out(spell_name=spell_name)
 
 
-def spell_effect(ctx: Ctx, who: str, d: dict, spell: str, target, opts: Options) -> dict:
-    """What a spell does, whoever casts it and however it was paid for; a campaign's own spell deals its
-    damage or heals its healing if it has any, and is recorded for the keeper."""
-    s = ctx.rules.spell(spell)
-    handler = effects.SPELLS.get(spell)
+def spell_effect(ctx: Ctx, who: str, d: dict, spell: str, target, opts: Options, spec: Mapping | None = None) -> dict:
+    """What a spell does, whoever casts it and however it was paid for; a campaign's own spell (or one written
+    by a namer: ``spec``, its words) deals its damage or heals its healing if it has any, and is recorded for the
+    keeper."""
+    s = spec or spell_spec(ctx.rules, spell, d) or ctx.rules.spell(spell)
+    handler = effects.SPELLS.get(spell) if spell in ctx.rules.spells else None
     if handler is not None:
         return handler.fn(ctx, who, d, spell, s, target, opts)
     out = {"effect": s["effect"]}

@@ -35,14 +35,26 @@ def option_name(rules: Rules, class_id: str, choice: str, option: str | None) ->
     return str(option)
 
 
+def _has(d: Mapping, aid: str, a: Mapping) -> bool:
+    """``ability_refusal(...) is None``, without the words."""
+    if d["level"] < a["level"]:
+        return False
+    if aid in d.get("abilities", ()):
+        return True
+    req = a.get("requires")
+    return not req or d["choices"].get(req["choice"]) == req["option"]
+
+
 def ability_refusal(rules: Rules, who: str, d: Mapping, aid: str, a: Mapping) -> str | None:
     """Why ``who`` does not have ability ``aid`` now (its level, or the specialty or technique it comes with),
     or None when it does."""
-    if aid in d.get("abilities", ()):
+    if _has(d, aid, a):
         return None
     level = a["level"]
     if d["level"] < level:
         return f"{who} is level {d['level']}; {a['name']} comes at level {level}"
+    if aid in d.get("abilities", ()):  # granted by the option chosen
+        return None
     req = a.get("requires")
     if req and d["choices"].get(req["choice"]) != req["option"]:
         needs = option_name(rules, d["class_id"], req["choice"], req["option"])
@@ -117,8 +129,7 @@ def abilities_available(state: dict, rules: Rules, who: str) -> list[AbilityChoi
     d = state["delvers"].get(who)
     if d is None:
         return []
-    return [_ability_choice(rules, d, aid, a) for aid, a in rules.abilities(d["class_id"]).items()
-            if ability_refusal(rules, who, d, aid, a) is None]
+    return [_ability_choice(rules, d, aid, a) for aid, a in rules.abilities(d["class_id"]).items() if _has(d, aid, a)]
 
 
 def ability_available(state: dict, rules: Rules, who: str, aid: str) -> AbilityChoice | None:
@@ -128,7 +139,7 @@ def ability_available(state: dict, rules: Rules, who: str, aid: str) -> AbilityC
     if d is None:
         return None
     a = rules.abilities(d["class_id"]).get(aid)
-    if a is None or ability_refusal(rules, who, d, aid, a) is not None:
+    if a is None or not _has(d, aid, a):
         return None
     return _ability_choice(rules, d, aid, a)
 
@@ -157,7 +168,7 @@ def spell_inputs(spell_id: str) -> tuple:
 
 def ability_ready(rules: Rules, who: str, d: Mapping, aid: str, a: Mapping) -> bool:
     """Whether ``who`` has ability ``aid`` now (see ``ability_refusal``)."""
-    return ability_refusal(rules, who, d, aid, a) is None
+    return _has(d, aid, a)
 
 
 def signature_choice(d: Mapping) -> SpellChoice | None:

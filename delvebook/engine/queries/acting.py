@@ -14,7 +14,8 @@ from ...rules import Rules
 from .. import effects
 from ..base import Reader
 
-__all__ = ["able", "can_act", "ACTION", "FREE", "REACTION", "Acting", "may_act", "ability_timing", "turn_problem", "acting_problem", "healing_banned"]
+__all__ = ["able", "can_act", "ACTION", "FREE", "REACTION", "Acting", "may_act", "ability_timing", "turn_problem",
+           "acting_problem", "healing_banned", "Hearers", "hearers"]
 
 
 def able(state: dict) -> list[str]:
@@ -41,6 +42,24 @@ def _blocked(name: str, c: Mapping) -> str | None:
     if is_dying(c):
         return f"{name} is dying and must make a death save before anything else"
     return None
+
+
+class Hearers(NamedTuple):
+    """Who may hear a Commander's order: ``friendly`` every friendly creature that could (the living party, their
+    familiars, the named NPCs beside them), ``default`` those an order reaches unless the keeper names others (the
+    able party and their familiars)."""
+
+    friendly: list
+    default: list
+
+
+def hearers(state: dict) -> Hearers:
+    """The friendly creatures that can hear an order ('all friendly creatures that can hear you')."""
+    delvers = state["delvers"]
+    party = [n for n in state["seats"] if not (is_dead(delvers[n]) or is_dying(delvers[n]))]
+    others = [n for n, c in state.get("creatures", {}).items() if not is_dead(c)]
+    familiars = [n for n in others if state["creatures"][n].get("owner") in party]
+    return Hearers(party + others, party + familiars)
 
 
 ACTION, FREE, REACTION = "action", "free", "reaction"
@@ -128,13 +147,21 @@ def ability_timing(rules: Rules, a: Mapping) -> str:
     action' (``free``), an answer at any moment (``reaction``: Dodge, Focus, a Commander's order); an ability
     the text does not mark is the rules' ``turns.unmarked`` (an action)."""
     mech = a.get("mechanics", {})
-    if mech.get("uses_action"):
-        return ACTION
-    # a rider on damage or on a roll (a Dodge, a Focus) answers at any moment; one on the next attack (Ferocious
-    # strike, a campaign's own) is no deed of its own: the attack it shapes takes the action
-    if mech.get("reaction") or "damage_reduction" in mech or "roll_bonus" in mech:
+    # what the data says, first (a flag set false says the deed is not that: uses_action false is taken without
+    # the action, reaction false on one's own turn, free_action false with the action)
+    if "uses_action" in mech:
+        return ACTION if mech["uses_action"] else FREE
+    if mech.get("reaction"):
         return REACTION
-    if mech.get("free_action") or mech.get("applies_to") == "next_attack":
+    if "free_action" in mech:
+        return FREE if mech["free_action"] else ACTION
+    if "reaction" in mech:
+        return str(rules.core["turns"]["unmarked"])
+    # unsaid (a campaign's own ability): a rider on damage or on a roll (a Dodge, a Focus) answers at any moment;
+    # one on the next attack is no deed of its own: the attack it shapes takes the action
+    if "damage_reduction" in mech or "roll_bonus" in mech:
+        return REACTION
+    if mech.get("applies_to") == "next_attack":
         return FREE
     return str(rules.core["turns"]["unmarked"])
 

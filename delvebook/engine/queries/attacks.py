@@ -19,7 +19,9 @@ from .acting import turn_problem
 from .gear import attack_ready
 from .rolls import _d20_parts, _fmt_dice, _text, d20_in
 
-__all__ = ["unarmed", "weapon_of", "ANY_WEAPON_SKILL", "weapon_skill", "weapons", "plan_attack", "plan_attack_on", "attack_exprs", "attack_odds", "attack_problem", "hit_chance", "SpellAttack", "plan_spell_attack", "spell_attack_odds"]
+__all__ = ["unarmed", "weapon_of", "ANY_WEAPON_SKILL", "weapon_skill", "weapons", "plan_attack", "plan_attack_on",
+           "attack_exprs", "attack_odds", "attack_problem", "hit_chance", "SpellAttack", "plan_spell_attack",
+           "spell_attack_odds", "dark", "cannot_see", "attack_result", "countered_after"]
 
 
 def unarmed(r: Reader) -> dict:
@@ -112,6 +114,54 @@ def _against(r: Reader, target: str) -> bool:
     return False
 
 
+def attack_result(core: Mapping, total: int, resist: int) -> str:
+    """One attack roll (a weapon's or a spell's) against the resist roll it meets: higher hits, lower misses, a tie
+    as ``core.attack.tie`` says (both sides hit; or it favours the attacker, a hit, or the defender, a miss)."""
+    if total > resist:
+        return "hit"
+    if total < resist:
+        return "miss"
+    tie = core["attack"]["tie"]
+    return "tie" if tie == "both_hit" else "hit" if tie == "attacker" else "miss"
+
+
+def countered_after(core: Mapping, results: list) -> bool:
+    """Whether the target may hit back (once, whatever the number of attacks): after a miss (every attack missed,
+    for a multi-attack, unless ``core.multi_attack.counter_only_if_all_fail`` is false: any miss), unless
+    ``core.attack.counter_attack_on_miss`` is false; and after a tie, where both sides hit."""
+    if "tie" in results:
+        return True
+    if not core["attack"]["counter_attack_on_miss"]:
+        return False
+    missed = all if core["multi_attack"]["counter_only_if_all_fail"] else any
+    return missed(x == "miss" for x in results)
+
+
+def dark(r: Reader) -> bool:
+    """Whether the fight is in darkness: the keeper marked it dark, and no Light shines in it
+    (``core.sight.light_ends_darkness``)."""
+    enc = r.state["encounter"]
+    if enc is None or not enc.get("dark"):
+        return False
+    return not (r.core["sight"]["light_ends_darkness"] and any(c["kind"] == "light" for c in r.state["conditions"]))
+
+
+def cannot_see(r: Reader, who: str) -> bool:
+    """Whether ``who`` cannot see: blinded (Light's touch), or fighting in darkness."""
+    return any(c["who"] == who and c["kind"] == "blinded" for c in r.state["conditions"]) or dark(r)
+
+
+def _sight(r: Reader, attacker: str, target: str, *, ranged: bool) -> tuple[bool, bool]:
+    """(advantage, disadvantage) what sight gives an attack (``core.sight``): a creature that cannot see attacks
+    with disadvantage, unless it fights without sight (a Tunnel Fighter, near enough), and attacks against it
+    have advantage."""
+    sight = r.core["sight"]
+    dis = sight["blind_attacker"] == "disadvantage" and cannot_see(r, attacker) \
+        and not any(sees(r, attacker, ranged=ranged) for sees in effects.SIGHTLESS.now(r.state))
+    adv = sight["against_blind"] == "advantage" and cannot_see(r, target)
+    return adv, dis
+
+
 def plan_attack(r: Reader, attacker: str, target: str, weapon: Any = None,
                 asked: Mapping[str, Any] | None = None) -> AttackPlan:
     """An attack as the rules shape it before any die: the weapon, advantage, max damage, the number of attacks,
@@ -142,7 +192,11 @@ def plan_attack_on(r: Reader, attacker: str, a_side: str, a: Mapping, target: st
     for modify in effects.ATTACK_MODIFIERS.now(state):
         modify(r, plan)
     edge_adv, edge_max = _edges(r, attacker, ranged=plan.ranged, spell=False)
-    plan.advantage = advantage = bool(get("advantage") or plan.advantage or edge_adv or _against(r, target))
+    sight_adv, sight_dis = _sight(r, attacker, target, ranged=plan.ranged)
+    advantage = bool(get("advantage") or plan.advantage or edge_adv or _against(r, target) or sight_adv)
+    if advantage and sight_dis:  # advantage and disadvantage cancel: one D20
+        advantage = sight_dis = False
+    plan.advantage, plan.disadvantage = advantage, sight_dis
     plan.max_damage = bool(get("max_damage") or plan.max_damage or edge_max)
     plan.n = int(get("multi") or plan.multi or (a.get("multi_attack", 1) if "class_id" not in a else 1))
     if plan.n < 1:
@@ -154,7 +208,7 @@ def plan_attack_on(r: Reader, attacker: str, a_side: str, a: Mapping, target: st
         plan.attack_bonus.append(str(w["attack_bonus"]))
     attack_rule = r.core["attack"]
     parts, _, spends = _d20_parts(r, attacker, a, skill, attack_rule["die"], advantage, get("bonus"),
-                                  plan.attack_bonus, asked)
+                                  plan.attack_bonus, asked, disadvantage=sight_dis)
     if spends:
         plan.spends += spends
     plan.expr = _text(parts)
@@ -225,6 +279,7 @@ class SpellAttack(NamedTuple):
     advantage: bool
     spends: list
     max_damage: bool = False
+    disadvantage: bool = False
 
 
 def plan_spell_attack(r: Reader, who: str, c: Mapping, target: str, t: Mapping,
@@ -232,12 +287,15 @@ def plan_spell_attack(r: Reader, who: str, c: Mapping, target: str, t: Mapping,
     """A spell attack (Firebolt, Guiding Bolt): D20 + Magic (and any blessing die, Focus) against the target's
     D20; what gives attack rolls advantage or max damage (a mark, Charge!, Fire) gives it to these too."""
     edge_adv, edge_max = _edges(r, who, ranged=ranged, spell=True)
-    advantage = bool(asked.get("advantage")) or edge_adv or _against(r, target)
+    sight_adv, sight_dis = _sight(r, who, target, ranged=ranged)
+    advantage = bool(asked.get("advantage")) or edge_adv or _against(r, target) or sight_adv
+    if advantage and sight_dis:  # advantage and disadvantage cancel: one D20
+        advantage = sight_dis = False
     skill = "magic" if "magic" in c.get("skills", {}) else None
     roll = d20_in(r, who, c, skill, die=r.core["attack"]["die"], advantage=advantage, bonus=asked.get("bonus"),
-                  asked=asked)
+                  asked=asked, disadvantage=sight_dis)
     resist = d20_in(r, target, t, None, die=r.core["attack"]["resist_die"], bonus=asked.get("target_bonus")).expr
-    return SpellAttack(roll.expr, resist, advantage, roll.spends, edge_max)
+    return SpellAttack(roll.expr, resist, advantage, roll.spends, edge_max, sight_dis)
 
 
 def spell_attack_odds(state: dict, rules: Rules, who: str, target: str, **asked: Any) -> Opposed | None:

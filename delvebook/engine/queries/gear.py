@@ -21,8 +21,9 @@ def armor_in(r: Reader, who: str, c: Mapping) -> tuple[int, list[int]]:
     included) and what conditions add (Hold the line), and the intact pieces' indexes (each loses DV on a hit)."""
     intact = []
     av = 0
+    broken_at = r.core["armor"]["broken_at_dv"]
     for i, a in enumerate(c.get("armor", ())):
-        if a["dv"] > 0:
+        if a["dv"] > broken_at:
             intact.append(i)
             av += a["av"] + a.get("bonus_av", 0)
     for bonus in effects.ARMOR_BONUSES.now(r.state):
@@ -158,6 +159,30 @@ def carried(state: dict, rules: Rules, who: str) -> list[Carried]:
         for e in d.get(kind, ()):
             counts[e["name"]] = counts.get(e["name"], 0) + (int(e.get("count", 1)) if kind == "items" else 1)
         out += [Carried(kind, name, n, f"{name} x{n}" if n > 1 else name) for name, n in counts.items() if n > 0]
+    return out
+
+
+class Priced(NamedTuple):
+    """Gear the rules price, as ``buy`` takes it: its id, name, how many a purchase brings (a bundle: 20 arrows),
+    its price in talons, and whether ``who`` can pay it now."""
+
+    item: str
+    name: str
+    bundle: int
+    talons: int
+    affordable: bool
+
+
+def priced(state: dict, rules: Rules, who: str) -> list[Priced]:
+    """Every piece of gear with a price (the text prices ammunition and a few weapons), and whether ``who``'s purse
+    pays for one now."""
+    d = state["delvers"].get(who)
+    purse = d["purse"] if d is not None else 0
+    out = []
+    for iid, item in rules.gear.items():
+        talons = rules.price_talons(iid)
+        if talons is not None:
+            out.append(Priced(iid, item["name"], int(item.get("bundle", 1)), talons, talons <= purse))
     return out
 
 

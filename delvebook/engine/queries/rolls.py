@@ -16,7 +16,7 @@ from ...rules import Rules, RulesError
 from .. import effects
 from ..base import Reader, data_items
 
-__all__ = ["skill_id", "skill_bonus", "skill_label", "D20", "d20_in", "check_expr", "opposed_expr", "check_odds", "save_roll", "DeathSave", "death_save", "luck_die_sides"]
+__all__ = ["skill_id", "skill_bonus", "skill_label", "D20", "d20_in", "check_expr", "opposed_expr", "check_odds", "save_roll", "DeathSave", "death_save", "luck_die_sides", "luck_sign_refused"]
 
 
 def skill_id(r: Reader, c: Mapping, skill: str | None) -> str | None:
@@ -37,13 +37,20 @@ def skill_id(r: Reader, c: Mapping, skill: str | None) -> str | None:
 
 
 def skill_bonus(r: Reader, c: Mapping, skill: str | None) -> str | None:
-    """The skill's bonus dice for this combatant: +D6 proficient, +2d6 expert (not both), else None."""
+    """The skill's bonus dice for this combatant: +D6 proficient, +2d6 expert (instead, unless
+    ``core.skill_bonus.expert_replaces_proficient`` is false: then both), else None."""
     if skill is None:
         return None
     level = c.get("skills", {}).get(skill)
     if level is None:
         return None
-    return str(r.core["skill_bonus"][level])
+    return _bonus_dice(r.core["skill_bonus"], level)
+
+
+def _bonus_dice(rule: Mapping, level: str) -> str:
+    if level == "expert" and not rule["expert_replaces_proficient"]:
+        return f"{rule['proficient']}+{str(rule['expert']).lstrip('+')}"
+    return str(rule[level])
 
 
 def _fmt_dice(expr: str) -> str:
@@ -57,7 +64,8 @@ def skill_label(state: dict, rules: Rules, who: str, sid: str) -> str:
     d = found[1] if found is not None else state["delvers"][who]
     spec = rules.class_(d["class_id"])["skills"].get(sid) if "class_id" in d else None
     name = spec["name"] if spec is not None else None
-    bonus = rules.core["skill_bonus"].get(d["skills"][sid], "")
+    level = d["skills"][sid]
+    bonus = _bonus_dice(rules.core["skill_bonus"], level) if level in rules.core["skill_bonus"] else ""
     return f"{name or sid.replace('_', ' ').capitalize()} +{str(bonus).upper()}"
 
 
@@ -80,20 +88,26 @@ def _text(parts: list[str]) -> str:
 
 
 def d20_in(r: Reader, who: str, c: Mapping, skill: str | None, *, die: str | None = None, advantage: bool = False,
-           bonus: Any = None, extra: list[str] = (), asked: Mapping[str, Any] | None = None) -> D20:
-    """A D20 roll by ``who``: the die (or advantage), the skill's bonus, skill boosts when the roller acts
-    (``asked`` is given: Focus, asked for or readied), every roll bonus on ``who`` (a blessing die), ``extra``
-    dice and the keeper's ``bonus``."""
-    parts, said, spends = _d20_parts(r, who, c, skill, die, advantage, bonus, extra, asked)
+           bonus: Any = None, extra: list[str] = (), asked: Mapping[str, Any] | None = None,
+           disadvantage: bool = False) -> D20:
+    """A D20 roll by ``who``: the die (or advantage, or disadvantage), the skill's bonus, skill boosts when the
+    roller acts (``asked`` is given: Focus, asked for or readied), every roll bonus on ``who`` (a blessing die),
+    ``extra`` dice and the keeper's ``bonus``."""
+    parts, said, spends = _d20_parts(r, who, c, skill, die, advantage, bonus, extra, asked, disadvantage=disadvantage)
     return D20(_text(parts), said, spends, parts)
 
 
 def _d20_parts(r: Reader, who: str, c: Mapping, skill: str | None, die: str | None, advantage: bool, bonus: Any,
-               extra: list[str], asked: Mapping[str, Any] | None) -> tuple[list, list, list]:
+               extra: list[str], asked: Mapping[str, Any] | None, *,
+               disadvantage: bool = False) -> tuple[list, list, list]:
     """``d20_in``'s (parts, words, spends), before the parts are joined into one roll."""
     core = r.core
-    parts = [str(core["advantage"]["dice"]) if advantage else str(die or core["check"]["die"])]
-    said = ["advantage" if advantage else "D20"]
+    if advantage:
+        parts, said = [str(core["advantage"]["dice"])], ["advantage"]
+    elif disadvantage:
+        parts, said = [str(core["disadvantage"]["dice"])], ["disadvantage"]
+    else:
+        parts, said = [str(die or core["check"]["die"])], ["D20"]
     spends: list = []
     sb = skill_bonus(r, c, skill)
     if sb:
@@ -174,6 +188,17 @@ def death_save(state: dict, rules: Rules) -> DeathSave:
     """What a dying delver rolls, what it needs, and its chance (before luck dice)."""
     rule = rules.core["death_save"]
     return DeathSave(str(rule["die"]), rule["target"], odds(str(rule["die"]), target=rule["target"]))
+
+
+def luck_sign_refused(rules: Rules, sign: int) -> str | None:
+    """Why a luck die may not be spent with ``sign`` (+1 added, -1 subtracted) under these rules
+    (``core.luck_dice.may_add`` / ``may_subtract``), or None."""
+    luck = rules.core["luck_dice"]
+    if sign > 0 and not luck["may_add"]:
+        return "the house rules let a luck die only be subtracted from a roll"
+    if sign < 0 and not luck["may_subtract"]:
+        return "the house rules let a luck die only be added to a roll"
+    return None
 
 
 def luck_die_sides(rules: Rules) -> int:

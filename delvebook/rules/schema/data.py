@@ -152,20 +152,21 @@ _CORE_BLOCKS = {
     "save": {"die": "roll", "rule": "text"},
     "skill_bonus": {"proficient": "dice", "expert": "dice", "expert_replaces_proficient": "bool"},
     "luck_dice": {"per_session": "nonneg", "die": "die", "stack": "bool", "may_add": "bool",
-                  "may_subtract": "bool", "reset": "text"},
+                  "may_subtract": "bool"},
     "hearts": {"floor": "int"},
     "death_save": {"die": "roll", "target": "int", "retrigger_below": "int", "success_hearts": "nonneg",
-                   "after": "text"},
+                   "after": "text", "heal_dying": "bool"},
     "unarmed": {"damage": "dice"},
     "advantage": {"dice": "roll"},
+    "disadvantage": {"dice": "roll"},
+    "sight": {"blind_attacker": "text", "against_blind": "text", "melee_ft": "nonneg", "light_ends_darkness": "bool"},
     "initiative": {"die": "roll", "by": "text", "tie": "text", "party_order": "text"},
     "turns": {"actions": "posint", "enforced": "bool", "unmarked": "text", "checks": "text", "orders_last": "text",
               "companions": "text"},
     "ammunition": {"per_attack": "nonneg", "loaded_when_gained": "bool", "reload_uses": "text", "thrown": "text"},
     "spell_damage": {"armor": "bool", "per_dart": "bool"},
     "level_up": {"hearts_gained_heal": "bool"},
-    "attack": {"die": "roll", "resist_die": "roll", "hit_on": "text", "tie": "text",
-               "counter_attack_on_miss": "bool"},
+    "attack": {"die": "roll", "resist_die": "roll", "tie": "text", "counter_attack_on_miss": "bool"},
     "multi_attack": {"bonus_rolled_once": "bool", "counter_only_if_all_fail": "bool", "target_rolls": "posint"},
     "armor": {"dv_per_hit": "nonneg", "broken_at_dv": "nonneg", "damage_floor": "int"},
     "levels": {"thresholds": "mapping", "cap": "posint"},
@@ -174,14 +175,16 @@ _CORE_BLOCKS = {
     "currency": {"base": "text", "units": "mapping"},
     "time": {"round_seconds": "posint", "rest_hours": "nonneg"},
     "durations": {"minute": "posint", "hour": "posint", "day": "posint"},
-    "rest": {"restores": "texts", "ends": "texts"},
-    "session": {"luck_dice_reset": "bool"},
+    "rest": {"restores": "texts"},
 }
 """The core blocks and what each field holds; every field is required (the engine reads each one)."""
 
 _CORE_CHOICES = (("death_save", "after", ("any_harm", "attack")),
                  ("turns", "unmarked", ("action", "free")),
-                 ("turns", "orders_last", ("side_turn", "until_next_turn")))
+                 ("turns", "orders_last", ("side_turn", "until_next_turn")),
+                 ("attack", "tie", ("both_hit", "attacker", "defender")),
+                 ("sight", "blind_attacker", ("disadvantage", "normal")),
+                 ("sight", "against_blind", ("advantage", "normal")))
 """Core fields that name one reading among a few (the keeper's choice where the text is doubtful)."""
 
 
@@ -211,6 +214,9 @@ def rules_problems(data: Mapping) -> list[Problem]:
         node = core.get(block)
         if isinstance(node, Mapping) and field in node and node[field] not in allowed:
             p.add(c + (block, field), f"expected one of {', '.join(allowed)}, got {show(node[field])}")
+    luck = core.get("luck_dice")
+    if isinstance(luck, Mapping) and luck.get("may_add") is False and luck.get("may_subtract") is False:
+        p.add(c + ("luck_dice",), "a luck die is added or subtracted: may_add and may_subtract cannot both be false")
     cap = 3
     levels = core.get("levels")
     if isinstance(levels, Mapping) and _is_int(levels.get("cap")) and isinstance(levels.get("thresholds"), Mapping):

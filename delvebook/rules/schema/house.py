@@ -6,10 +6,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..fixed import fixed_reason
 from .words import (OPEN_TABLES, PROVENANCE_KEYS, SOURCES, Problem, _HEARTS_KINDS, _Problems, _WORDS, _data_items,
                     _dice_problem, _is_dice, _is_int, _is_text, _matches, _thaw, dotted, show)
 
 __all__ = ["merge_overrides"]
+
+
+def _fixed(path: tuple) -> str | None:
+    """A house rule changing a field that is no house rule (``rules.fixed``): refused, saying why."""
+    why = fixed_reason(path)
+    return None if why is None else f"not overridable: {why}"
 
 _REPLACED_WHOLE = (
     ("classes", "*", "levels", "*", "hearts"),
@@ -133,7 +140,7 @@ def _merge(base: Mapping, override: Any, parts: tuple, changed: list, p: _Proble
         if isinstance(old, Mapping):
             merged[key] = _merge(old, value, here, changed, p)
             continue
-        reason = _type_problem(old, value, key)
+        reason = _type_problem(old, value, key) or (_fixed(here) if _thaw(value) != _thaw(old) else None)
         if reason is not None:
             p.add(here, reason)
             continue

@@ -58,7 +58,7 @@ FOE_FIELDS = {
 FOE_REQUIRED = ("name", "hearts", "attack_bonus", "damage", "tags")
 """The fields every new foe must give (an entry over a shipped foe changes only what it names)."""
 
-ENCOUNTER_FIELDS = ("foes", "name", "note")
+ENCOUNTER_FIELDS = ("foes", "name", "note", "dark")
 """The fields of a prepared encounter; ``foes`` is required."""
 
 ENCOUNTER_MAX_FOES = 100

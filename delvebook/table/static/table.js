@@ -411,7 +411,8 @@ function mount(model, el) {
     let control = null;
     if (x.kind === "button") control = button(x.name, x.intent, { cls: "db-use", title: x.effect });
     else if (x.kind === "chips") control = h("span", { cls: "db-chips" }, x.chips.map((c) =>
-      button(oddsLabel(c.label, c.odds), c.intent, { cls: "db-use", title: `${x.name} \u2192 ${c.label}` })));
+      button(oddsLabel(c.label, c.odds), c.intent, { cls: `db-use${c.ready === false ? " db-unready" : ""}`,
+        title: `${x.name} \u2192 ${c.label}${c.note ? ": " + c.note : ""}` })));
     else if (x.kind === "form") control = x.open ? formEl(x.form, "db-inline") :
       button(`${x.name}\u2026`, x.toggle, { cls: "db-use", title: "open the form" });
     const close = x.kind === "form" && x.open ? button("\u00d7", x.toggle, { cls: "db-close", title: "close" }) : null;

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ...model import current_actor
+from .actions import gather_darts
 from .actor import actor_bar
 from .attacks import asked_of
 from .charts import charts_available, charts_panel
@@ -38,7 +39,7 @@ from .sheets import sheets_panel
 from .shared import KEEPER_TABS, PANELS, SCOPES, UI, actor_of, attack_fields, fields_key, turn_key
 
 __all__ = ["UI", "table_view", "SCOPES", "PANELS", "KEEPER_TABS", "actor_of", "turn_key", "asked_of", "attack_fields",
-           "fields_key", "charts_available", "LAST_ROLLS"]
+           "fields_key", "charts_available", "LAST_ROLLS", "gather_darts"]
 
 
 def table_view(camp, ui: UI | Mapping | None = None) -> dict:

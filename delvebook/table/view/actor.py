@@ -12,6 +12,7 @@ from .checks import checks
 from .choices import choices
 from .phones import ask_form
 from .sheets import sheet
+from ...narrate import money
 from .shared import UI, field_, hearts_hidden, option, wound
 
 __all__ = ["actor_bar"]
@@ -43,6 +44,7 @@ def _gear(camp, ui: UI, who: str) -> list[dict]:
                     "effect": "" if r.loaded else "empty: it shoots again once reloaded",
                     "ready": why is None, "note": why or "", "kind": "button",
                     "intent": {"do": "reload", "who": who, "weapon": r.weapon, "where": f"gear:{who}:reload:{r.weapon}"}})
+    out += _buy(camp, ui, who)
     things = queries.carried(s, rules, who)
     if not things:
         return out
@@ -63,6 +65,29 @@ def _gear(camp, ui: UI, who: str) -> list[dict]:
                     "form": {"id": key, "fields": fields,
                              "submit": {"label": name, "intent": {"do": do, "who": who, "where": key}}}})
     return out
+
+
+def _buy(camp, ui: UI, who: str) -> list[dict]:
+    """Gear the rules price (arrows, bolts, a sling...), bought from the purse: the form offers what the purse pays
+    for, and says what it does not."""
+    s, rules = camp.state, camp.rules
+    d = s["delvers"][who]
+    things = queries.priced(s, rules, who)
+    if not things or is_dead(d):
+        return []
+    def label(p):
+        return f"{p.name}{f' x{p.bundle}' if p.bundle > 1 else ''}, {money(rules, p.talons) if p.talons else 'free'}"
+    can = [option(p.item, label(p)) for p in things if p.affordable]
+    dear = [label(p) for p in things if not p.affordable]
+    key = f"gear:{who}:buy"
+    note = f"{who}'s purse: {money(rules, d['purse'])}" + (f"; not enough for {', '.join(dear)}" if dear else "")
+    return [{"key": key, "name": "Buy", "cost": "", "ready": bool(can), "note": note, "kind": "form",
+             "effect": f"{who} buys gear at the price the rules give (a bundle counts once: 20 arrows for a crown)",
+             "open": ui.form == key, "toggle": {"do": "form", "id": key, "where": key},
+             "form": {"id": key, "fields": [field_("item", "choice", "item", can[0]["value"] if can else None, can,
+                                                   required=True),
+                                            field_("count", "number", "how many", 1, min=1)],
+                      "submit": {"label": "Buy", "intent": {"do": "buy", "who": who, "where": key}}}}]
 
 
 def actor_bar(camp, ui: UI, who: str | None) -> dict | None:

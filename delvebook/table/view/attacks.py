@@ -7,7 +7,7 @@ from typing import Mapping
 
 from ...dice import DiceError
 from ...distribution import percent
-from ...engine import Refused, effects, queries
+from ...engine import Reader, Refused, effects, queries
 from ...model import combatant, is_dead, owner_of
 from .shared import UI, attack_fields, familiars, fields_key, frac, hearts_hidden, odds_text, wound
 
@@ -20,6 +20,14 @@ def _class_ability_ids(rules) -> set:
         if isinstance(cls, Mapping) and isinstance(cls.get("abilities"), Mapping):
             out |= set(cls["abilities"])
     return out
+
+
+def _weapons_of(s, rules, who: str) -> list:
+    """What ``who`` attacks with (a foe: its one attack), to say whether it shoots."""
+    found = combatant(s, who)
+    if found is None:
+        return []
+    return [queries.weapon_of(Reader(s, rules), who, found[1], arg) for _, arg in queries.weapons(s, rules, who)]
 
 
 def _attack_options(camp, ui: UI, who: str, side: str, targets: list[str]) -> list[dict]:
@@ -36,6 +44,10 @@ def _attack_options(camp, ui: UI, who: str, side: str, targets: list[str]) -> li
             "title": "an extra D20 per extra attack; the target rolls once against them all"},
            {"name": "bonus", "kind": "text", "label": "bonus", "value": a.get("bonus") or "",
             "title": "dice or a number added to the attack roll (e.g. 2 or d6)"}]
+    if any(w.get("ranged") for w in _weapons_of(s, rules, who)):
+        out.insert(2, {"name": "duel", "kind": "flag", "label": "a duel (shot back)", "value": bool(a.get("duel")),
+                       "title": "a duel with bows: a ranged attack the target answers with a ranged weapon ready "
+                                "('if the target can counter-attack (ie ... dueling with bows)')"})
     if side == "delver":
         have = {x.id for x in queries.abilities_available(s, rules, who)}
         known = _class_ability_ids(rules)
@@ -73,6 +85,9 @@ def asked_of(camp, ui: UI, attacker: str | None = None) -> dict:
         if k == "no_counter":
             if v:
                 asked["counter"] = False
+        elif k == "duel":
+            if v and not ui.attack.get("no_counter"):
+                asked["counter"] = True
         elif k == "multi":
             if v:
                 asked["multi"] = int(v)

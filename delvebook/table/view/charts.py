@@ -1,13 +1,13 @@
 """The Charts panel (``chartsEl`` in table.js): XP progress with the level thresholds, and hearts in the latest
 fight, as series the page draws as SVG (plotly.js cannot load in an offline ES module).
 
-The series are kept up to date per event instead of computed again per click: ``ChartSeries`` holds, for each
-action in force, the points it added (its *step*), and follows the campaign's History: an action coming in force
-adds its step (worked out from the state just after it and what it touched), an action undone or replaced takes
-its step back, and one put back (a redo, an undo that brings back what a luck die replaced) adds its step again.
-It is built once per open campaign (a replay of the log), when the panel first shows, and then moved by the
-campaign's listeners. The points are the ones the analysis frames give (``analysis.xp``, ``analysis.hearts``,
-folded over the actions in force): a test holds the two to each other.
+The series are kept up to date per event instead of computed again per click: ``ChartSeries`` is the follower the
+analysis frames are built with (``delvebook.collect``), with the same XP and hearts collectors: an action coming in
+force adds its step (worked out from the state just after it and what it touched), an action undone or replaced
+takes its step back, and one put back (a redo, an undo that brings back what a luck die replaced) adds its step
+again. It is built once per open campaign (a replay of the log), when the panel first shows, and then moved by the
+campaign's listeners. Its points are the analysis frames' (``analysis.xp``, ``analysis.hearts``), a fight's lines
+drawn from its start (every delver standing then) to its end or now: a test holds the two to each other.
 """
 
 from __future__ import annotations
@@ -16,7 +16,13 @@ import importlib.util
 import weakref
 from typing import Any
 
+from ...campaign.collector import collector_paused
+from ...collect import Follower
+from ...collect.fights import Fights
+from ...collect.hearts import Hearts, Xp
 from ...events import History, clone
+from ...model import STATUS_DEAD
+from ...roles import PARTY
 
 __all__ = ["charts_available", "charts_panel", "ChartSeries"]
 
@@ -98,165 +104,157 @@ def _listener(camp):
 # ---------------------------------------------------------------- the series, step by step
 
 _MISSING = object()
-_NOTHING = ((), ())  # the step of most actions (a check, a move of the turn): one shared
+_XP_WHO, _XP_SEQ, _XP_AFTER = (Xp.FIELDS.index(f) for f in ("who", "seq", "xp"))
+_H_SEQ, _H_FIGHT, _H_KIND, _H_WHO, _H_SIDE, _H_HEARTS = (
+    Hearts.FIELDS.index(f) for f in ("seq", "encounter", "kind", "who", "side", "hearts"))
 
 
-class ChartSeries:
-    """XP after each award per delver, and hearts per combatant per fight, over the actions in force, kept as
-    the History they follow moves. ``follow`` is called after each event is folded."""
+class _XpPoints(Xp):
+    """The XP collector, keeping each delver's points (seq, XP after) as the page draws them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.points: dict[str, list] = {}  # delver -> [(seq, xp after), ...]
+        self.out: dict[str, list] = {}  # delver -> its points as the page gets them (made again when moved)
+
+    def push(self, step):
+        for row in step[0]:
+            self.points.setdefault(row[_XP_WHO], []).append((row[_XP_SEQ], row[_XP_AFTER]))
+            self.out.pop(row[_XP_WHO], None)
+        return super().push(step)
+
+    def pop(self, step, saved) -> None:
+        for row in reversed(step[0]):
+            who = row[_XP_WHO]
+            points = self.points[who]
+            points.pop()
+            if not points:
+                del self.points[who]
+            self.out.pop(who, None)
+        super().pop(step, saved)
+
+
+class _FightHearts(Hearts):
+    """The hearts collector, keeping each fight's lines (per combatant, in the order they first changed in it) and
+    the delvers standing as each fight began (``starts``: name, seq, hearts then), each line's first point."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fights: dict[int, dict[str, dict]] = {}  # fight -> {name: {"side", "points": [(seq, hearts)]}}
+        self.starts: dict[int, list] = {}  # fight -> [(delver, seq, hearts), ...] in the party's order
+        self.out: Any = _MISSING
+
+    def push(self, step):
+        begun = None
+        for row in step[0]:
+            fight = row[_H_FIGHT]
+            if fight is None:
+                continue
+            if row[_H_KIND] == "encounter" and fight not in self.starts:
+                begun = fight
+                self.starts[fight] = [(key[1], row[_H_SEQ], now[0]) for key, now in self.last.items()
+                                      if key[0] == PARTY and now[2] != STATUS_DEAD]
+            line = self.fights.setdefault(fight, {}).setdefault(row[_H_WHO], {"side": row[_H_SIDE], "points": []})
+            line["points"].append((row[_H_SEQ], row[_H_HEARTS]))
+            self.out = _MISSING
+        return super().push(step), begun
+
+    def pop(self, step, saved) -> None:
+        saved, begun = saved
+        for row in reversed(step[0]):
+            fight = row[_H_FIGHT]
+            if fight is None:
+                continue
+            lines = self.fights[fight]
+            points = lines[row[_H_WHO]]["points"]
+            points.pop()
+            if not points:
+                del lines[row[_H_WHO]]
+                if not lines:
+                    del self.fights[fight]
+            self.out = _MISSING
+        if begun is not None:
+            del self.starts[begun]
+        super().pop(step, saved)
+
+
+class _FightEnds(Fights):
+    """The fights collector, keeping where each fight ended (``ends``: fight -> seq) for the hearts lines."""
+
+    def __init__(self, hearts: _FightHearts) -> None:
+        super().__init__()
+        self.ends: dict[int, int] = {}
+        self._hearts = hearts
+
+    def push(self, step):
+        for fact in step[0]:
+            if fact[0] == "end":
+                self.ends[fact[1]] = fact[2]["end_seq"]
+                self._hearts.out = _MISSING
+        return super().push(step)
+
+    def pop(self, step, saved) -> None:
+        for fact in step[0]:
+            if fact[0] == "end":
+                self.ends.pop(fact[1], None)
+                self._hearts.out = _MISSING
+        super().pop(step, saved)
+
+
+class ChartSeries(Follower):
+    """XP after each award per delver, and hearts per combatant per fight, over the actions in force: the shared
+    follower (``delvebook.collect``) with the analysis frames' own XP and hearts collectors, each keeping its points
+    as the page draws them. ``follow`` is called after each event is folded."""
 
     def __init__(self, setup: dict):
+        self._xp, self._hearts = _XpPoints(), _FightHearts()
+        self._ends = _FightEnds(self._hearts)
+        super().__init__((self._xp, self._hearts, self._ends))
         self.history: History | None = None
         self.seen = 0  # events followed
-        self.xp: dict[str, list] = {}  # delver -> [(seq, xp after), ...]
-        self.fights: dict[int, dict[str, dict]] = {}  # fight number -> {name: {"side", "points": [(seq, hearts)]}}
-        # (side, name, fight or None for a delver) -> (hearts, max_hearts, status) as its latest point says
-        self.last: dict[tuple, tuple] = {}
-        for name, d in setup.get("delvers", {}).items():
-            self.last[("party", name, None)] = (d.get("hearts"), d.get("max_hearts"), d.get("status"))
-        self._steps: dict[int, tuple] = {}  # seq -> the step of an action that has been in force
-        self._stack: list[tuple[int, Any]] = []  # the actions in force: (seq, what its step overwrote in .last)
-        self._xp_out: dict[str, list] = {}  # delver -> its points as the page gets them (made again when moved)
-        self._fight_out: Any = _MISSING
+        self.start(setup)
 
     @classmethod
     def replayed(cls, setup: dict, events: list[dict]) -> "ChartSeries":
         """The series of a log, folded over a copy of ``setup`` one event at a time."""
         series = cls(setup)
         history = History(clone(setup))
-        for event in events:
-            touched = history.apply(event)
-            series.seen += 1
-            series.follow(history, event, touched)
+        with collector_paused():  # its points live as long as the panel: a collector's pass would find none to free
+            for event in events:
+                series.follow(history, event, history.apply(event))
+                series.seen += 1
         return series
-
-    # ---- following History's actions in force
-    def follow(self, history: History, event: dict, touched) -> None:
-        """Match the actions in force to ``history``'s after it folded ``event``: take back the steps of the
-        actions it took back, newest first, then add the steps of those it put on (a new action's step is worked
-        out now, from the state just after it and what it ``touched``)."""
-        done, stack = history.done, self._stack
-        k = min(len(done), len(stack))
-        while k and done[k - 1].seq != stack[k - 1][0]:
-            k -= 1
-        while len(stack) > k:
-            self._pop()
-        for entry in done[k:]:
-            step = self._steps.get(entry.seq)
-            if step is None:
-                if entry.seq != event["seq"]:
-                    raise LookupError(f"event {entry.seq} stands again but was never followed")
-                step = self._steps[entry.seq] = self._step(event, history.state, touched)
-            self._push(entry.seq, step)
-
-    def _push(self, seq: int, step: tuple) -> None:
-        xp_rows, heart_rows = step
-        saved = [] if heart_rows else ()
-        for who, at, value in xp_rows:
-            self.xp.setdefault(who, []).append((at, value))
-        for key, now, fight in heart_rows:
-            saved.append((key, self.last.get(key, _MISSING)))
-            self.last[key] = now
-            if fight is not None:
-                line = self.fights.setdefault(fight, {}).setdefault(key[1], {"side": key[0], "points": []})
-                line["points"].append((seq, now[0]))
-        self._stack.append((seq, saved))
-        self._changed(xp_rows, heart_rows)
-
-    def _pop(self) -> None:
-        seq, saved = self._stack.pop()
-        xp_rows, heart_rows = self._steps[seq]
-        for who, _, _ in reversed(xp_rows):
-            points = self.xp[who]
-            points.pop()
-            if not points:
-                del self.xp[who]
-        for (key, _, fight), (_, before) in zip(reversed(heart_rows), reversed(saved)):
-            if before is _MISSING:
-                del self.last[key]
-            else:
-                self.last[key] = before
-            if fight is not None:
-                lines = self.fights[fight]
-                lines[key[1]]["points"].pop()
-                if not lines[key[1]]["points"]:
-                    del lines[key[1]]
-                    if not lines:
-                        del self.fights[fight]
-        self._changed(xp_rows, heart_rows)
-
-    def _changed(self, xp_rows, heart_rows) -> None:
-        for who, _, _ in xp_rows:
-            self._xp_out.pop(who, None)
-        if heart_rows:
-            self._fight_out = _MISSING
-
-    # ---- one action's step
-    def _step(self, event: dict, state: dict, touched) -> tuple:
-        """The points an action adds, from the state just after it: each delver's XP after its share of an
-        award; the hearts of each combatant it touched whose hearts or status changed (and of whoever rolled a
-        death save), in the fight the event happened in. A fight's start gives every delver standing a point
-        (every foe has one: it entered), and its end a point to every line of it, so each line runs from the
-        fight's start (or the foe's entry) to its end."""
-        kind, seq = event.get("kind"), event["seq"]
-        delvers = state["delvers"]
-        xp_rows = []
-        awards = event.get("xp_awards") or ()
-        left: dict[str, int] = {}
-        for a in awards:
-            for name, amount in (a.get("shares") or {}).items():
-                left[name] = left.get(name, 0) + amount
-        for a in awards:
-            for name, amount in (a.get("shares") or {}).items():
-                left[name] -= amount
-                xp_rows.append((name, seq, ((delvers.get(name) or {}).get("xp") or 0) - left[name]))
-        enc = state["encounter"]
-        begins = kind == "encounter" and enc is not None
-        fight = event.get("encounter") if not begins else enc["number"]
-        saved_by = event.get("who") if kind == "death_save" else None
-        names = touched.delvers | touched.foes
-        rows: dict[tuple, tuple] = {}
-        for side, sheets, key_fight in (("party", delvers, None),
-                                        ("foes", enc["foes"] if enc else {}, fight)):
-            for name, c in sheets.items():
-                start = begins and side == "party" and name in state["seats"] and c.get("status") != "dead"
-                if name not in names and name != saved_by and not start:
-                    continue
-                key = (side, name, key_fight)
-                now = (c.get("hearts"), c.get("max_hearts"), c.get("status"))
-                if self.last.get(key) == now and name != saved_by and not start:
-                    continue
-                rows[key] = (key, now, fight)
-        if kind == "end_encounter" and fight in self.fights:  # every line of the fight ends where it ends
-            for name, line in self.fights[fight].items():
-                key = ("party", name, None) if line["side"] == "party" else (line["side"], name, fight)
-                if key not in rows and key in self.last:
-                    now = self.last[key] if key[2] is not None or name not in delvers else \
-                        (delvers[name].get("hearts"), delvers[name].get("max_hearts"), delvers[name].get("status"))
-                    rows[key] = (key, now, fight)
-        heart_rows = tuple(rows.values())
-        return (tuple(xp_rows), heart_rows) if xp_rows or heart_rows else _NOTHING
 
     # ---- what the panel shows
     def xp_series(self, seats: list[str]) -> list[dict]:
         """Each seated delver's XP after each award in force, from (0, 0)."""
-        out = self._xp_out
+        out, points = self._xp.out, self._xp.points
         for who in seats:
             if who not in out:
-                out[who] = [[0, 0]] + [[int(q), int(v)] for q, v in self.xp.get(who, ())]
+                out[who] = [[0, 0]] + [[int(q), int(v)] for q, v in points.get(who, ())]
         return [{"name": who, "points": out[who]} for who in seats]
 
     def latest_fight(self) -> dict | None:
-        """The latest fight's hearts: each combatant's from the fight's start (the delvers standing then, in seat
-        order) or its entry (the foes, in the order they came), to the fight's end; ``first``: the seq it began."""
-        if self._fight_out is _MISSING:
-            if not self.fights:
-                self._fight_out = None
+        """The latest fight's hearts: each combatant's from the fight's start (the delvers standing then, in the
+        party's order) or its entry (the foes, in the order they came), to the fight's end; ``first``: the seq it
+        began."""
+        h = self._hearts
+        if h.out is _MISSING:
+            if not h.fights:
+                h.out = None
             else:
-                number = max(self.fights)
-                series = [{"name": str(who), "side": line["side"],
-                           "points": [[int(q), int(h)] for q, h in line["points"]]}
-                          for who, line in self.fights[number].items()]
-                self._fight_out = {"number": number, "first": min(s["points"][0][0] for s in series),
-                                   "series": series}
-        return self._fight_out
+                number = max(h.fights)
+                lines: dict[str, dict] = {}
+                for who, seq, hearts in h.starts.get(number, ()):
+                    lines[who] = {"name": str(who), "side": PARTY, "points": [[int(seq), int(hearts)]]}
+                for who, line in h.fights[number].items():
+                    drawn = lines.setdefault(who, {"name": str(who), "side": line["side"], "points": []})
+                    drawn["points"] += [[int(q), int(v)] for q, v in line["points"]]
+                end = self._ends.ends.get(number)
+                if end is not None:  # every line of an ended fight runs to its end
+                    for line in lines.values():
+                        if line["points"][-1][0] != end:
+                            line["points"].append([int(end), line["points"][-1][1]])
+                series = list(lines.values())
+                h.out = {"number": number, "first": min(s["points"][0][0] for s in series), "series": series}
+        return h.out

@@ -68,8 +68,10 @@ def builder_view(camp, ui: UI) -> dict:
         field_("target", "choice", "for", "nobody dies",
                [option(t, f"{t} ({TARGETS[t].words})") for t in TARGETS])],
         "submit": {"label": "Tune", "intent": {"do": "tune", "where": where}}}
+    dark = {"label": "in darkness" if b.get("dark") else "lit", "on": bool(b.get("dark")),
+            "intent": {"do": "builder_dark", "where": where}}
     return {"where": where, "title": f"Encounter: {b['name']}" if b.get("id") else "A new encounter",
-            "id": b.get("id"), "foes": foes, "sitting": sitting,
+            "id": b.get("id"), "foes": foes, "sitting": sitting, "dark": dark,
             "form": field_error(form, ui, where), "add": field_error(add, ui, where),
             "forecast": forecast_view(ui.forecast, bool(foes), where),
             "tune": field_error(tune, ui, where), "tuning": tuning_view(ui.tuning, where),

@@ -30,6 +30,12 @@ def _conditions(camp, name: str) -> list[dict]:
     return out
 
 
+def _resource_name(rules, d, rid: str) -> str:
+    """A resource as the delver's class names it (a campaign may rename grit), in the strip's lower case."""
+    spec = ((rules.classes.get(d["class_id"]) or {}).get("resources") or {}).get(rid) or {}
+    return str(spec.get("name") or rid.replace("_", " ")).lower()
+
+
 def party_strip(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
     s, rules = camp.state, camp.rules
     per = rules.core["luck_dice"]["per_session"]
@@ -50,7 +56,8 @@ def party_strip(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
             "hearts_text": wound(d) if hide else f"{d['hearts']}/{d['max_hearts']}",
             "frac": bar_frac(d, hide),
             "luck": s["luck"].get(d["player"], 0), "luck_max": per,
-            "resources": [{"id": r, "text": f"{r.replace('_', ' ')} {v}/{top}"} for r, v, top in held_resources(d)],
+            "resources": [{"id": r, "text": f"{_resource_name(rules, d, r)} {v}/{top}"}
+                          for r, v, top in held_resources(d)],
             "conditions": _conditions(camp, name),
             "xp": d["xp"], "xp_text": f"XP {d['xp']}" + (f"/{nxt}" if nxt is not None else " (top level)"),
             "selected": name == actor, "acting": name == now, "touched": name in ui.touched,

@@ -54,7 +54,7 @@ class UI:
     keeper_tab: str | None = None     # the Keeper panel's section (KEEPER_TABS; None: the party for an empty table)
     edit: dict | None = None          # what a Keeper form edits: {"kind": "foe" | "table", "id"}
     new_class: str | None = None      # the class whose starting choices the new-delver form shows
-    builder: dict | None = None       # the encounter builder: {"id", "name", "note", "foes": [[id, n]], "out": [names]}
+    builder: dict | None = None       # the encounter builder: {"id", "name", "note", "foes": [[id, n]], "out", "dark"}
     forecast: dict | None = None      # the builder's forecast as it runs (written by table.forecasting)
     tuning: dict | None = None        # the tuner as it runs (written by table.forecasting)
     mine: dict | None = None          # a player's page: their requests and the keeper's asks, as the server read them
