@@ -62,6 +62,7 @@ function preparePanels(kit) {
     const sitting = h("div", { cls: "db-row db-wrap db-sitting" }, text("span", "db-label", "sitting out:"),
       (b.sitting || []).map((s) => button(s.name, s.intent, { cls: `db-mini${s.out ? " db-on" : ""}`, data: { out: s.name },
         title: s.out ? `${s.name} sits this fight out: click to bring them back` : `what if ${s.name} sits this fight out?` })),
+      b.dark ? text("span", "db-label", "\u00b7 the fight:") : null,
       b.dark ? button(b.dark.label, b.dark.intent, { cls: `db-mini db-dark${b.dark.on ? " db-on" : ""}`,
         title: "the fight in darkness (whoever cannot see attacks with disadvantage), or lit" }) : null);
     const box = card(b.title, b.where, formEl(b.form, "db-inline db-prepform"), foes, formEl(b.add, "db-inline"), sitting,
