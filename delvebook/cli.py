@@ -306,24 +306,47 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 1
 
 
+def _play_copy_of(campaign: Path) -> Path | None:
+    """The play copy of a prepared campaign, where the table notebook records play (``examples/play/<name>``,
+    beside the working folder or the repository the campaign sits in), when there is one that has moved on."""
+    from delvebook.store import read_log
+    name = campaign.resolve().name
+    for base in (Path.cwd(), campaign.resolve().parent.parent):
+        copy = base / "examples" / "play" / name
+        try:
+            if copy.resolve() != campaign.resolve() and (copy / "campaign.yaml").is_file() and read_log(copy)[0]:
+                return copy
+        except (OSError, ValueError):
+            continue
+    return None
+
+
 def _cmd_danger(args: argparse.Namespace) -> int:
-    """How deadly a prepared encounter (or a list of foes) is for the party as it stands: the forecast's table,
-    with a progress line on stderr while the fights are played."""
+    """How deadly a prepared encounter (or a list of foes, or the fight running now) is for the party as it stands
+    in the campaign (its play copy, when the campaign named is a prepared one with one): the forecast's table, with
+    a progress line on stderr (fights, ±points, rate, time left) while the fights are played."""
     from delvebook.campaign import Campaign
     from delvebook.engine import Refused
     from delvebook.forecast import FOE_TARGETS, Policy, text_progress
     from delvebook.store import StoreError
+    folder = Path(args.campaign)
+    copy = None if args.as_prepared else _play_copy_of(folder)
+    if copy is not None:
+        _say(f"delvebook danger: the party as it stands in {copy} (the play copy; --as-prepared forecasts {folder} "
+             "as prepared)", file=sys.stderr)
+        folder = copy
     try:
-        camp = Campaign.open(args.campaign, read_only=True)
+        camp = Campaign.open(folder, read_only=True)
     except (StoreError, ValueError, OSError) as err:
         print(f"delvebook danger: {err}", file=sys.stderr)
         return 1
     with camp:
         prepared = camp.prepared_encounters
         foes = [f.strip() for f in args.foes.split(",") if f.strip()] if args.foes else None
-        if args.encounter is None and foes is None:
+        if args.encounter is None and foes is None and camp.fight is None:
             print(f"delvebook danger: name a prepared encounter of {camp.name} "
-                  f"({', '.join(prepared) or 'none prepared'}) or --foes goblin,goblin", file=sys.stderr)
+                  f"({', '.join(prepared) or 'none prepared'}) or --foes goblin,goblin (no fight is running to "
+                  "forecast as it stands)", file=sys.stderr)
             return 2
         if args.encounter is not None and foes is not None:
             print("delvebook danger: a prepared encounter or --foes, not both", file=sys.stderr)
@@ -338,9 +361,12 @@ def _cmd_danger(args: argparse.Namespace) -> int:
             danger = camp.danger(args.encounter if foes is None else foes, fights=args.fights, seed=args.seed,
                                  policy=policy, precision=args.precision / 100, progress=progress,
                                  workers=args.workers)
-        except (Refused, ValueError) as err:
+        except (Refused, ValueError, TypeError) as err:
             print(f"delvebook danger: {err}", file=sys.stderr)
             return 2
+        except KeyboardInterrupt:
+            print("\ndelvebook danger: stopped", file=sys.stderr)
+            return 130
     if args.json:
         print(json.dumps(_danger_json(danger), indent=2))
         return 0
@@ -448,15 +474,18 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("danger", help="how deadly a prepared encounter is: delvebook danger CAMPAIGN ENCOUNTER",
                        description="Play the fight many times in memory (nothing is written to the campaign) and "
                        "print, for the party as it stands, each delver's chance to drop below 1 heart and to die, "
-                       "the chance of a death, a wipe and a win, with 95% intervals, the rounds, XP and hearts left.")
+                       "the chance of a death, a wipe and a win, with 95% intervals, the rounds, XP and hearts left. "
+                       "A prepared campaign with a play copy (examples/play/NAME, where the table notebook records "
+                       "play) is forecast as it stands there.")
     p.add_argument("campaign", metavar="CAMPAIGN", help="campaign folder (opened read-only)")
-    p.add_argument("encounter", nargs="?", metavar="ENCOUNTER", help="a prepared encounter's id in campaign.yaml")
+    p.add_argument("encounter", nargs="?", metavar="ENCOUNTER",
+                   help="a prepared encounter's id (none: the fight running now, as it stands)")
     p.add_argument("--foes", metavar="IDS", help="bestiary ids instead, comma-separated: --foes goblin,goblin")
     p.add_argument("--fights", type=int, default=2000, help="fights to play at most (2000)")
     p.add_argument("--precision", type=float, default=2.0, metavar="POINTS",
                    help="stop once every interval is within ±POINTS percentage points (2; 0 plays every fight)")
     p.add_argument("--seed", type=int, default=None, help="seed the fights for a repeatable forecast")
-    p.add_argument("--workers", type=int, default=None, help="processes (default: every core beyond 400 fights)")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: every core beyond 400 fights; never more than the cores)")
     p.add_argument("--foe-target", default="fewest_hearts", metavar="RULE",
                    help="whom foes attack: fewest_hearts (default), most_hearts, first, random")
     p.add_argument("--no-luck", action="store_true", help="spend no luck dice on failed death saves")
@@ -465,6 +494,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="the party retreats once N delvers are down (default: never)")
     p.add_argument("--json", action="store_true", help="print the forecast as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    p.add_argument("--as-prepared", action="store_true",
+                   help="forecast the campaign named as it is, not its play copy (examples/play/NAME)")
 
     p = sub.add_parser("rules", help="show facts about the bundled rules")
     p.add_argument("--assumptions", action="store_true", help="list the assumptions made reading RULES.md")

@@ -96,9 +96,10 @@ class LabServer:
     """A JupyterLab server on 127.0.0.1 with no token, serving a throwaway copy of the examples. With
     ``keeper=True`` it is started as a keeper starts it, ``delvebook lab`` (which passes the options on)."""
 
-    def __init__(self, home: Path, keeper: bool = False):
+    def __init__(self, home: Path, keeper: bool = False, campaign: str | None = None):
         self.home = home
         self.keeper = keeper
+        self.campaign = campaign  # (keeper: ``delvebook lab CAMPAIGN``, a folder under the served root)
         self.root = home / "root"
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -125,7 +126,8 @@ class LabServer:
             JUPYTER_PLATFORM_DIRS="1",
         )
         cmd = [
-            *([sys.executable, "-m", "delvebook", "lab"] if self.keeper else [sys.executable, "-m", "jupyterlab"]),
+            *([sys.executable, "-m", "delvebook", "lab", *([self.campaign] if self.campaign else [])] if self.keeper
+              else [sys.executable, "-m", "jupyterlab"]),
             "--no-browser",
             "--ip=127.0.0.1",
             f"--port={self.port}",

@@ -18,6 +18,7 @@ from delvebook.events import clone
 from delvebook.forecast import (Act, FightView, Policy, Progress, Recorded, forecast, play_fight, run,
                                 text_progress, wilson)
 from delvebook.store import CampaignStore, MemoryStore
+from delvebook.forecast import job as job_module  # noqa: E402
 
 from conftest import CAMPAIGNS
 
@@ -78,7 +79,7 @@ def test_a_simulated_fight_is_the_fight_the_engine_records(keep):
     policy = Policy()
     for eid, enc in keep.prepared_encounters.items():
         start = run._start(keep.rules, keep.state, enc["foes"], enc["name"])
-        player = run._Player(keep.rules, start, policy, 11, 10 ** 6)
+        player = job_module._Player(keep.rules, start, policy, 11)
         for i in range(12):
             camp = _scratch(keep)
             camp.act("encounter", foes=enc["foes"], name=enc["name"])
@@ -134,8 +135,7 @@ def test_a_forecast_without_processes_plays_the_same_fights(keep, monkeypatch):
 
     def no_processes(*a, **k):
         raise OSError("no processes here")
-        yield  # pragma: no cover
-    monkeypatch.setattr(run, "_blocks_parallel", no_processes)
+    monkeypatch.setattr(job_module, "_Pool", no_processes)
     fallen = keep.danger("causeway_ambush", fights=450, seed=4, workers=2, precision=0)
     assert fallen.workers == 1 and fallen.results == want.results
 
@@ -223,7 +223,7 @@ def test_it_stops_early_when_every_interval_is_within_two_points_and_says_how_ma
 def counts_widest(d) -> float:
     """The widest half-width one block before the forecast stopped."""
     short = d.results[:-run.BLOCK]
-    counts = run._Counts(len(d.party))
+    counts = job_module.Counts(d.party)
     counts.add(short)
     return counts.widest()
 
@@ -391,7 +391,8 @@ def test_the_fight_running_now_is_forecast_from_where_it_stands(keep):
 
 def test_progress_is_told_after_every_block_and_once_more_at_the_end(keep):
     seen: list[Progress] = []
-    d = keep.danger("causeway_ambush", fights=300, seed=1, workers=1, precision=0, progress=seen.append)
+    d = keep.danger("causeway_ambush", fights=300, seed=1, workers=1, precision=0, progress=seen.append,
+                    clock=lambda: 0.0)  # (a clock that stands still: only the calls after each block)
     assert [p.done for p in seen] == list(range(run.BLOCK, 301, run.BLOCK))
     assert all(p.total == 300 for p in seen) and seen[-1].final and not any(p.final for p in seen[:-1])
     assert seen[-1].widest == pytest.approx(d.widest)

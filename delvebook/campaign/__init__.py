@@ -27,6 +27,7 @@ from ..statecheck import dotted_path
 from .collector import collector_paused, freeze, thaw
 from .fight import Fight, TableDelver
 from .outcome import VIEW_GROUP, Outcome, view  # noqa: F401 (VIEW_GROUP: where a front end registers views)
+from .preparing import Preparing
 
 __all__ = ["Campaign", "Fight", "Outcome", "Refused"]
 
@@ -41,7 +42,7 @@ def _locked(method):
     return locked
 
 
-class Campaign:
+class Campaign(Preparing):
     """A campaign folder opened for play (or read-only for analysis).
 
     Threads may share one: every action (deciding it, writing it, folding it in) holds the campaign's lock."""
@@ -223,16 +224,6 @@ class Campaign:
         return Fight(self) if self.state["encounter"] is not None else None
 
     @property
-    def prepared_encounters(self) -> dict[str, dict]:
-        """Encounters the keeper prepared in campaign.yaml, by id: ``name``, ``foes`` (one entry per foe,
-        counts expanded), ``note``, ``dark`` (fought in darkness); ``camp.encounter(id)`` starts one."""
-        out = {}
-        for eid, enc in (self._store.campaign.get("encounters") or {}).items():
-            out[eid] = {"name": enc.get("name") or eid, "foes": _expand_prepared(enc["foes"]),
-                        "note": enc.get("note"), "dark": bool(enc.get("dark"))}
-        return out
-
-    @property
     def quests(self) -> list[dict]:
         """Quests prepared in campaign.yaml and any completed in play: ``id``, ``name``, ``note``, ``done``."""
         return self._prepared("quests", self.state["quests"])
@@ -403,10 +394,12 @@ class Campaign:
         return self._record(self.engine.decide(kind, args, self.rng, self._next_seq(), faces))
 
     def add_delver(self, name: str, class_id: str, player: str | None = None, *,
-                   choices: Mapping[str, str] | None = None, faces: Mapping | None = None) -> Delver:
-        """A new delver joins at the end of the table; the class's random things are rolled."""
+                   choices: Mapping[str, str] | None = None, seat: int | None = None,
+                   faces: Mapping | None = None) -> Delver:
+        """A new delver joins at the end of the table (or at ``seat``, counted clockwise from 0); the class's random
+        things are rolled, or typed from real dice (``faces={"hearts": [4]}``)."""
         self.act("add_delver", faces=faces, name=name, class_id=class_id, player=player,
-                 choices=dict(choices) if choices else None)
+                 choices=dict(choices) if choices else None, seat=seat)
         return self.delver(name)
 
     def start_session(self, *, keeper_override: str | None = None) -> Outcome:
@@ -517,12 +510,12 @@ class Campaign:
     def encounter(self, foes: list, name: str | None = None, *, dark: bool = False,
                   keeper_override: str | None = None) -> "Fight":
         """A fight begins with these foes (bestiary ids, ``{"npc": name}`` for a named NPC, or a prepared
-        encounter id from campaign.yaml); ``dark``: fought in darkness (a prepared encounter may say so)."""
-        prepared = self._store.campaign.get("encounters", {})
+        encounter id, from campaign.yaml or the table); ``dark``: fought in darkness (a prepared encounter may say so)."""
+        prepared = self.prepared_encounters
         if isinstance(foes, str) and foes in prepared:
-            name = name or foes
-            dark = dark or bool(prepared[foes].get("dark"))
-            foes = _expand_prepared(prepared[foes]["foes"])
+            name = name or prepared[foes]["name"]  # its name, or its id where campaign.yaml gives none
+            dark = dark or prepared[foes]["dark"]
+            foes = prepared[foes]["foes"]
         self.act("encounter", foes=list(foes), name=name, keeper_override=keeper_override,
                  **({"dark": True} if dark else {}))
         return Fight(self)
@@ -535,26 +528,6 @@ class Campaign:
         if self.read_only:
             raise Refused("this campaign is open read-only")
         return self._record(self.engine.decide_on_hit(option, self.rng, self._next_seq(), faces=faces, hit=hit))
-
-    def danger(self, foes: Any = None, fights: int = 2000, seed: int | None = None, **options: Any):
-        """How deadly a fight is, before the first roll: up to ``fights`` fights of the party as it stands against
-        ``foes`` (bestiary ids or specs, or a prepared encounter's id; None: the fight running now, from where it
-        stands), played by the rules in memory. Nothing is written to the campaign. Returns a
-        ``forecast.Danger``; ``options``: ``policy``, ``precision``, ``progress``, ``workers``, ``name`` (see
-        ``delvebook.forecast.forecast``)."""
-        from ..forecast import forecast
-        name = options.pop("name", None)
-        prepared = self.prepared_encounters
-        if isinstance(foes, str):
-            if foes not in prepared:
-                raise Refused(f"there is no prepared encounter {foes!r} (prepared: {', '.join(prepared) or 'none'});"
-                              " name foes as a list of bestiary ids")
-            name = name or prepared[foes]["name"]
-            if prepared[foes]["dark"]:
-                options.setdefault("dark", True)
-            foes = prepared[foes]["foes"]
-        return forecast(self.rules, self.state, None if foes is None else list(foes), name=name, fights=fights,
-                        seed=seed, campaign=self._store.campaign, **options)
 
     # ---- luck, typed dice, undo
     @_locked
@@ -603,14 +576,3 @@ class Campaign:
     def __repr__(self) -> str:
         mode = ", read-only" if self.read_only else ""
         return f"<Campaign {self.name!r} at {self.path}: {len(self.state['delvers'])} delvers, {len(self.events)} events{mode}>"
-
-
-def _expand_prepared(foes: list) -> list:
-    out = []
-    for f in foes:
-        if isinstance(f, Mapping) and "count" in f:
-            spec = {k: v for k, v in f.items() if k != "count"}
-            out += [dict(spec) for _ in range(int(f["count"]))]
-        else:
-            out.append(f)
-    return out

@@ -15,7 +15,8 @@ same rules for a simulation, without the event, the copies and the log (the dang
 The package, one way down: ``base`` (Reader, Ctx, Play, Refused), ``effects`` (where class features plug in),
 ``queries`` (the questions views ask; the commands build their rolls with them), ``turns`` (the turn economy
 the commands refuse by), the core commands (``checks``, ``combat``, ``creation``, ``progress``, ``conditions``,
-``gear``, ``creatures``), and ``abilities/`` (one module per class). A command is refused (``Refused``) only by
+``gear``, ``creatures``), ``preparing`` (the party's seats, foe types, prepared encounters, roll tables), and
+``abilities/`` (one module per class). A command is refused (``Refused``) only by
 a rule; any other exception is an error and propagates.
 
 Any command takes ``keeper_override="why"``: the keeper ignores the table's rules of play for this action (the
@@ -36,12 +37,14 @@ from ..events import apply_changes, revert
 from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone
 from ..roles import KEEPERS, fill
 from ..rules import Rules
-from .base import COMMANDS, ROLES, Ctx, Overridable, Play, Reader, Refused, command
+from .base import COMMANDS, ROLES, Ctx, Invalid, Overridable, Play, Reader, Refused, command
 from .queries import coin_talons, luck_die_sides, luck_sign_refused
-from . import creation, checks, combat, scene, progress, conditions, gear, creatures, abilities  # noqa: F401
+from . import (creation, checks, combat, scene, progress, conditions, gear, creatures, abilities,  # noqa: F401
+               preparing)
 from .upgrade import upgrade_event
 
-__all__ = ["Engine", "Refused", "Overridable", "Reader", "Play", "COMMANDS", "ROLES", "command", "play", "refusal",
+__all__ = ["Engine", "Refused", "Overridable", "Invalid", "Reader", "Play", "COMMANDS", "ROLES", "command", "play",
+           "refusal",
            "redecide", "Unrecorded", "OVERRIDE", "ASKED_BY", "upgrade_event"]
 
 

@@ -22,7 +22,7 @@ from ..model import combatant, is_dead, is_dying
 from ..roles import Role, Roles
 from ..rules import PROVENANCE_KEYS, Rules
 
-__all__ = ["Refused", "Overridable", "Reader", "Ctx", "Play", "command", "COMMANDS", "ROLES", "data_items", "path_in"]
+__all__ = ["Refused", "Overridable", "Invalid", "Reader", "Ctx", "Play", "command", "COMMANDS", "ROLES", "data_items", "path_in"]
 
 COMMANDS: dict[str, Callable] = {}
 ROLES: dict[str, Roles] = {}
@@ -36,6 +36,18 @@ class Refused(ValueError):
 class Overridable(Refused):
     """A refusal by a rule of play the keeper may override (the turn economy, ammunition, reloading): the same
     command with ``keeper_override="why"`` waives it and records why. A view offers the override only for these."""
+
+
+class Invalid(Refused):
+    """A refusal of something typed (a foe type, a roll table, a delver's hearts) that names the ``field`` it is
+    about, as the one schema names it (``hearts``, ``entries[2].range``), so a form shows it next to that field."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.field))
 
 
 class Takes(NamedTuple):
@@ -103,11 +115,22 @@ class Reader:
     def refuse(self, message: str):
         raise Refused(message)
 
+    def invalid(self, problems: list, what: str = "") -> None:
+        """Refuse the first of ``problems`` (the schema's ``Problem``s, paths from the top of what was typed) as an
+        ``Invalid`` naming its field; nothing when there are none."""
+        if problems:
+            from ..rules.schema import field_name
+            first = problems[0]
+            field = field_name(first.path) or None
+            raise Invalid(f"{what}{field + ': ' if field else ''}{first.reason}", field)
+
     def delver(self, name: str) -> dict:
         d = self.state["delvers"].get(name)
         if d is None:
-            known = ", ".join(self.state["delvers"]) or "none yet"
+            known = ", ".join(self.state["seats"]) or "none yet"
             self.refuse(f"there is no delver named {name!r} (the party: {known})")
+        if d.get("retired"):
+            self.refuse(f"{name} has retired from the table (kept in the history; undo brings them back)")
         return d
 
     def foe(self, name: str) -> dict:
@@ -121,6 +144,8 @@ class Reader:
         """("delver" | "foe" | "creature", data) for a name in the party, the current encounter, or the named
         creatures (NPCs, familiars)."""
         found = combatant(self.state, name)
+        if found is not None and found[1].get("retired"):
+            self.refuse(f"{name} has retired from the table (kept in the history; undo brings them back)")
         if found is None:
             enc = self.state["encounter"]
             party = ", ".join(self.state["delvers"]) or "none"

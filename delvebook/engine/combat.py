@@ -37,7 +37,7 @@ __all__ = ["PARTY", "FOES", "current_actor", "deal_damage", "damage_roll", "heal
 
 # ---------------------------------------------------------------- foes and encounters
 
-def _new_foe(ctx: Ctx, spec: Any, taken: NameIndex) -> dict:
+def _new_foe(ctx: Ctx, spec: Any, taken: NameIndex, numbered: dict | None = None) -> dict:
     if isinstance(spec, str):
         spec = {"foe": spec}
     if not isinstance(spec, Mapping) or not ("foe" in spec or "npc" in spec):
@@ -55,7 +55,7 @@ def _new_foe(ctx: Ctx, spec: Any, taken: NameIndex) -> dict:
         return foe
     # a prepared encounter may give one foe its own name and hearts
     return creature_from(ctx, spec.get("name"), {"foe": spec["foe"], "hearts": spec.get("hearts")}, taken,
-                         "a foe's name")
+                         "a foe's name", numbered)
 
 
 @command("encounter", targets=("foes",))
@@ -70,8 +70,9 @@ def start_encounter(ctx: Ctx, foes: list, name: str | None = None, dark: bool = 
         ctx.refuse("an encounter needs at least one foe")
     taken = NameIndex(names_in_play(ctx))
     made: dict = {}
+    numbered: dict = {}  # the last number given each bestiary name: naming n foes is linear, not quadratic
     for spec in foes:
-        f = _new_foe(ctx, spec, taken)
+        f = _new_foe(ctx, spec, taken, numbered)
         if f["name"] in made:
             ctx.refuse(f"{f['name']!r} is already a name in this fight")
         made[f["name"]] = f
@@ -96,8 +97,9 @@ def add_foes(ctx: Ctx, foes: list) -> None:
     enc = _encounter(ctx)
     taken = NameIndex(names_in_play(ctx))
     joined = []
+    numbered: dict = {}
     for spec in foes:
-        f = _new_foe(ctx, spec, taken)
+        f = _new_foe(ctx, spec, taken, numbered)
         if f["name"] in enc["foes"]:
             ctx.refuse(f"{f['name']!r} is already a name in this fight")
         taken.add(f["name"], "a foe in this fight")
@@ -397,7 +399,10 @@ def prepare_attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, **a
 
 def _counter_weapon(ctx: Ctx, target: str, t: Mapping, plan) -> tuple[dict | None, str | None]:
     """The weapon ``target`` counters with: a foe's attack; for a delver, the one it names, else its first that
-    fits the exchange (melee against melee, fists if none; a ranged weapon ready to shoot in a duel with bows)."""
+    fits the exchange (melee against melee, fists if none; a ranged weapon ready to shoot in a duel with bows). A foe
+    type that never counters (``counters: false``) answers with none."""
+    if t.get("counters") is False:
+        return None, f"{target} never counter-attacks"
     if "class_id" not in t:
         return weapon_of(ctx, target, t, None), None
     ranged = plan.ranged

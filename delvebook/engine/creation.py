@@ -9,7 +9,8 @@ from ..model import PARTY, STATUS_ALIVE, is_alive, is_dead
 from .base import Ctx, command, data_items
 from .creatures import names_in_play, players_named, require_name
 from .gear import add_to_sheet, items_to_gear, refit_armor
-from .queries import find_choice, healing_banned, raisable_skills
+from ..rules.prepared import TRUE_NAMES, entry_for
+from .queries import find_choice, healing_banned, raisable_skills, roll_table
 
 __all__ = ["items_to_gear", "level_up_in", "add_delver", "choose", "level_up"]
 
@@ -140,15 +141,17 @@ def _random_spells(ctx: Ctx, who: str, list_id: str, count: int, known: list[str
 
 
 def _random_true_names(ctx: Ctx, who: str, count: int, known: list[str]) -> list[str]:
-    table = ctx.rules.true_names
+    """Rolled on the true names table (D66; the campaign may change it like any roll table), a name already known
+    rolled again; a total a luck die pushed off the table lands on its first or last entry."""
+    table = roll_table(ctx.state, ctx.rules, TRUE_NAMES)
+    if table is None:
+        ctx.refuse("there is no true names table to roll the namer's names on (the roll table true_names)")
     names = list(known)
-    target = min(count, len(table))
+    target = min(count, len({e.get("result") for e in table["entries"] if e.get("result")} | set(known)))
     while len(names) < target:
-        n = ctx.roll("true_name", "d66", who=who, why="random true name").total
-        if n not in table:  # a luck die can push a table roll off the table
-            ctx.refuse(f"{n} is not on the true names table (11..66): a luck die cannot move a table roll off it")
-        name = table[n]
-        if name not in names:
+        n = ctx.roll("true_name", table["dice"], who=who, why="random true name").total
+        name = entry_for(table, n)[1].get("result")
+        if name and name not in names:
             names.append(name)
     return names
 

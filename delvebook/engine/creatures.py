@@ -17,6 +17,7 @@ from ..dice import DiceError, parse
 from ..model import STATUS_ALIVE, is_dead
 from ..names import NameIndex, check_name
 from .base import Ctx, command
+from .queries import foe_type, foe_types
 
 __all__ = ["creature_from", "npc", "remove_npc", "taken_names", "names_in_play", "players_named", "require_name"]
 
@@ -53,18 +54,24 @@ def require_name(ctx: Ctx, name: Any, what: str, taken) -> None:
         ctx.refuse(problem)
 
 
-def creature_from(ctx: Ctx, name: str | None, spec: Mapping, taken, what: str = "a creature's name") -> dict:
+def creature_from(ctx: Ctx, name: str | None, spec: Mapping, taken, what: str = "a creature's name",
+                  numbered: dict | None = None) -> dict:
     """A creature's sheet: from the bestiary (``foe``: an id, with any of its numbers changed) or typed
     (``hearts`` at least, and optionally attack_bonus, damage, multi_attack, ranged, armor {av, dv}, tags,
     skills {skill: proficient|expert}). Named ``name``, or the bestiary name numbered (Goblin 1, Goblin 2: the
-    first number whose name reads differently from every name ``taken``: names, or a ``names.NameIndex``)."""
+    first number whose name reads differently from every name ``taken``: names, or a ``names.NameIndex``);
+    ``numbered`` ({name: the number last given}) lets a caller naming many foes in turn start each search where the
+    last one ended (every lower number is taken already), so naming n foes is linear."""
     if not isinstance(taken, NameIndex):
         taken = NameIndex(taken)
     kind = spec.get("foe")
     if kind is not None:
-        if kind not in ctx.rules.bestiary:
-            ctx.refuse(f"there is no {kind!r} in the bestiary (known: {', '.join(ctx.rules.bestiary)})")
-        b = dict(ctx.rules.foe(kind))
+        found = foe_type(ctx.state, ctx.rules, kind)
+        if found is None:
+            types = foe_types(ctx.state, ctx.rules)
+            known = ", ".join(types) if len(types) <= 40 else f"{len(types):,} foe types"
+            ctx.refuse(f"there is no {kind!r} in the bestiary (known: {known})")
+        b = dict(found)
     elif "hearts" in spec:
         b = {"name": name or "Creature", "hearts": spec["hearts"], "attack_bonus": 0, "damage": "d6",
              "multi_attack": 1, "ranged": False, "armor": None, "tags": []}
@@ -90,9 +97,11 @@ def creature_from(ctx: Ctx, name: str | None, spec: Mapping, taken, what: str = 
         if level not in ("proficient", "expert"):
             ctx.refuse(f"a creature's skill is proficient or expert, not {level!r} ({sid})")
     if name is None:
-        k = 1
+        k = numbered.get(b["name"], 0) + 1 if numbered is not None else 1
         while taken.find(f"{b['name']} {k}") is not None:
             k += 1
+        if numbered is not None:
+            numbered[b["name"]] = k
         name = f"{b['name']} {k}"
     if not isinstance(name, str) or not name.strip():
         ctx.refuse("a creature needs a name")
@@ -106,11 +115,14 @@ def creature_from(ctx: Ctx, name: str | None, spec: Mapping, taken, what: str = 
             ctx.refuse(f"a creature's armor is {{av: N, dv: N}}, not {b['armor']!r}")
         armor.append({"item": "natural", "name": "armor", "av": av, "dv": dv, "dv_max": dv, "shield": False,
                       "bonus_av": 0})
-    return {"name": name, "kind": kind, "hearts": hearts, "max_hearts": hearts, "status": STATUS_ALIVE,
-            "attack_bonus": str(b["attack_bonus"]), "damage": str(b["damage"]),
-            # optional in a bestiary entry: absent means one plain melee attack
-            "multi_attack": int(b.get("multi_attack") or 1), "ranged": bool(b.get("ranged")),
-            "armor": armor, "tags": list(tags), "skills": skills}
+    sheet = {"name": name, "kind": kind, "hearts": hearts, "max_hearts": hearts, "status": STATUS_ALIVE,
+             "attack_bonus": str(b["attack_bonus"]), "damage": str(b["damage"]),
+             # optional in a bestiary entry: absent means one plain melee attack
+             "multi_attack": int(b.get("multi_attack") or 1), "ranged": bool(b.get("ranged")),
+             "armor": armor, "tags": list(tags), "skills": skills}
+    if b.get("counters") is False:  # a foe type that never hits back (a wisp, a swarm)
+        sheet["counters"] = False
+    return sheet
 
 
 @command("npc", targets=("name",))

@@ -26,7 +26,8 @@ def start_session(ctx: Ctx) -> None:
     per = ctx.core["luck_dice"]["per_session"]
     left = ctx.state["luck"] if ctx.core["luck_dice"]["stack"] else {}
     ctx.set(["session"], {"number": s["number"] + 1, "active": True})
-    players = sorted({d["player"] for d in ctx.state["delvers"].values()} | set(ctx.state["luck"]))
+    delvers = ctx.state["delvers"]  # the players at the table: a retired delver's player left with them
+    players = sorted({delvers[n]["player"] for n in ctx.state["seats"]} | set(ctx.state["luck"]))
     ctx.set(["luck"], {p: per + left.get(p, 0) for p in players})
     ctx.out(number=s["number"] + 1, luck_dice=per)
 

@@ -14,9 +14,12 @@ luck dice on a failed death save; grit on Second Wind and Dodge below a third of
 Speed: a simulated fight runs each command with ``engine.play`` (no events, no checks of them, no copies, no log,
 no fsync), and more than a few hundred fights use every core (``run.py``: the same seed, the same forecast).
 
-For a view (the table's encounter builder): ``camp.danger(foes, fights=..., progress=callback)``; the callback is
-called in the calling thread after every ``BLOCK`` fights with a ``Progress`` (``done``, ``total``, ``widest``: the
-widest interval's half-width so far, ``final``), and returning False stops the forecast there (``Danger.cancelled``).
+For a view (the table's encounter builder): ``camp.danger_job(foes)`` is the same forecast played a slice at a time
+(``job.Job``: ``step(seconds)`` between the view's messages, ``danger()`` the answer so far, ``cancel()``); the
+blocking ``camp.danger(foes, progress=callback)`` calls back in the calling thread after every ``BLOCK`` fights and
+every quarter second with a ``Progress`` (``done``, ``total``, ``widest``: the widest interval's half-width so far,
+``final``, ``rate``, ``left``), and returning False stops the forecast there (``Danger.cancelled``). ``tune.tune``
+proposes how many foes of a kind meet a target ("nobody dies", "a real threat").
 ``Danger`` is plain data: ``p_drop`` / ``p_death`` by delver, ``p_any_death``, ``p_wipe``, ``p_win`` (``Estimate``:
 ``p``, ``lo``, ``hi``), ``rounds``, ``xp_on_win``, ``hearts_left``, ``fights``, ``precise``, ``policy`` (lines).
 
@@ -29,10 +32,12 @@ from __future__ import annotations
 from .fight import FLED, OUTCOMES, STALEMATE, WIPED, WON, FightResult, Plain, Recorded, play_fight
 from .policy import FOE_TARGETS, Act, FightView, Policy
 from .result import Danger, DelverDanger, Estimate, Rounds, wilson
-from .run import (BLOCK, PARALLEL_FROM, Progress, auto_progress, default_workers, forecast, notebook_progress,
+from .job import Job
+from .tune import TARGETS, Candidate, Tuner, tune
+from .run import (BLOCK, EVERY, PARALLEL_FROM, Progress, auto_progress, default_workers, forecast, notebook_progress,
                   text_progress)
 
-__all__ = ["forecast", "Danger", "DelverDanger", "Estimate", "Rounds", "Progress", "Policy", "FightView", "Act",
+__all__ = ["forecast", "Job", "EVERY", "tune", "Tuner", "Candidate", "TARGETS", "Danger", "DelverDanger", "Estimate", "Rounds", "Progress", "Policy", "FightView", "Act",
            "FOE_TARGETS", "FightResult", "play_fight", "Plain", "Recorded", "wilson", "text_progress",
            "notebook_progress", "auto_progress", "default_workers", "BLOCK", "PARALLEL_FROM", "OUTCOMES", "WON",
            "WIPED", "FLED", "STALEMATE"]

@@ -22,7 +22,7 @@ from ..model import PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, current_acto
 from .policy import Act, FightView, Policy
 
 __all__ = ["WON", "WIPED", "FLED", "STALEMATE", "OUTCOMES", "FightResult", "Plain", "Recorded", "play_fight",
-           "MAX_ROUNDS"]
+           "fight_turns", "MAX_ROUNDS"]
 
 WON, WIPED, FLED, STALEMATE = "won", "wiped", "fled", "stalemate"
 OUTCOMES = (WON, WIPED, FLED, STALEMATE)
@@ -105,6 +105,18 @@ class Recorded:
 
 def play_fight(table, policy: Policy, cache: dict | None = None, max_rounds: int = MAX_ROUNDS) -> FightResult:
     """Play the fight on ``table`` (begun: the encounter started; initiative rolled or not) to its end."""
+    turns = fight_turns(table, policy, cache, max_rounds)
+    while True:
+        try:
+            next(turns)
+        except StopIteration as end:
+            return end.value
+
+
+def fight_turns(table, policy: Policy, cache: dict | None = None, max_rounds: int = MAX_ROUNDS):
+    """``play_fight`` a turn at a time: a generator that pauses after every turn (a forecast played in slices
+    between a table's messages stops or goes on there, however many foes the fight holds) and returns the
+    ``FightResult``."""
     state = table.state
     view = FightView(state, table.rules, table.rng, cache)
     enc = state["encounter"]
@@ -158,6 +170,7 @@ def play_fight(table, policy: Policy, cache: dict | None = None, max_rounds: int
                 dropped[i] = True
                 luck_spent += _death_save(table, policy, view, n, needed)
         table.do("next_turn", {})
+        yield
     rounds = state["encounter"]["round"]
     died = tuple(delvers[n]["status"] == STATUS_DEAD for n in party)
     if outcome == WON:

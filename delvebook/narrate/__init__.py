@@ -14,7 +14,8 @@ log for undo and redo (``ctx.event(seq)``): a campaign, or an ``engine.Reader``;
 and money in the text's coins. ``hidden``: names whose hearts are not said (the foes, on the players' screen).
 
 Each kind of event is told in one place, where it registers (``words.tells``): ``fight`` (attacks, damage, healing,
-a fight's course), ``deeds`` (abilities and spells), ``keeping`` (the rest of play). A kind no teller knows is said
+a fight's course), ``deeds`` (abilities and spells), ``keeping`` (the rest of play), ``preparing`` (the party's
+seats, the bestiary, prepared encounters, roll tables). A kind no teller knows is said
 by its name. Text only: callers set it as text or escape it. Standard library only: part of the pure core.
 """
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from . import deeds, fight, keeping  # noqa: F401  (each registers its tellers)
+from . import deeds, fight, keeping, preparing  # noqa: F401  (each registers its tellers)
 from .words import TELLERS, fight_name, money, names, pct, plural, spaced, story, tells
 
 __all__ = ["tell", "title", "step", "describe", "tells", "pct", "plural", "money", "fight_name"]

@@ -154,11 +154,11 @@ def _hearts_set(e: Mapping, who: str) -> Any:
 
 # ---------------------------------------------------------------- a fight's course
 
-@tells("encounter", title=lambda e, ctx: f"the start of the fight ({fight_name(e.get('name'))})")
+@tells("encounter", title=lambda e, ctx: f"the start of the fight ({fight_name(e.get('name'), ctx)})")
 def _encounter(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     foes = [f["name"] for f in e.get("foes", [])]
     dark = [DARK] if e.get("dark") else []
-    return story(f"A fight begins ({fight_name(e.get('name'))}): {names(foes)}",
+    return story(f"A fight begins ({fight_name(e.get('name'), ctx)}): {names(foes)}",
                  dark + ["Roll initiative, or say which side goes first."])
 
 
@@ -193,7 +193,7 @@ said("set_order", lambda e, ctx: f"The party's order: {', '.join(e.get('order', 
      title=lambda e, ctx: "the new order")
 
 
-@tells("end_encounter", title=lambda e, ctx: f"the end of the fight ({fight_name(e.get('name'))})")
+@tells("end_encounter", title=lambda e, ctx: f"the end of the fight ({fight_name(e.get('name'), ctx)})")
 def _end_encounter(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     gone = e.get("vanquished") or []
     text = f"The fight ends after {plural(e['rounds'], 'round')}: " + \

@@ -193,7 +193,9 @@ def _npc(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     rules = rules_of(ctx)
     kind = e.get("foe")
     if rules is not None:
-        kind = rules.foe(kind).get("name", kind) if kind in rules.bestiary else "typed"
+        from ..engine.queries import foe_type
+        found = foe_type(getattr(ctx, "state", {}), rules, kind) if kind is not None else None
+        kind = found.get("name", kind) if found is not None else "typed"
     shown = "" if e["name"] in hidden else f", {plural(e['hearts'], 'heart')}"
     return story(f"{e['name']} enters the story ({kind}{shown})", [e["note"]] if e.get("note") else [])
 

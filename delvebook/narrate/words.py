@@ -91,8 +91,15 @@ def money(rules, talons: int) -> str:
     return " ".join(parts) or f"0{coin['symbol']}"
 
 
-def fight_name(name: Any) -> str:
-    """A fight's name as said: a prepared encounter's id ('causeway_ambush') reads 'Causeway ambush'."""
+def fight_name(name: Any, ctx: Any = None) -> str:
+    """A fight's name as said: a prepared encounter's name where the fight was started from one that has a name
+    (``ctx``: a campaign or a Reader), else its id in words ('causeway_ambush' reads 'Causeway ambush')."""
+    state, rules = getattr(ctx, "state", None), rules_of(ctx)
+    if state is not None and rules is not None and isinstance(name, str):
+        from ..engine.queries import encounter
+        found = encounter(state, rules, name)
+        if found is not None and found.get("name"):
+            return str(found["name"])
     name = str(name)
     return name.replace("_", " ").capitalize() if "_" in name or name.islower() else name
 

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any, Iterator, NamedTuple
 
 from .schema import _thaw  # noqa: E402 - the one copy of frozen data back to plain
+from .prepared import TRUE_NAMES, true_names_table
 from .schema import (
     FILES,
     OPEN_TABLES,
@@ -62,6 +63,10 @@ def _freeze(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(v) for v in value)
     return value
+
+
+def _folded(name: Any) -> str:
+    return " ".join(str(name).casefold().replace("_", " ").split())
 
 
 def _path(parts: tuple) -> str:
@@ -149,6 +154,50 @@ class Rules:
     @cached_property
     def bestiary(self) -> Mapping:
         return MappingProxyType(dict(_data_items(self._data["bestiary"])))
+
+    @cached_property
+    def foe_names(self) -> Mapping:
+        """A foe's name as the keeper would type it (folded: 'bog goblin') -> its id: found in one step, however
+        large the bestiary."""
+        out: dict[str, str] = {}
+        for fid, foe in self.bestiary.items():
+            out.setdefault(_folded(foe.get("name", fid)), fid)
+        return MappingProxyType(out)
+
+    @cached_property
+    def foe_name_index(self):
+        """The bestiary's names (``names.NameIndex``, each with its id), to ask in one step whether a new foe type's
+        name reads the same as one there (case, NFKC, the common confusables)."""
+        from ..names import NameIndex
+        return NameIndex({str(foe.get("name", fid)): fid for fid, foe in self.bestiary.items()})
+
+    @cached_property
+    def encounters(self) -> Mapping:
+        """The encounters the campaign prepared in campaign.yaml, by id, as written (``{name, foes, note}``)."""
+        return MappingProxyType(dict(self._data.get("encounters") or {}))
+
+    @cached_property
+    def roll_tables(self) -> Mapping:
+        """Every roll table by id: the namer's true names (``true_names``, D66), then the campaign's own from
+        campaign.yaml (which may replace it). See ``rules.prepared``."""
+        out = {TRUE_NAMES: MappingProxyType(true_names_table(self.true_names, self._data["true_names"].get("die")
+                                                             or "d66"))}
+        out.update(self._data.get("tables") or {})
+        return MappingProxyType(out)
+
+    def with_campaign(self, encounters: Mapping | None, tables: Mapping | None) -> "Rules":
+        """These rules with a campaign's prepared encounters and roll tables (from campaign.yaml, checked by
+        ``schema.check_campaign``) laid in; the same rules when it has none."""
+        if not encounters and not tables:
+            return self
+        data = dict(self._data)
+        data["encounters"] = _freeze(dict(encounters or {}))
+        data["tables"] = _freeze(dict(tables or {}))
+        rules = Rules.__new__(Rules)
+        rules._data = MappingProxyType(data)
+        rules._house_paths = self._house_paths
+        rules._checked = self._checked
+        return rules
 
     @property
     def house_paths(self) -> tuple[str, ...]:

@@ -67,6 +67,7 @@ _SHEET: dict[str, Any] = {                       # a foe's sheet, in a fight or 
     "armor": ["@armor"],
     "tags": ["text"],
     "skills": {"*": "text"},
+    "counters?": "bool",                         # false: it never counter-attacks (a wisp, a swarm)
 }
 
 SHAPE: dict[str, dict] = {
@@ -88,6 +89,43 @@ SHAPE: dict[str, dict] = {
         "creatures": {"*": "@creature"},         # NPCs and familiars outside the party and the fight's foes
         "quests": ["text"],
         "rooms": ["text"],
+        "prepared?": "@prepared",               # what the table prepared over campaign.yaml (rules.prepared)
+    },
+    "prepared": {                               # by id: an entry, or null where the table removed one
+        "foes": {"*": "@foe_type?"},
+        "encounters": {"*": "@plan?"},
+        "tables": {"*": "@roll_table?"},
+        "drawn": {"*": ["count"]},              # a table drawn without replacement: the entries drawn
+    },
+    "foe_type": {
+        "name": "name",
+        "hearts": "posint",
+        "attack_bonus": "dice",
+        "damage": "dice",
+        "tags": ["text"],
+        "multi_attack?": "posint",
+        "ranged?": "bool",
+        "armor?": "any",
+        "counters?": "bool",
+        "note?": "text",
+    },
+    "plan": {                                   # a prepared encounter
+        "name": "text",
+        "foes": ["any"],
+        "note?": "text",
+        "dark?": "bool",                        # fought in darkness
+    },
+    "roll_table": {
+        "name": "text",
+        "dice": "dice",
+        "entries": ["@table_entry"],
+        "without_replacement?": "bool",
+        "note?": "text",
+    },
+    "table_entry": {
+        "range": "any",
+        "result?": "text",
+        "roll?": "name",
     },
     "delver": {
         "name": "name",
@@ -119,6 +157,7 @@ SHAPE: dict[str, dict] = {
         "death_save_repeated?": "count?",        # the death Lay on Hands repeated the save for (its died_at)
         "armor_bonus?": "any",
         "free_reload?": "text",
+        "retired?": "bool",                     # off the table, kept in the history
     },
     "weapon": {
         "item": "text?",                         # a gear id, or null for a weapon described when given
@@ -333,9 +372,11 @@ class Shape:
             elif seat in seen:
                 out.append((("seats", i), f"{seat!r} sits twice"))
             seen.add(seat)
-        for name in delvers:
-            if name not in seen:
-                out.append((("delvers", name), "has no seat (every delver sits in seats)"))
+        for name, d in delvers.items():
+            if name not in seen and not (d.__class__ is dict and d.get("retired")):
+                out.append((("delvers", name), "has no seat (every delver sits in seats but the retired)"))
+            elif name in seen and d.__class__ is dict and d.get("retired"):
+                out.append((("seats",), f"{name!r} has retired and sits no more"))
         ids: set = set()
         for i, c in enumerate(state["conditions"]):
             if c["id"] in ids:

@@ -1,5 +1,6 @@
 """The table's front end as the page loads it: the ES module (``static/phones.js``, the players' phones' parts,
-then ``static/table.js``, which draws every view model and exports the anywidget entry) and its CSS. One module
+``static/prepare.js``, the Keeper panel's preparing sections, then ``static/table.js``, which draws every view
+model and exports the anywidget entry) and its CSS. One module
 text, so that anywidget (which loads a module from a string, where a relative import has nothing to resolve
 against) and the players' server serve the same code. Nothing in it is fetched from a network."""
 
@@ -9,7 +10,7 @@ from importlib import resources
 
 __all__ = ["esm", "css", "static"]
 
-_PARTS = ("phones.js", "table.js")
+_PARTS = ("phones.js", "prepare.js", "table.js")
 
 
 def static(name: str) -> str:
@@ -18,7 +19,7 @@ def static(name: str) -> str:
 
 
 def esm() -> str:
-    """The table's ES module: the players' phones' parts, then the table that uses them."""
+    """The table's ES module: the players' phones' parts and the preparing sections, then the table that uses them."""
     return "\n".join(static(name) for name in _PARTS)
 
 

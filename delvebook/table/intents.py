@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ..dice import DiceError
-from ..engine import Overridable, Refused
+from ..engine import Overridable, Refused, queries
 from ..model import is_dead
 from .phones import PHONE_INTENTS
 from .shape import FIELDS, SHAPES, FormError, check_shape
@@ -257,6 +257,16 @@ def _redo(camp, ui: UI, i):
 
 # ---------------------------------------------------------------- the fight
 
+def _foe(camp, text: Any, empty: str) -> str:
+    """The foe type a form names, by its id or its name (a big bestiary's field is typed: ``view.shared.foe_field``)."""
+    if not text:
+        raise FormError(empty)
+    fid = queries.foe_id(camp.state, camp.rules, text)
+    if fid is None:
+        raise Refused(f"there is no {text!r} in the bestiary (a foe type's id, or its name)")
+    return fid
+
+
 def _fight(camp):
     fight = camp.fight
     if fight is None:
@@ -269,9 +279,7 @@ def _start_fight(camp, ui: UI, i):
     if i.get("prepared"):
         camp.encounter(i["prepared"], **_ov(i))
         return camp.events[-1]
-    foe = _text(_args(i).get("foe")) or i.get("foe")
-    if not foe:
-        raise FormError("pick a foe from the bestiary")
+    foe = _foe(camp, _text(_args(i).get("foe")) or i.get("foe"), "pick a foe from the bestiary")
     camp.encounter([foe], **_ov(i))
     return camp.events[-1]
 
@@ -293,9 +301,7 @@ def _set_order(camp, ui: UI, i):
 
 @intent("add_foe")
 def _add_foe(camp, ui: UI, i):
-    foe = _text(_args(i).get("foe")) or i.get("foe")
-    if not foe:
-        raise FormError("pick the foe that joins")
+    foe = _foe(camp, _text(_args(i).get("foe")) or i.get("foe"), "pick the foe that joins")
     return _fight(camp).add_foes([foe], **_ov(i))
 
 
@@ -491,6 +497,8 @@ def _npc(camp, ui, i):
     if not name:
         raise FormError("name the NPC")
     foe = _text(a.get("foe"))
+    if foe is not None:
+        foe = _foe(camp, foe, "")
     hearts = _int(a.get("hearts"), "hearts", required=False)
     if foe is None and hearts is None:
         raise FormError("an NPC comes from the bestiary, or is typed with its hearts")
@@ -557,6 +565,8 @@ def perform(camp, ui: UI, i: Mapping) -> Any:
     except ERRORS as err:
         text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
         ui.refusal = {"text": text, "where": where, "override": _override(i, err)}
+        if getattr(err, "field", None):  # an Invalid: what was typed wrong, said beside its field
+            ui.refusal["field"] = err.field
         return None
     if out is not None and kind not in UI_INTENTS:
         ui.form = None  # the form did its work

@@ -32,8 +32,9 @@ SHAPES: dict[str, Callable[[Any], bool]] = {
 }
 FIELDS: dict[str, str] = {
     **dict.fromkeys(("who", "player", "attacker", "skill", "ability", "spell", "via", "choice", "option",
-                     "roll", "panel", "name", "vs", "prepared", "first", "foe", "item", "keeper_override"), "a name"),
-    **dict.fromkeys(("seq", "sign", "minutes", "hours", "hit", "n", "ask", "on"), "a whole number"),
+                     "roll", "panel", "name", "vs", "prepared", "first", "foe", "item", "keeper_override", "tab",
+                     "table"), "a name"),
+    **dict.fromkeys(("seq", "sign", "minutes", "hours", "hit", "n", "ask", "on", "delta", "count"), "a whole number"),
     **dict.fromkeys(("target", "id", "weapon"), "a name or a number"),  # the target number, a condition, a slot
     "value": "one value",  # an attack option: a flag, a number or a bonus
     "order": "a list of names", "keep": "a list of names", "args": "a set of fields", "intent": "a set of fields",

@@ -1,5 +1,6 @@
 """The table as one anywidget: a plain ES module and a CSS file (``static/``, shipped in the package, no build
-step, nothing fetched) draw the view model that ``view.table_view`` computes.
+step, nothing fetched) draw the view model that ``view.table_view`` computes (the module is ``prepare.js``, the
+Keeper panel's preparing sections, then ``table.js``, the rest).
 
 One synced trait, ``view``. A click in the page sends one custom message (``{"type": "intent", "id", "intent"}``);
 the widget performs it (``intents.perform``) and sets ``view`` once: one message each way per click. An action
@@ -10,8 +11,11 @@ each time. A reloaded page or a second browser gets the widget's state from the 
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
+import sys
+import time
 import traceback
 import weakref
 from typing import Any
@@ -21,6 +25,7 @@ import traitlets
 
 from ..players.desk import follow as follow_requests, open_desk
 from . import front
+from .forecasting import PUSH, SLICE, Runner
 from .intents import perform
 from .slot import PLAIN
 from .view import UI, table_view
@@ -90,6 +95,8 @@ class Table(anywidget.AnyWidget):
         self.camp = camp
         self.ui = UI(scope=scope, who=who, focus=focus, mode=mode)
         self._acting = False
+        self._runner = Runner(camp, lambda: self.ui)  # the encounter builder's forecast and tuner
+        self._task = None
         self.on_msg(self._on_msg)
         camp.listeners.append(_listener(self))
         if mode == "keeper" and scope == "table" and not in_browser():
@@ -136,6 +143,7 @@ class Table(anywidget.AnyWidget):
         finally:
             self._acting = False
         self.ui.ack = ack
+        self._forecasts()
         try:
             self.refresh()
         except Exception as err:  # noqa: BLE001  (the page must get a view back: the table as it was, and why)
@@ -161,4 +169,61 @@ class Table(anywidget.AnyWidget):
         touched = getattr(outcome, "touched", None)
         self.ui.touched = sorted(touched.delvers | touched.foes | touched.creatures) if touched is not None else []
         self.ui.refusal = None
+        self._forecasts()
         self.refresh()
+
+    # ---- the encounter builder's forecast and tuner, between messages
+    def _forecasts(self) -> None:
+        """Start what the builder asks for (or drop what it no longer does), and drive it from the kernel's event
+        loop a slice at a time; with no running loop (a script), play it to its end now."""
+        try:
+            busy = self._runner.sync()
+        except Exception:  # noqa: BLE001  (a forecast must never break the table: said in the builder, logged)
+            log.error("delvebook table: %s", traceback.format_exc())
+            self._runner.close()
+            return
+        if not busy or (self._task is not None and not self._task.done()):
+            return
+        loop = _running_loop()
+        if loop is None:
+            while self._runner.step(0.5):
+                pass
+            return
+        self._task = loop.create_task(self._drive())
+
+    async def _drive(self) -> None:
+        last = 0.0
+        try:
+            while self.comm is not None:
+                parallel = self._runner.parallel
+                going = self._runner.step(0.0 if parallel else SLICE)
+                now = time.monotonic()
+                if not going or now - last >= PUSH:
+                    last = now
+                    self.refresh()
+                if not going:
+                    return
+                await asyncio.sleep(0.03 if parallel else 0)  # the table's messages go through here
+                if not self._runner.sync():
+                    self.refresh()
+                    return
+        except Exception:  # noqa: BLE001
+            log.error("delvebook table: %s", traceback.format_exc())
+            self._runner.close()
+        finally:
+            if self.comm is None:
+                self._runner.close()
+
+
+def _running_loop():
+    """The event loop the kernel runs (ipykernel's, Pyodide's), or None outside one."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    if sys.platform == "emscripten":  # Pyodide's loop runs on the browser's: a task scheduled on it runs
+        try:
+            return asyncio.get_event_loop()
+        except RuntimeError:
+            return None
+    return None

@@ -12,7 +12,8 @@ By topic, one module each, every name re-exported here (``queries.attack_odds``)
 ``rolls`` (skills, D20 rolls, checks, saves, the death save, the luck die), ``attacks`` (weapons, attacks and
 spell attacks, sight), ``acting`` (who may act, turns, healing, who hears an order), ``gear`` (armor, ammunition,
 carried gear, the XP coin), ``abilities`` (abilities and spells now, level-up choices), ``writings`` (spells in
-books and scrolls carried).
+books and scrolls carried), ``prepared`` (the foe types, prepared encounters and roll tables as they stand:
+campaign.yaml's with the table's laid over).
 
 Standard library only: part of the pure core.
 """
@@ -33,6 +34,8 @@ from .writings import SCROLL, spell_spec, Writing, writings, copyable, traceable
 from .abilities import (option_name, ability_refusal, cost_text, AbilityChoice, abilities_available,
     ability_available, SpellChoice, spell_inputs, ability_ready, signature_choice, spells_available, find_choice,
     raisable_skills, choice_options)
+from .prepared import (Prepared, foe_types, foe_type, foe_id, encounters, encounter, encounter_foes, roll_tables,
+    roll_table, drawn)
 
 __all__ = ["current_actor", "present", "skill_id", "skill_bonus", "skill_label", "D20", "d20_in", "check_expr",
     "opposed_expr", "check_odds", "save_roll", "DeathSave", "death_save", "luck_die_sides", "luck_sign_refused", "unarmed", "weapon_of",
@@ -43,4 +46,5 @@ __all__ = ["current_actor", "present", "skill_id", "skill_bonus", "skill_label",
     "Reload", "reloadable", "Carried", "carried", "coin_talons", "Priced", "priced", "option_name", "ability_refusal", "cost_text",
     "AbilityChoice", "abilities_available", "ability_available", "SpellChoice", "spell_inputs", "ability_ready",
     "signature_choice", "spells_available", "find_choice", "raisable_skills", "choice_options", "SCROLL",
-    "spell_spec", "Writing", "writings", "copyable", "traceable", "scrolls_of"]
+    "spell_spec", "Writing", "writings", "copyable", "traceable", "scrolls_of", "Prepared", "foe_types", "foe_type",
+    "foe_id", "encounters", "encounter", "encounter_foes", "roll_tables", "roll_table", "drawn"]

@@ -12,8 +12,9 @@ from typing import Any, Iterable, Iterator
 
 from ...statecheck import MAX_NAME
 from ...names import look_alike
+from ..prepared import encounter_problems, table_cycles, table_problems
 from .data import _check_name
-from .words import (CAMPAIGN_FIELDS, ENCOUNTER_FIELDS, ENCOUNTER_MAX_FOES, FOE_REQUIRED, FORMAT_VERSION, PLACE_FIELDS,
+from .words import (CAMPAIGN_FIELDS, ENCOUNTER_FIELDS, FOE_REQUIRED, FORMAT_VERSION, PLACE_FIELDS,
                     SHEET_FIELDS, SHEET_MAX_HEARTS, Problem, RulesError, _Problems, _WORDS, _data_items, _is_int,
                     _is_text, field_name, show)
 
@@ -27,15 +28,21 @@ open ask for the same rules one after the other, and Rules never change, so the 
 
 def campaign_rules(campaign: Mapping, base: Any) -> tuple[Any, list[Problem]]:
     """The rules a campaign plays by: ``base`` (a ``Rules``) with the campaign's house rules, then its own bestiary,
-    laid over. Returns (the Rules, or None if they do not hold, and the problems at campaign-file paths)."""
+    laid over, and its prepared encounters and roll tables laid in (``Rules.with_campaign``). Returns (the Rules, or
+    None if they do not hold, and the problems at campaign-file paths)."""
     key = repr((campaign.get("house_rules"), campaign.get("bestiary")))
     hit = _CAMPAIGN_RULES.get(key)
     if hit is not None and hit[0] is base:
-        return hit[1], list(hit[2])
-    rules, problems = _campaign_rules(campaign, base)
-    if len(_CAMPAIGN_RULES) >= 16:
-        _CAMPAIGN_RULES.clear()
-    _CAMPAIGN_RULES[key] = (base, rules, tuple(problems))
+        rules, problems = hit[1], list(hit[2])
+    else:
+        rules, problems = _campaign_rules(campaign, base)
+        if len(_CAMPAIGN_RULES) >= 16:
+            _CAMPAIGN_RULES.clear()
+        _CAMPAIGN_RULES[key] = (base, rules, tuple(problems))
+    if rules is not None:
+        encounters, tables = campaign.get("encounters"), campaign.get("tables")
+        rules = rules.with_campaign(encounters if isinstance(encounters, Mapping) else None,
+                                    tables if isinstance(tables, Mapping) else None)
     return rules, problems
 
 
@@ -210,38 +217,12 @@ def check_campaign(campaign: Any, base: Any) -> tuple[Any, list[Problem]]:
             if isinstance(table, Mapping):
                 foes |= {f for f in table if _is_text(f)}
     for enc_id, enc in _table(p, campaign, "encounters", "encounter").items():
-        here = ("encounters", enc_id)
-        _unknown_fields(p, here, enc, ENCOUNTER_FIELDS, "a prepared encounter")
-        listed = enc.get("foes")
-        if "foes" not in enc:
-            p.add(here + ("foes",), "missing: the list of foes (bestiary ids, or {foe: id, count: N})")
-        elif not isinstance(listed, list) or not listed:
-            p.add(here + ("foes",), f"expected a list of at least one bestiary id or {{foe: id, count: N}}, "
-                                    f"got {show(listed)}")
-        else:
-            total = 0
-            for i, f in enumerate(listed):
-                at = here + ("foes", i)
-                if isinstance(f, Mapping):
-                    _unknown_fields(p, at, f, ("foe", "count"), "a foe entry")
-                    if "count" in f and p.kind(at + ("count",), f["count"], "posint"):
-                        total += f["count"] - 1
-                        if total + i + 1 > ENCOUNTER_MAX_FOES:
-                            p.add(at + ("count",), f"{f['count']:,} foes; a prepared encounter holds at most "
-                                                   f"{ENCOUNTER_MAX_FOES} foes, counts added up")
-                    if "foe" not in f:
-                        p.add(at + ("foe",), "missing: the bestiary id of the foe")
-                        continue
-                    f, at = f["foe"], at + ("foe",)
-                if not _is_text(f):
-                    p.add(at, f"expected a bestiary id (text), got {show(f)}")
-                elif f not in foes:
-                    p.add(at, f"no foe {f!r} in the bestiary (known: {', '.join(sorted(foes))})")
-        for key in ("note", "name"):
-            if enc.get(key) is not None and not isinstance(enc[key], str):
-                p.add(here + (key,), f"expected text, got {show(enc[key])}")
-        if "dark" in enc and not isinstance(enc["dark"], bool):
-            p.add(here + ("dark",), f"expected true or false (fought in darkness), got {show(enc['dark'])}")
+        p.items += encounter_problems(enc, foes, ("encounters", enc_id), ENCOUNTER_FIELDS)
+    tables = _table(p, campaign, "tables", "roll table")
+    ids = set(tables) | set(known.roll_tables)
+    for table_id, table in tables.items():
+        p.items += table_problems(table, ("tables", table_id), ids)
+    p.items += table_cycles({**{k: v for k, v in known.roll_tables.items()}, **tables}, ("tables",))
 
     for key, what in (("rooms", "room"), ("quests", "quest")):
         for entry_id, entry in _table(p, campaign, key, what).items():

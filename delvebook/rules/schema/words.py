@@ -42,8 +42,8 @@ OPEN_TABLES = (
 )
 """Paths (``*`` matches any key) where house rules may add new keys; everywhere else an unknown key is an error."""
 
-CAMPAIGN_FIELDS = ("format", "name", "seed", "seats", "players", "delvers", "bestiary", "encounters", "rooms",
-                   "quests", "house_rules", "notes")
+CAMPAIGN_FIELDS = ("format", "name", "seed", "seats", "players", "delvers", "bestiary", "encounters", "tables",
+                   "rooms", "quests", "house_rules", "notes")
 """The top-level fields of ``campaign.yaml``, in the order delvebook writes them; any other key is an error."""
 
 SHEET_FIELDS = ("name", "class", "player", "hearts", "choices", "spells", "true_names", "purse")
@@ -51,7 +51,7 @@ SHEET_FIELDS = ("name", "class", "player", "hearts", "choices", "spells", "true_
 
 FOE_FIELDS = {
     "name": "text", "hearts": "posint", "attack_bonus": "dice", "damage": "dice", "tags": "texts",
-    "multi_attack": "posint", "ranged": "bool", "armor": "armor",
+    "multi_attack": "posint", "ranged": "bool", "armor": "armor", "counters": "bool",
 }
 """What a foe's fields hold, in the shipped bestiary, in house rules and in a campaign's own bestiary alike."""
 

@@ -148,7 +148,10 @@ function mount(model, el) {
         input.appendChild(opt);
       }
       input.value = value === null || value === undefined ? "" : String(value);
-      input.addEventListener("change", () => remember(input.value));
+      input.addEventListener("change", () => {
+        remember(input.value);
+        if (f.send) send({ ...f.send, value: input.value });  // a choice the form is drawn from (a class)
+      });
     } else if (f.kind === "multi") {
       const picked = new Set((value || []).map(String));
       input = h("span", { cls: "db-multi", data: { key } });
@@ -166,6 +169,20 @@ function mount(model, el) {
       input.checked = !!value;
       input.addEventListener("change", () => remember(input.checked));
       return h("label", { cls: "db-field db-check", title: f.hint }, input, f.label);
+    } else if (f.kind === "lines") {
+      input = h("textarea", { cls: "db-input db-lines", data: { key }, attrs: { name: f.name, rows: 5, placeholder: f.hint || f.label } });
+      input.value = value === null || value === undefined ? "" : String(value);
+      input.addEventListener("input", () => remember(input.value));
+    } else if (f.kind === "find") {
+      // a big bestiary: typed (an id or a name), with the first few as suggestions
+      const list = `db-${me}-${formId}-${f.name}`.replace(/[^A-Za-z0-9_-]/g, "_");
+      input = h("input", { cls: "db-input", data: { key }, attrs: { type: "text", list, placeholder: f.hint || f.label, name: f.name } });
+      input.value = value === null || value === undefined ? "" : String(value);
+      input.addEventListener("input", () => remember(input.value));
+      const options = h("datalist", { attrs: { id: list } });
+      for (const o of f.options || []) { const opt = text("option", null, o.label); opt.value = String(o.value); options.appendChild(opt); }
+      return h("label", { cls: "db-field", title: f.hint, data: { error: f.error ? 1 : null } },
+        f.label ? text("span", "db-label", f.label) : null, input, options, f.error ? text("span", "db-field-error", f.error) : null);
     } else {
       input = h("input", {
         cls: `db-input${f.kind === "number" ? " db-num" : ""}`, data: { key },
@@ -174,8 +191,9 @@ function mount(model, el) {
       input.value = value === null || value === undefined ? "" : String(value);
       input.addEventListener("input", () => remember(input.value));
     }
-    return h(f.kind === "multi" ? "div" : "label", { cls: "db-field", title: f.hint },
-      f.label ? text("span", "db-label", f.label) : null, input);
+    if (f.error) { input.classList.add("db-invalid"); input.setAttribute("aria-invalid", "true"); }
+    return h(f.kind === "multi" ? "div" : "label", { cls: "db-field", title: f.hint, data: { error: f.error ? 1 : null } },
+      f.label ? text("span", "db-label", f.label) : null, input, f.error ? text("span", "db-field-error", f.error) : null);
   }
 
   function readField(container, formId, f) {
@@ -403,7 +421,11 @@ function mount(model, el) {
   }
 
   function actor(a, v) {
-    if (!a) return text("div", "db-muted", "No one at the table yet.");
+    if (!a) {
+      if (!v.empty) return text("div", "db-muted", "No one at the table yet.");
+      return section("actor", "db-empty", text("div", "db-muted", v.empty.text),
+        button(v.empty.label, v.empty.intent, { cls: "db-primary" }));
+    }
     const sheet = a.sheet ? text("div", "db-sheet", a.sheet.rows.join(" \u00b7 "), a.sheet.rows.join("\n")) : null;
     const parts = [section("actor", "db-actor-head",
       h("div", { cls: "db-row" }, text("b", "db-actor-name", a.name), text("span", "db-sub", a.hearts_text),
@@ -481,8 +503,14 @@ function mount(model, el) {
       r.note ? text("div", "db-note", r.note) : null));
   }
 
+  const prep = preparePanels({ h, text, button, formEl, card, section });
+
   function keeperPanel(k) {
+    const tabs = h("div", { cls: "db-row db-wrap db-ktabs" }, (k.tabs || []).map((t) =>
+      button(t.label, t.intent, { cls: `db-mini db-ktab${t.on ? " db-on" : ""}`, data: { ktab: t.id } })));
+    if (k.tab && k.tab !== "table") return h("div", { cls: "db-keeper db-prep" }, tabs, prep.section(k));
     const out = [
+      tabs,
       card("Session", "keeper:session", text("div", "db-sub", k.session.text),
         h("div", { cls: "db-row db-wrap" }, k.session.buttons.map((b) => button(b.label, b.intent, { cls: b.primary ? "db-primary" : "" })))),
     ];
@@ -637,7 +665,8 @@ function mount(model, el) {
         text("b", "db-h db-logh", "Log"), logEl(v.log || [], v));
       // what the left column shows: a panel, or an actor on a turn (a new turn is a new page, read from its top)
       const turn = v.fight && v.fight.running ? v.fight.status : "";
-      const shown = !keeper || v.panel === "play" ? `play:${v.actor ? v.actor.name : ""}:${turn}` : v.panel;
+      const shown = !keeper || v.panel === "play" ? `play:${v.actor ? v.actor.name : ""}:${turn}` :
+        v.panel === "keeper" && v.keeper ? `keeper:${v.keeper.tab}` : v.panel;  // (each Keeper section its own page)
       body.appendChild(h("div", { cls: "db-main" }, h("div", { cls: "db-left", data: { scroll: `left:${shown}` } }, left), right));
     } else if (v.scope === "card") {
       if (v.party && v.party.length) body.appendChild(partyStrip(v.party, v));
@@ -663,11 +692,14 @@ function mount(model, el) {
     // a refusal or a question shows where the keeper clicked (else beside the outcome)
     const place = (id) => where.get(id) || (lastWhere && where.get(lastWhere)) || where.get("outcome") || where.get("latest") || body.firstChild;
     if (v.refusal) {
-      const box = notice("refused", [text("b", null, "Refused: "), text("span", "db-said", v.refusal.text),
-        v.refusal.override ? formEl(v.refusal.override, "db-inline") : null],
-        { do: "dismiss", where: v.refusal.where });
       const at = place(v.refusal.where);
-      at.insertBefore(box, at.firstChild ? at.firstChild.nextSibling : null);
+      // something typed wrong is said beside its field (drawn with the form); anything else at the click
+      if (!(v.refusal.field && at.querySelector("[data-error]"))) {
+        const box = notice("refused", [text("b", null, "Refused: "), text("span", "db-said", v.refusal.text),
+          v.refusal.override ? formEl(v.refusal.override, "db-inline") : null],
+          { do: "dismiss", where: v.refusal.where });
+        at.insertBefore(box, at.firstChild ? at.firstChild.nextSibling : null);
+      }
     }
     if (v.confirm) {
       const c = v.confirm;

@@ -10,9 +10,10 @@ computed from state each time (the Charts panel's series, kept up to date per ev
 
 One module per panel, as table.js draws them: ``header``, ``party`` (the party strip and the creatures),
 ``fight``, ``actor`` (the action bar, with ``checks``, ``attacks``, ``actions`` and ``choices``), ``outcome`` (with
-the luck dice), ``log`` (with the players' last rolls), ``keeper``, ``sheets``, ``charts``, ``phones`` (the players'
-requests, links and the rolls sent to them), ``player`` (one player's own page, ``mode="player"``); ``shared``
-holds what they share (the ``UI`` state, who acts, how hearts show).
+the luck dice), ``log`` (with the players' last rolls), ``keeper`` (with its preparing sections: ``preparing`` for the
+party and the bestiary, ``encounters`` for the builder, ``rolltables``), ``sheets``, ``charts``, ``phones`` (the
+players' requests, links and the rolls sent to them), ``player`` (one player's own page, ``mode="player"``);
+``shared`` holds what they share (the ``UI`` state, who acts, how hearts show).
 
 Standard library only, and nothing Pyodide lacks (no threads, no subprocess): the table runs in JupyterLite.
 """
@@ -35,10 +36,10 @@ from .party import creature_strip, party_strip
 from .phones import requests_box
 from .player import player_page
 from .sheets import sheets_panel
-from .shared import PANELS, SCOPES, UI, actor_of, attack_fields, fields_key, turn_key
+from .shared import KEEPER_TABS, PANELS, SCOPES, UI, actor_of, attack_fields, fields_key, turn_key
 
-__all__ = ["UI", "table_view", "SCOPES", "PANELS", "actor_of", "turn_key", "asked_of", "attack_fields", "fields_key",
-           "charts_available", "LAST_ROLLS", "gather_darts"]
+__all__ = ["UI", "table_view", "SCOPES", "PANELS", "KEEPER_TABS", "actor_of", "turn_key", "asked_of", "attack_fields",
+           "fields_key", "charts_available", "LAST_ROLLS", "gather_darts"]
 
 
 def table_view(camp, ui: UI | Mapping | None = None) -> dict:
@@ -63,6 +64,10 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
         out["fight"] = fight_bar(camp, ui, now)
         if ui.panel == "play" or ui.mode == "players":
             out["actor"] = actor_bar(camp, ui, actor)
+            if not s["seats"] and ui.mode == "keeper":  # a new campaign: where the party is made
+                out["empty"] = {"text": "No one at the table yet: make the party, the foes and the encounters "
+                                        "in the Keeper panel.", "label": "Prepare the evening",
+                                "intent": {"do": "panel", "panel": "keeper", "where": "actor"}}
         elif ui.panel == "keeper":
             out["keeper"] = keeper_panel(camp, ui)
         elif ui.panel == "party":

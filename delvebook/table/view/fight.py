@@ -3,9 +3,10 @@ keeper's initiative, next turn, end and join controls; or, outside a fight, the 
 
 from __future__ import annotations
 
+from ...engine import queries
 from ...model import is_dead, is_dying
 from ...narrate import fight_name
-from .shared import UI, bar_frac, field_, hearts_hidden, option, wound
+from .shared import UI, bar_frac, foe_field, hearts_hidden, wound
 
 __all__ = ["fight_bar", "fight_starts"]
 
@@ -35,15 +36,14 @@ def fight_starts(camp) -> dict:
         counts: dict[str, int] = {}
         for f in enc["foes"]:
             kind = f if isinstance(f, str) else f["foe"]
-            name = camp.rules.foe(kind).get("name", kind)
+            found = queries.foe_type(camp.state, camp.rules, kind) or {}
+            name = found.get("name", kind)
             counts[name] = counts.get(name, 0) + 1
         foes = ", ".join(f"{n} {name}s" if n > 1 else name for name, n in counts.items())
-        prepared.append({"label": f"{fight_name(enc['name'])}: {foes}", "note": enc.get("note") or "",
+        prepared.append({"label": f"{fight_name(eid, camp)}: {foes}", "note": enc.get("note") or "",
                          "intent": {"do": "start_fight", "prepared": eid, "where": "fight"}})
-    bestiary = [option(k, camp.rules.foe(k).get("name", k)) for k in camp.rules.bestiary]
     return {"prepared": prepared,
-            "form": {"id": "start_fight", "fields": [field_("foe", "choice", "or one", bestiary[0]["value"]
-                                                            if bestiary else None, bestiary)],
+            "form": {"id": "start_fight", "fields": [foe_field(camp, "foe", "or one")],
                      "submit": {"label": "Start", "intent": {"do": "start_fight", "where": "fight"}}}}
 
 
@@ -77,8 +77,10 @@ def fight_bar(camp, ui: UI, now: str | None) -> dict | None:
         status = f"Round {enc['round']} · {turn} · {now or '-'} acts"
     standing_foes = [f["name"] for f in enc["foes"].values() if not is_dead(f)]
     # the prepared encounter's note is the keeper's (what the foes plan, what a check would find)
-    note = (camp.prepared_encounters.get(enc["name"]) or {}).get("note") or "" if keeper else ""
-    out = {"running": True, "name": fight_name(enc["name"]), "round": enc["round"], "status": status,
+    prepared = camp.prepared_encounters  # started from one: by its id, or its name
+    started = prepared.get(enc["name"]) or next((e for e in prepared.values() if e["name"] == enc["name"]), {})
+    note = started.get("note") or "" if keeper else ""
+    out = {"running": True, "name": fight_name(enc["name"], camp), "round": enc["round"], "status": status,
            "note": note, "order": order, "foes": _foes(camp, ui, now), "standing": len(standing_foes)}
     if keeper:
         if enc["round"] == 0:
@@ -90,8 +92,6 @@ def fight_bar(camp, ui: UI, now: str | None) -> dict | None:
             out["next"] = {"label": "Next turn ▶", "intent": {"do": "next_turn", "where": "fight"}}
         xp = sum(f["max_hearts"] for f in enc["foes"].values() if is_dead(f)) * camp.rules.core["xp"]["per_heart_vanquished"]
         out["end"] = {"label": f"End fight ({xp} XP)", "intent": {"do": "end_fight", "where": "fight"}}
-        bestiary = [option(k, camp.rules.foe(k).get("name", k)) for k in camp.rules.bestiary]
-        out["join"] = {"id": "add_foe", "fields": [field_("foe", "choice", "A foe joins", bestiary[0]["value"]
-                                                          if bestiary else None, bestiary)],
+        out["join"] = {"id": "add_foe", "fields": [foe_field(camp, "foe", "A foe joins")],
                        "submit": {"label": "Joins", "intent": {"do": "add_foe", "where": "fight"}}}
     return out

@@ -1,5 +1,7 @@
-"""The Keeper panel (``keeperPanel`` in table.js): sessions, rests and time, quests and rooms, coins, XP, hearts by
-hand, levels, conditions, any roll, found items, NPCs, the download and the prepared fights."""
+"""The Keeper panel (``keeperPanel`` in table.js): its sections' tabs; at the table, sessions, rests and time, quests
+and rooms, coins, XP, hearts by hand, levels, conditions, any roll, found items, NPCs, the download and the prepared
+fights; preparing the evening, the Party, Bestiary, Encounters and Roll tables (``preparing``, ``encounters``,
+``rolltables``)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,15 @@ from typing import Mapping
 from ...engine import queries
 from ...model import creatures, present
 from ...narrate import money, plural
+from .encounters import encounters_section
 from .fight import fight_starts
 from .phones import phones_card
-from .shared import UI, clock, combatant_names, field_, hearts_label, option
+from .preparing import bestiary_section, keeper_tab, party_section, tabs
+from .rolltables import tables_section
+from .shared import UI, clock, combatant_names, field_, foe_field, hearts_label, option
+
+_SECTIONS = {"party": party_section, "bestiary": bestiary_section, "encounters": encounters_section,
+             "tables": tables_section}
 
 __all__ = ["keeper_panel"]
 
@@ -26,6 +34,15 @@ def _milestones(prepared: list, noun: str, do: str, label: str) -> dict:
 
 
 def keeper_panel(camp, ui: UI) -> dict:
+    """The section picked (``ui.keeper_tab``), with the tabs of every section."""
+    tab = keeper_tab(camp, ui)
+    head = {"tabs": tabs(camp, ui), "tab": tab}
+    if tab in _SECTIONS:
+        return {**head, tab: _SECTIONS[tab](camp, ui)}
+    return {**head, **_at_the_table(camp, ui)}
+
+
+def _at_the_table(camp, ui: UI) -> dict:
     s, rules = camp.state, camp.rules
     sess = s["session"]
     party = [option(n, n) for n in s["seats"]]
@@ -136,10 +153,9 @@ def _npcs(camp, ui: UI) -> dict:
         rows.append({"name": c.name, "text": text, "note": c.data.get("note") or "", "dead": c.dead,
                      "intent": {"do": "remove_npc", "name": c.name, "where": "keeper:npcs"}
                      if c.role == "npc" else None, "label": "Leaves the story"})
-    bestiary = [option(k, rules.foe(k).get("name", k)) for k in rules.bestiary]
     return {"rows": rows, "form": {"id": "npc", "fields": [
         field_("name", "text", "name", "", required=True, hint="Grak the prisoner"),
-        field_("foe", "choice", "as", "", [option("", "typed: hearts below")] + bestiary),
+        foe_field(camp, "foe", "as", "", blank="typed: hearts below", hint="blank: typed with its hearts"),
         field_("hearts", "number", "hearts", None, min=1, hint="a typed creature's hearts"),
         field_("note", "text", "note", "", hint="who they are, what they want")],
         "submit": {"label": "Name the NPC", "intent": {"do": "npc", "where": "keeper:npcs"}}}}

@@ -81,7 +81,8 @@ def creature_strip(camp, ui: UI, actor: str | None, now: str | None) -> list[dic
         hide = hearts_hidden(camp, ui, c.name)
         owner = c.owner
         role = f"{owner}'s familiar" if c.role == "familiar" and owner else "NPC" if c.role == "npc" else c.role
-        kind = camp.rules.foe(c.kind).get("name", c.kind) if c.kind in camp.rules.bestiary else d.get("form") or ""
+        found = queries.foe_type(camp.state, camp.rules, c.kind)
+        kind = found.get("name", c.kind) if found is not None else d.get("form") or ""
         out.append({"name": c.name, "role": role, "owner": owner, "kind": kind, "status": c.status,
                     "dying": is_dying(d), "dead": is_dead(d),
                     "hearts": None if hide else c.hearts, "max_hearts": None if hide else c.max_hearts,

@@ -10,12 +10,19 @@ from typing import Any, Mapping
 from ...distribution import percent
 from ...model import combatant, creatures, current_actor, is_dead, is_dying
 
-__all__ = ["UI", "SCOPES", "PANELS", "turn_key", "actor_of", "fields_key", "attack_fields", "combatant_names",
-           "creature_names", "familiars", "frac", "wound", "bar_frac", "clock", "odds_text", "field_", "option", "hearts_label", "hearts_hidden",
+__all__ = ["UI", "SCOPES", "PANELS", "KEEPER_TABS", "FIND_FROM", "foe_field", "field_error", "edit_form", "turn_key",
+           "actor_of", "fields_key", "attack_fields", "combatant_names", "creature_names", "familiars", "frac", "wound",
+           "bar_frac", "clock", "odds_text", "field_", "option", "hearts_label", "hearts_hidden",
            "hidden_names"]
 
 SCOPES = ("table", "card", "fight", "log", "roll")
 PANELS = ("play", "keeper", "party", "charts")
+KEEPER_TABS = ("table", "party", "bestiary", "encounters", "tables")
+"""The Keeper panel's sections: at the table (sessions, XP, NPCs...), then preparing the evening: the party, the
+bestiary, prepared encounters (the builder, its forecast and the tuner), roll tables."""
+FIND_FROM = 40
+"""A foe field lists the foe types to pick from up to this many; past it, the keeper types an id or a name (with
+this many suggestions): a bestiary of ten thousand costs a click no more than one of ten."""
 
 
 @dataclass
@@ -44,6 +51,12 @@ class UI:
     hide_hearts: bool = False         # players' mode: the delvers' exact hearts are not shown
     foe_hearts: bool = False          # players' mode: the foes' exact hearts are shown (the keeper says so)
     ack: Any = None                   # the last intent handled (the page waits for it)
+    keeper_tab: str | None = None     # the Keeper panel's section (KEEPER_TABS; None: the party for an empty table)
+    edit: dict | None = None          # what a Keeper form edits: {"kind": "foe" | "table", "id"}
+    new_class: str | None = None      # the class whose starting choices the new-delver form shows
+    builder: dict | None = None       # the encounter builder: {"id", "name", "note", "foes": [[id, n]], "out", "dark"}
+    forecast: dict | None = None      # the builder's forecast as it runs (written by table.forecasting)
+    tuning: dict | None = None        # the tuner as it runs (written by table.forecasting)
     mine: dict | None = None          # a player's page: their requests and the keeper's asks, as the server read them
 
     def to_dict(self) -> dict:
@@ -158,6 +171,47 @@ def field_(name: str, kind: str, label: str, value: Any = None, options: list | 
 
 def option(value: Any, label: str) -> dict:
     return {"value": value, "label": label}
+
+
+def foe_field(camp, name: str, label: str, value: Any = None, *, blank: str | None = None, hint: str = "") -> dict:
+    """A field picking a foe type: a list of them while the bestiary is small, else text (an id or a name, as
+    ``queries.foe_id`` reads it) with the first ``FIND_FROM`` as suggestions: one step whatever its size."""
+    from itertools import islice
+    from ...engine.queries import foe_types
+    types = foe_types(camp.state, camp.rules)
+    many = len(types) > FIND_FROM
+    shown = [option(k, str(types[k].get("name", k))) for k in islice(types, FIND_FROM)]
+    if many:
+        return field_("foe" if name is None else name, "find", label, "" if value is None else value, shown,
+                      hint=hint or f"a foe's id or name ({len(types):,} in the bestiary)")
+    options = ([option("", blank)] if blank is not None else []) + shown
+    first = options[0]["value"] if options else None
+    return field_(name, "choice", label, first if value is None else value, options, hint=hint)
+
+
+def edit_form(ui: "UI", kind: str, fields: list, do: str, add_label: str, name: str, where: str) -> dict:
+    """A Keeper form that makes a new ``kind`` of thing, or changes the one ``ui.edit`` names (then it says whose
+    it saves, and offers Cancel); the last refusal beside its field (``field_error``)."""
+    editing = ui.edit if ui.edit and ui.edit.get("kind") == kind else None
+    if editing is not None:
+        submit: Any = [{"label": f"Save {name}", "intent": {"do": do, "id": editing["id"], "where": where}},
+                       {"label": "Cancel", "intent": {"do": "edit_cancel", "where": where}}]
+    else:
+        submit = {"label": add_label, "intent": {"do": do, "where": where}}
+    return field_error({"id": f"{kind}:{editing['id']}" if editing else kind, "fields": fields, "submit": submit},
+                       ui, where)
+
+
+def field_error(form: dict, ui: "UI", where: str) -> dict:
+    """``form`` with the last refusal written beside the field it names (``ui.refusal["field"]``), when it came
+    from here: what was typed wrong is said next to it."""
+    r = ui.refusal
+    if not r or r.get("where") != where or not r.get("field"):
+        return form
+    for f in form.get("fields", ()):
+        if f["name"] == r["field"]:
+            f["error"] = r["text"]
+    return form
 
 
 def hearts_label(camp, name: str, ui: UI) -> str:
