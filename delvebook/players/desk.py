@@ -309,8 +309,11 @@ def follow(camp, interval: float = POLL_SECONDS) -> Desk | None:
 
     try:
         loop = asyncio.get_running_loop()
-    except RuntimeError:
-        loop = asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:  # made outside a running loop (a script): the loop that will run, if this thread has one
+        try:
+            loop = asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:  # none: the desk is read when the table draws (each of its reads polls first)
+            return desk
     task = loop.create_task(poll())
     task.desk = desk
     _FOLLOWING.add(task)
