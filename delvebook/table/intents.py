@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ..dice import DiceError
-from ..engine import Overridable, Refused, queries
+from ..engine import COMMANDS, Invalid, Overridable, Refused, queries
 from ..model import is_dead
 from .phones import PHONE_INTENTS
 from .shape import FIELDS, SHAPES, FormError, check_shape
@@ -102,6 +102,52 @@ def _options(camp, who: str, i: Mapping) -> dict:
 def _ov(i: Mapping) -> dict:
     """The keeper's override (``keeper_override="why"``), passed on when a refusal offered it (``_override``)."""
     return {"keeper_override": i["keeper_override"]} if i.get("keeper_override") else {}
+
+
+# ---------------------------------------------------------------- any command, by a form
+
+def _reading(annotation: Any) -> Callable[[Any, str], Any]:
+    """How a form's value is read for a command's parameter, by the type it is declared with: a whole number,
+    yes or no, or else words."""
+    kinds = {part.strip() for part in str(annotation or "").split("|")}
+    if "bool" in kinds:
+        def flag(v: Any, name: str) -> bool | None:
+            if v is None or isinstance(v, bool):
+                return v
+            raise Invalid(f"{name}: yes or no, not {v!r}", field=name)
+        return flag
+    if "int" in kinds:
+        def number(v: Any, name: str) -> int | None:
+            try:
+                return _int(v, name.replace("_", " "), required=False)
+            except FormError as err:
+                raise Invalid(str(err), field=name) from None
+        return number
+    return lambda v, name: _text(v)
+
+
+@intent("act")
+def _act(camp, ui: UI, i):
+    """A command by its kind (``{"do": "act", "kind": "trap", "given": {...}, "args": {...}}``): what the view fixed
+    (``given``: who moved) and what the form's fields hold (``args``), each read as the parameter it fills is
+    declared (a whole number, yes or no, or words); an empty field is left out, a needed one is asked for beside
+    it. A new command's control is then one form in the view, and nothing here."""
+    kind = i.get("kind")
+    fn = COMMANDS.get(kind) if isinstance(kind, str) else None
+    if fn is None:
+        raise FormError(f"the table has no command {str(kind)[:40]!r}")
+    takes, declared = fn.takes, getattr(fn, "__annotations__", {})
+    call: dict = {}
+    for name, value in {**(i.get("given") or {}), **_args(i)}.items():
+        if name not in takes.names:
+            raise FormError(f"{kind.replace('_', ' ')} takes no {name!r}: nothing was done")
+        read = _reading(declared.get(name))(value, name)
+        if read is not None:
+            call[name] = read
+    for name in takes.order:
+        if name in takes.required and name not in call:
+            raise Invalid(f"say the {name.replace('_', ' ')}", field=name)
+    return camp.act(kind, **call, **_ov(i))
 
 
 # ---------------------------------------------------------------- the UI's own state
@@ -478,11 +524,6 @@ def _drop(camp, ui, i):
 def _buy(camp, ui, i):
     item, count = _gear_args(i)
     return camp.buy(i["who"], item, count, **_ov(i))
-
-
-@intent("moved")
-def _moved(camp, ui, i):
-    return camp.act("moved", who=i["who"], **_ov(i))
 
 
 @intent("reload")

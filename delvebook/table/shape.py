@@ -33,11 +33,12 @@ SHAPES: dict[str, Callable[[Any], bool]] = {
 FIELDS: dict[str, str] = {
     **dict.fromkeys(("who", "player", "attacker", "skill", "ability", "spell", "via", "choice", "option",
                      "roll", "panel", "name", "vs", "prepared", "first", "foe", "item", "keeper_override", "tab",
-                     "table"), "a name"),
+                     "table", "kind"), "a name"),
     **dict.fromkeys(("seq", "sign", "minutes", "hours", "hit", "n", "ask", "on", "delta", "count"), "a whole number"),
     **dict.fromkeys(("target", "id", "weapon"), "a name or a number"),  # the target number, a condition, a slot
     "value": "one value",  # an attack option: a flag, a number or a bonus
-    "order": "a list of names", "keep": "a list of names", "args": "a set of fields", "intent": "a set of fields",
+    "order": "a list of names", "keep": "a list of names", "args": "a set of fields", "given": "a set of fields",
+    "intent": "a set of fields",
     "confirmed": "yes or no",
 }
 """What each field a click carries at the top of its intent must be when it is there (a form's fields, ``args``,
@@ -51,7 +52,7 @@ def check_shape(i: Mapping) -> None:
         kind = FIELDS.get(key)
         if kind is not None and value is not None and not SHAPES[kind](value):
             raise FormError(f"the click sent {key!r} as {type(value).__name__}, not {kind}: nothing was done")
-    for key, value in (i.get("args") or {}).items():
+    for key, value in [*(i.get("args") or {}).items(), *(i.get("given") or {}).items()]:
         if not isinstance(key, str) or not (isinstance(value, _SCALAR) or isinstance(value, list)
                                             and all(isinstance(x, _SCALAR) for x in value)):
             raise FormError(f"the form sent {key!r} as {type(value).__name__}, not what a field holds: nothing "

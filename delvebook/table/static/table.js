@@ -522,6 +522,7 @@ function mount(model, el) {
       formEl(k.coins.spend, "db-inline"), text("div", "db-note", `purses: ${k.coins.purses}`)));
     out.push(card("XP", "keeper:xp", text("div", "db-note", k.xp.hint), formEl(k.xp.form, "db-inline")));
     out.push(card("Hearts by hand", "keeper:by_hand", formEl(k.by_hand.form, "db-inline")));
+    for (const d of k.deeds || []) out.push(card(d.title, d.where, d.hint ? text("div", "db-note", d.hint) : null, formEl(d.form, "db-inline")));
     out.push(card("Levels", "keeper:levels", k.levels.map((l) => h("div", { cls: "db-row db-wrap db-item" },
       text("span", null, l.text), l.intent ? button(l.label, l.intent, { cls: l.ready ? "db-primary db-mini" : "db-mini" }) : null))));
     out.push(card("Conditions", "keeper:conditions", k.conditions.rows.map((r) => h("div", { cls: "db-row db-item" },

@@ -110,8 +110,9 @@ def _args(intent: Mapping) -> dict:
 
 def _why_not(camp, intent: Mapping) -> str | None:
     """Why the click ``intent`` would be refused now (the command played and taken back), or None."""
+    kind, args = (intent["kind"], dict(intent["given"])) if intent["do"] == "act" else (intent["do"], _args(intent))
     try:
-        return refusal(camp.state, camp.rules, intent["do"], _args(intent))
+        return refusal(camp.state, camp.rules, kind, args)
     except (Refused, DiceError, TypeError, ValueError) as err:
         return str(err)
 
@@ -233,7 +234,7 @@ def abilities(camp, ui: UI, who: str) -> list[dict]:
                            ready=a.affordable, note=note, problem=_problem(camp, who, a.id)))
     if s["encounter"] is not None and any(rules.abilities(s["delvers"][who]["class_id"])[a.id].get("mechanics", {})
                                           .get("still") for a in queries.abilities_available(s, rules, who)):
-        intent = {"do": "moved", "who": who, "where": f"moved:{who}"}
+        intent = {"do": "act", "kind": "moved", "given": {"who": who}, "where": f"moved:{who}"}
         why = _why_not(camp, intent)
         out.append({"key": f"moved:{who}", "name": "Moved this turn", "cost": "free", "ready": why is None,
                     "note": why or "", "kind": "button", "intent": intent,

@@ -15,7 +15,7 @@ from .fight import fight_starts
 from .phones import phones_card
 from .preparing import bestiary_section, keeper_tab, party_section, tabs
 from .rolltables import tables_section
-from .shared import UI, clock, combatant_names, field_, foe_field, hearts_label, option
+from .shared import UI, clock, combatant_names, deed, field_, foe_field, hearts_label, option
 
 _SECTIONS = {"party": party_section, "bestiary": bestiary_section, "encounters": encounters_section,
              "tables": tables_section}
@@ -136,9 +136,21 @@ def _at_the_table(camp, ui: UI) -> dict:
         field_("bonus", "number", "bonus", None, hint="a magic weapon's +1"),
         field_("count", "number", "how many", 1, min=1)],
         "submit": {"label": "Give", "intent": {"do": "give", "where": "keeper:give"}}}
+    out["deeds"] = [d for d in (_lighting(camp, ui),) if d is not None]
     out["npcs"] = _npcs(camp, ui)
     out["phones"] = phones_card(camp, ui)
     return out
+
+
+def _lighting(camp, ui: UI) -> dict | None:
+    """While a fight runs: darkness falls on it, or it is lit again (who cannot see attacks with disadvantage)."""
+    enc = camp.state["encounter"]
+    if enc is None:
+        return None
+    dark = bool(enc.get("dark"))
+    return deed(ui, "lighting", "Light", [], "Light the fight" if dark else "Darkness falls", given={"dark": not dark},
+                hint=("the fight is in darkness: whoever cannot see attacks with disadvantage" if dark else
+                      "the fight is lit; a torch going out makes it dark") + " (a Light spell lights it whatever is said)")
 
 
 def _npcs(camp, ui: UI) -> dict:

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from ...distribution import percent
 from ...model import combatant, creatures, current_actor, is_dead, is_dying
 
-__all__ = ["UI", "SCOPES", "PANELS", "KEEPER_TABS", "FIND_FROM", "foe_field", "field_error", "edit_form", "turn_key",
+__all__ = ["UI", "SCOPES", "PANELS", "KEEPER_TABS", "FIND_FROM", "foe_field", "field_error", "deed", "edit_form", "turn_key",
            "actor_of", "fields_key", "attack_fields", "combatant_names", "creature_names", "familiars", "frac", "wound",
            "bar_frac", "clock", "odds_text", "field_", "option", "hearts_label", "hearts_hidden",
            "hidden_names"]
@@ -200,6 +200,18 @@ def edit_form(ui: "UI", kind: str, fields: list, do: str, add_label: str, name: 
         submit = {"label": add_label, "intent": {"do": do, "where": where}}
     return field_error({"id": f"{kind}:{editing['id']}" if editing else kind, "fields": fields, "submit": submit},
                        ui, where)
+
+
+def deed(ui: "UI", kind: str, title: str, fields: list, label: str, *, hint: str = "",
+         given: Mapping | None = None) -> dict:
+    """A card of the Keeper panel that plays one command (``kind``) by a form: ``fields`` named as the command's
+    parameters, ``given`` what the card fixes itself; sent as the ``act`` intent, the last refusal said beside its
+    field. A new command's control is one of these."""
+    where = f"keeper:{kind}"
+    intent = {"do": "act", "kind": kind, "where": where, **({"given": dict(given)} if given else {})}
+    return {"title": title, "where": where, "hint": hint,
+            "form": field_error({"id": kind, "fields": fields, "submit": {"label": label, "intent": intent}}, ui,
+                                where)}
 
 
 def field_error(form: dict, ui: "UI", where: str) -> dict:
