@@ -1,13 +1,19 @@
-"""What the keeper says of the scene of a fight: whether it is in darkness, and who moved this turn.
+"""What the keeper says of the scene: whether a fight is in darkness, who moved this turn, a trap that springs.
 
 Standard library only: part of the pure core.
 """
 
 from __future__ import annotations
 
+from ..distribution import odds
+from ..model import combatant
+from ..names import name_problem
+from ..roles import KEEPER
 from .base import Ctx, command
+from .combat import deal_damage
+from .queries import save_roll, skill_id
 
-__all__ = ["moved", "lighting"]
+__all__ = ["moved", "lighting", "trap"]
 
 
 def _fight(ctx: Ctx) -> dict:
@@ -42,3 +48,32 @@ def lighting(ctx: Ctx, dark: bool) -> None:
         ctx.refuse(f"the fight is already {'dark' if dark else 'lit'}")
     ctx.set(["encounter", "dark"], dark)
     ctx.out(dark=dark)
+
+
+@command("trap", targets=("who",))
+def trap(ctx: Ctx, who: str, target: int, name: str = "a trap", damage: str = "2d6", skill: str | None = None,
+         armor: bool = False) -> None:
+    """A trap springs on ``who``: a save (the save's die, and the skill the keeper names) that must meet or beat
+    ``target``; failed, the trap's ``damage`` is rolled and dealt, credited to the trap (``name``: a hazard, not
+    anyone here), armor absorbing it only if asked. The keeper calls the save: it uses no action."""
+    if isinstance(target, bool) or not isinstance(target, int):
+        ctx.refuse(f"the save's target is a whole number, not {target!r}")
+    problem = name_problem(name, "a trap's name")
+    if problem:
+        ctx.refuse(problem)
+    if name == KEEPER or combatant(ctx.state, name) is not None:
+        ctx.refuse(f"{name!r} is someone here: a trap is named for what it is (a falling block, a poisoned needle)")
+    c = ctx.require_able(who, "save against a trap")
+    sid = skill_id(ctx, c, skill)
+    plan = save_roll(ctx, who, c, sid)
+    for spend in plan.spends:
+        spend(ctx)
+    r = ctx.roll("check", plan.expr, who=who, why=f"save against {name}")
+    saved = r.total >= target
+    out = {"who": who, "trap": name, "skill": sid, "expr": plan.expr, "total": r.total, "target": target,
+           "success": saved, "chance": str(odds(plan.expr, target=target))}
+    if not saved:
+        hurt = ctx.roll("damage", damage, who=KEEPER, why=f"{name}'s damage")
+        out["damage"] = [deal_damage(ctx, who, hurt.total, name, by=name, armor=armor)]
+    ctx.out(**out)
+    ctx.end_on_action(who, "check")

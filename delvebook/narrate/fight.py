@@ -1,5 +1,5 @@
-"""Fights told: attacks with their hits, counters and choices; damage and healing (by hand too); death saves;
-a fight's beginning, turns and end."""
+"""Fights told: attacks with their hits, counters and choices; damage and healing (by hand too); traps; death
+saves; a fight's beginning, turns and end."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from ..roles import KEEPER
 from .keeping import xp_lines
-from .words import fight_name, hearts, names, pct, plural, said, spaced, story, tells, verdict
+from .words import fight_name, hearts, names, pct, plural, said, skill_name, spaced, story, tells, verdict
 
 __all__ = ["dealt", "healed"]
 
@@ -126,6 +126,16 @@ def _damage(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     items = e.get("damage") or []
     head = _by_hand(items[0] if items else None, "Damage by hand: ")
     return story(pre + head + "; ".join(dealt(d, hidden) for d in items))
+
+
+@tells("trap", title=lambda e, ctx: f"{e['trap']} springing on {e['who']}")
+def _trap(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
+    ok = bool(e["success"])
+    skill = skill_name(ctx, e["who"], e.get("skill"))
+    text = f"{pre}{str(e['trap'])[:1].upper()}{str(e['trap'])[1:]} springs on {e['who']}: " \
+           f"{skill + ' ' if skill else ''}save {e['total']} vs {e['target']}, " \
+           f"{'avoided' if ok else 'caught'} ({pct(e.get('chance'))} chance to avoid it)"
+    return story(text, [dealt(d, hidden) for d in e.get("damage", ())], verdict("avoided" if ok else "caught", ok))
 
 
 @tells("heal", title=lambda e, ctx: "the healing of " + names([h["who"] for h in e.get("healing", ())]))

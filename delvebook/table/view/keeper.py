@@ -136,10 +136,24 @@ def _at_the_table(camp, ui: UI) -> dict:
         field_("bonus", "number", "bonus", None, hint="a magic weapon's +1"),
         field_("count", "number", "how many", 1, min=1)],
         "submit": {"label": "Give", "intent": {"do": "give", "where": "keeper:give"}}}
-    out["deeds"] = [d for d in (_lighting(camp, ui),) if d is not None]
+    out["deeds"] = [d for d in (_trap(ui, party), _lighting(camp, ui)) if d is not None]
     out["npcs"] = _npcs(camp, ui)
     out["phones"] = phones_card(camp, ui)
     return out
+
+
+def _trap(ui: UI, party: list) -> dict | None:
+    """A trap springs on a delver: a save, or the trap's damage (credited to the trap)."""
+    if not party:
+        return None
+    return deed(ui, "trap", "A trap springs", [
+        field_("who", "choice", "on", party[0]["value"], party),
+        field_("name", "text", "the trap", "", hint="a falling block, a poisoned needle"),
+        field_("target", "number", "save against", 12, required=True, min=1),
+        field_("skill", "text", "skill", "", hint="one that helps, like agility"),
+        field_("damage", "text", "or take", "2d6", required=True),
+        field_("armor", "flag", "armor absorbs it", False)], "Spring it",
+        hint="the delver saves; failed, the trap's damage is rolled (type the real dice after, as for any roll)")
 
 
 def _lighting(camp, ui: UI) -> dict | None:
