@@ -47,7 +47,10 @@ def _follow(view: Any, interval: float) -> None:
     widget. The campaign's listeners redraw the view; a log that cannot be read is said on the screen."""
     import asyncio
 
+    from .requests import on_screen
+
     camp = view.camp
+    view.ui.shown = on_screen(camp.path)
 
     async def follow() -> None:
         try:
@@ -55,6 +58,10 @@ def _follow(view: Any, interval: float) -> None:
                 await asyncio.sleep(interval)
                 if view.comm is None:
                     return
+                shown = on_screen(camp.path)  # what the keeper shows on the players' screen
+                if shown != view.ui.shown:
+                    view.ui.shown = shown
+                    view.refresh()
                 try:
                     camp.catch_up()
                 except Exception as err:  # noqa: BLE001  (a bad line on disk: say so, keep following)

@@ -34,7 +34,7 @@ from typing import Any, Mapping
 
 __all__ = ["FOLDER", "MAX_LINE", "MAX_FILE", "KINDS", "ROLLS", "VERDICTS", "file_stem", "requests_file",
            "answers_file", "request_problem", "answer_problem", "encode", "append", "Exchange", "RequestError",
-           "now"]
+           "now", "screen_file", "show_on_screen", "on_screen"]
 
 FOLDER = "requests"
 MAX_LINE = 1024          # bytes in one line, its newline included
@@ -256,6 +256,55 @@ def append(file: Path, line: Mapping) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+# ---------------------------------------------------------------- what the keeper shows on the players' screen
+
+def screen_file(campaign: str | os.PathLike) -> Path:
+    """What the keeper shows on the players' screen (``{"recap": 12}``: session 12's recap), beside the requests;
+    no player's file is named so (theirs end in a checksum)."""
+    return Path(campaign) / FOLDER / "screen.json"
+
+
+def show_on_screen(campaign: str | os.PathLike, recap: int | None) -> None:
+    """Show session ``recap``'s recap on the players' screen (None: take it down): the file written whole and put
+    in place in one step, never a link followed."""
+    if recap is not None and (isinstance(recap, bool) or not isinstance(recap, int) or recap < 1):
+        raise RequestError(f"a session is a whole number from 1, not {recap!r}")
+    file = screen_file(campaign)
+    try:
+        file.parent.mkdir(mode=0o700, exist_ok=True)
+    except FileExistsError:
+        pass
+    _no_link(file.parent)
+    part = file.with_name(f".screen.{os.getpid()}.part")
+    raw = json.dumps({"recap": recap, "at": now()}).encode()
+    fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        os.write(fd, raw)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(part, file)
+
+
+def on_screen(campaign: str | os.PathLike) -> int | None:
+    """The session whose recap the keeper shows on the players' screen, or None (nothing shown, or a file that is
+    not one the keeper's table writes: it shows nothing)."""
+    file = screen_file(campaign)
+    try:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        raw = os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    try:
+        n = json.loads(raw).get("recap")
+    except (ValueError, AttributeError):
+        return None
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else None
 
 
 class _Follower:

@@ -36,7 +36,7 @@ from ..publish import pid_alive
 from . import links
 from .allowed import players_at, request_refusal, request_words
 from .desk import MAX_WAITING
-from .requests import Exchange, RequestError, append, now, request_problem, requests_file
+from .requests import Exchange, RequestError, append, now, on_screen, request_problem, requests_file
 
 __all__ = ["PlayersServer", "is_loopback", "local_addresses", "HEARTBEAT", "MAX_BODY", "BURST", "REFILL"]
 
@@ -120,6 +120,7 @@ class PlayersServer:
         self.exchanges: dict[str, Exchange] = {}
         self.buckets: dict[str, list[float]] = {}
         self.views: dict[tuple, tuple[int, dict]] = {}
+        self.shown = on_screen(self.path)       # the session whose recap the keeper shows on the second screen
         self.local = is_loopback(ip)
         self.keys = links.ensure_keys(self.path, self.players(), new=new_links)
         family = socket.AF_INET6 if ":" in ip else socket.AF_INET
@@ -169,8 +170,8 @@ class PlayersServer:
             self.changed.notify_all()
 
     def follow(self) -> None:
-        """Every ``poll`` seconds: the keeper's new events, answers and asks; a new player's link; the keeper's
-        kernel gone (``--parent``). Runs until the server stops."""
+        """Every ``poll`` seconds: the keeper's new events, answers and asks; what the keeper shows on the second
+        screen; a new player's link; the keeper's kernel gone (``--parent``). Runs until the server stops."""
         while not self.stopping.wait(self.poll_every):
             if self.parent is not None and not pid_alive(self.parent):
                 self.stop()
@@ -186,6 +187,9 @@ class PlayersServer:
                     self.problem, changed = problem, True
                 for player in self.players():
                     changed |= self.exchange(player).poll()
+                shown = on_screen(self.path)
+                if shown != self.shown:
+                    self.shown, changed = shown, True
                 missing = [p for p in self.players() if p not in self.keys.players]
                 if missing:
                     self.keys = links.ensure_keys(self.path, self.players())
@@ -205,7 +209,8 @@ class PlayersServer:
             if cached is not None and cached[0] == self.version:
                 return cached
             if who[0] == "table":
-                ui = self._ui(mode="players", hide_hearts=self.hide_hearts, foe_hearts=self.foe_hearts)
+                ui = self._ui(mode="players", hide_hearts=self.hide_hearts, foe_hearts=self.foe_hearts,
+                              shown=self.shown)
             else:
                 ui = self._ui(mode="player", who=who[1], foe_hearts=self.foe_hearts, mine=self._mine(who[1]))
             v = self._table_view(self.camp, ui)

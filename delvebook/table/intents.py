@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping
 from ..dice import DiceError
 from ..engine import COMMANDS, Invalid, Overridable, Refused, queries
 from ..model import is_dead
+from ..players.requests import RequestError, show_on_screen
 from .phones import PHONE_INTENTS
 from .shape import FIELDS, SHAPES, FormError, check_shape
 from .view import PANELS, UI, asked_of, attack_fields, fields_key, gather_darts, turn_key
@@ -208,6 +209,11 @@ def _form(camp, ui: UI, i):
 @intent("luck_player", ui_only=True)
 def _luck_player(camp, ui: UI, i):
     ui.luck_player, ui.luck_seq = i.get("player"), i.get("seq")
+
+
+@intent("recap", ui_only=True)
+def _recap(camp, ui: UI, i):
+    ui.recap_open = not ui.recap_open
 
 
 @intent("dismiss", ui_only=True)
@@ -563,6 +569,18 @@ def _keeper_override(camp, ui, i):
         raise FormError("there is nothing to override")
     check_shape(inner)
     return handler(camp, ui, {**inner, "keeper_override": reason})
+
+
+@intent("show_recap")
+def _show_recap(camp, ui, i):
+    """The last session's recap on the players' screen (``session``), or taken down (none)."""
+    if camp.read_only:
+        raise Refused("this campaign is open read-only")
+    try:
+        show_on_screen(camp.path, i.get("session"))
+    except (RequestError, OSError) as err:
+        raise FormError(f"the players' screen cannot be told: {err}") from None
+    return None
 
 
 @intent("download")

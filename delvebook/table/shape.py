@@ -34,7 +34,8 @@ FIELDS: dict[str, str] = {
     **dict.fromkeys(("who", "player", "attacker", "skill", "ability", "spell", "via", "choice", "option",
                      "roll", "panel", "name", "vs", "prepared", "first", "foe", "item", "keeper_override", "tab",
                      "table", "kind"), "a name"),
-    **dict.fromkeys(("seq", "sign", "minutes", "hours", "hit", "n", "ask", "on", "delta", "count"), "a whole number"),
+    **dict.fromkeys(("seq", "sign", "minutes", "hours", "hit", "n", "ask", "on", "delta", "count", "session"),
+                    "a whole number"),
     **dict.fromkeys(("target", "id", "weapon"), "a name or a number"),  # the target number, a condition, a slot
     "value": "one value",  # an attack option: a flag, a number or a bonus
     "order": "a list of names", "keep": "a list of names", "args": "a set of fields", "given": "a set of fields",

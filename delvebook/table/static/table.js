@@ -505,6 +505,19 @@ function mount(model, el) {
 
   const prep = preparePanels({ h, text, button, formEl, card, section });
 
+  // ---- "Last time...": a session told, in sections (a heading, its lines)
+  function recapEl(r) {
+    return h("div", { cls: "db-recap" }, text("div", "db-sub", r.summary), (r.sections || []).map((s) =>
+      h("div", { cls: "db-recap-part" }, text("b", null, s.heading), s.lines.map((l) => text("div", "db-line", l)))));
+  }
+
+  function recapCard(r) {
+    return card("Last time\u2026", "keeper:recap", r.open ? recapEl(r) : null,
+      h("div", { cls: "db-row db-wrap" }, button(r.toggle.label, r.toggle.intent, { cls: "db-mini" }),
+        r.show ? button(r.show.label, r.show.intent, { cls: "db-mini" }) : null),
+      r.hint ? text("div", "db-note", r.hint) : null);
+  }
+
   function keeperPanel(k) {
     const tabs = h("div", { cls: "db-row db-wrap db-ktabs" }, (k.tabs || []).map((t) =>
       button(t.label, t.intent, { cls: `db-mini db-ktab${t.on ? " db-on" : ""}`, data: { ktab: t.id } })));
@@ -514,6 +527,7 @@ function mount(model, el) {
       card("Session", "keeper:session", text("div", "db-sub", k.session.text),
         h("div", { cls: "db-row db-wrap" }, k.session.buttons.map((b) => button(b.label, b.intent, { cls: b.primary ? "db-primary" : "" })))),
     ];
+    if (k.recap) out.push(recapCard(k.recap));
     if (k.fight) out.push(card("Start a fight", "fight", k.fight.prepared.map((p) => h("div", { cls: "db-item" },
       button(p.label, p.intent, { cls: "db-start" }), text("div", "db-note", p.note))), formEl(k.fight.form, "db-inline")));
     out.push(card("Quests", "keeper:quests", rowsOf(k.quests.rows), formEl(k.quests.form, "db-inline")));
@@ -619,6 +633,7 @@ function mount(model, el) {
     body.appendChild(h("div", { cls: "db-header" }, text("span", "db-title", v.title),
       text("span", "db-session", `${v.session.text} \u00b7 ${v.session.clock}`)));
     if (v.refusal) body.appendChild(h("div", { cls: "db-notice db-refused", data: { kind: "problem" } }, text("span", "db-said", v.refusal.text)));
+    if (v.recap) body.appendChild(section("recap", "db-card db-p-recap", text("b", "db-h", "Last time\u2026"), recapEl(v.recap)));
     body.appendChild(partyStrip(v.party || [], v));
     const cs = creatureStrip(v.creatures, v);
     if (cs) body.appendChild(cs);

@@ -13,7 +13,7 @@ One module per panel, as table.js draws them: ``header``, ``party`` (the party s
 the luck dice), ``log`` (with the players' last rolls), ``keeper`` (with its preparing sections: ``preparing`` for the
 party and the bestiary, ``encounters`` for the builder, ``rolltables``), ``sheets``, ``charts``, ``phones`` (the
 players' requests, links and the rolls sent to them), ``player`` (one player's own page, ``mode="player"``);
-``shared`` holds what they share (the ``UI`` state, who acts, how hearts show).
+``recap`` ("Last time...", and the recap the players' screen shows); ``shared`` holds what they share (the ``UI`` state, who acts, how hearts show).
 
 Standard library only, and nothing Pyodide lacks (no threads, no subprocess): the table runs in JupyterLite.
 """
@@ -35,6 +35,7 @@ from .outcome import luck, outcome_panel, standing_version
 from .party import creature_strip, party_strip
 from .phones import requests_box
 from .player import player_page
+from .recap import shown_recap
 from .sheets import sheets_panel
 from .shared import KEEPER_TABS, PANELS, SCOPES, UI, actor_of, attack_fields, fields_key, turn_key
 
@@ -103,6 +104,7 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
                 out["outcome"]["standing"] = camp.standing.in_force(action["seq"])
     if ui.mode == "players":
         out["rolls"] = last_rolls(camp, ui)
+        out["recap"] = shown_recap(camp, ui)
         return without_intents(out)
     return out
 

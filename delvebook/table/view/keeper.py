@@ -14,6 +14,7 @@ from .encounters import encounters_section
 from .fight import fight_starts
 from .phones import phones_card
 from .preparing import bestiary_section, keeper_tab, party_section, tabs
+from .recap import last_time
 from .rolltables import tables_section
 from .shared import UI, clock, combatant_names, deed, field_, foe_field, hearts_label, option
 
@@ -85,6 +86,7 @@ def _at_the_table(camp, ui: UI) -> dict:
                                                             "where": "keeper:session"}},
                         {"label": "+1 hour", "intent": {"do": "advance_time", "hours": 1, "where": "keeper:session"}},
                     ) if b]},
+        "recap": last_time(camp, ui),
         "quests": _milestones(camp.quests, "quest", "complete_quest", f"Complete ({per_quest} XP)"),
         "rooms": _milestones(camp.rooms, "room", "explore_room", f"Explored ({per_room} XP)"),
         "coins": {"hint": f"money like {example!r}; each {money(rules, coin)} earned is "

@@ -58,6 +58,8 @@ class UI:
     forecast: dict | None = None      # the builder's forecast as it runs (written by table.forecasting)
     tuning: dict | None = None        # the tuner as it runs (written by table.forecasting)
     mine: dict | None = None          # a player's page: their requests and the keeper's asks, as the server read them
+    recap_open: bool = False          # the Keeper panel's "Last time..." told (folded: nothing computed)
+    shown: int | None = None          # players' mode: the session whose recap the keeper shows on their screen
 
     def to_dict(self) -> dict:
         return asdict(self)
