@@ -55,6 +55,26 @@ def keep(tmp_path) -> Path:
     return dest
 
 
+@pytest.fixture
+def kept(keep):
+    """That copy, open for writing (closed after the test)."""
+    import delvebook as db
+    camp = db.Campaign.open(keep)
+    yield camp
+    camp.close()
+
+
+def click(camp, ui, **intent) -> dict:
+    """What a click on the table does: the intent performed, then the view the page gets (always JSON)."""
+    import json
+
+    from delvebook.table import perform, table_view
+    perform(camp, ui, intent)
+    view = table_view(camp, ui)
+    json.dumps(view)
+    return view
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     """tests/artifacts/ (git-ignored): screenshots and logs a person can look at after a run."""

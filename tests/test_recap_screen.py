@@ -12,8 +12,9 @@ pytest.importorskip("anywidget")
 
 import delvebook as db  # noqa: E402
 from delvebook.players.requests import on_screen, screen_file, show_on_screen  # noqa: E402
-from delvebook.table import UI, perform, table_view  # noqa: E402
+from delvebook.table import UI, table_view  # noqa: E402
 
+from conftest import click  # noqa: E402
 from test_players import _open_players_page, _serve, _stop  # noqa: E402
 
 
@@ -25,13 +26,6 @@ def a_session(camp) -> None:
     camp.check("Ilse", "lore", 10, faces={"check": [2, 1]})
     camp.undo()
     camp.end_session()
-
-
-def click(camp, ui, **intent):
-    perform(camp, ui, intent)
-    view = table_view(camp, ui)
-    json.dumps(view)
-    return view
 
 
 def test_last_time_is_folded_until_opened_then_tells_the_session_and_goes_on_the_players_screen(keep):

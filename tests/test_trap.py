@@ -3,23 +3,11 @@ damage is rolled and dealt, credited to the trap, a hazard. Typed dice throughou
 table's card, told by the narrator, and counted by the analysis as the trap's damage."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 import delvebook as db
 from delvebook import analysis, narrate
 from delvebook.engine import Refused
-
-from conftest import CAMPAIGNS
-
-
-@pytest.fixture
-def keep(tmp_path):
-    shutil.copytree(CAMPAIGNS / "the-sunken-keep", tmp_path / "keep")
-    c = db.Campaign.open(tmp_path / "keep")
-    yield c
-    c.close()
 
 
 def spring(camp, faces, **args):
@@ -27,34 +15,34 @@ def spring(camp, faces, **args):
     return camp.act("trap", faces=faces, **args)
 
 
-def test_trap_a_save_that_meets_the_target_avoids_it(keep):
-    spring(keep, {"check": [12]})
-    e = keep.events[-1]
+def test_trap_a_save_that_meets_the_target_avoids_it(kept):
+    spring(kept, {"check": [12]})
+    e = kept.events[-1]
     assert e["success"] is True and "damage" not in e and "damage" not in e["rolls"]
-    assert keep.delver("Wren").hearts == 12
-    told = narrate.tell(e, keep)
+    assert kept.delver("Wren").hearts == 12
+    told = narrate.tell(e, kept)
     assert told["text"] == "A falling block springs on Wren: save 12 vs 12, avoided (45% chance to avoid it)"
     assert told["verdict"] == {"word": "avoided", "good": True}
 
 
-def test_trap_a_failed_save_takes_the_traps_damage_credited_to_the_trap(keep):
-    spring(keep, {"check": [11], "damage": [4, 5]})
-    e = keep.events[-1]
+def test_trap_a_failed_save_takes_the_traps_damage_credited_to_the_trap(kept):
+    spring(kept, {"check": [11], "damage": [4, 5]})
+    e = kept.events[-1]
     assert e["success"] is False and e["rolls"]["damage"]["faces"] == [4, 5]
-    assert keep.delver("Wren").hearts == 12 - 9
+    assert kept.delver("Wren").hearts == 12 - 9
     assert e["sides"]["a falling block"] == "hazard" and e["targets"] == ["Wren"]
-    assert narrate.tell(e, keep)["lines"] == ["Wren takes 9 (12 -> 3 hearts)"]
-    hit = analysis.damage(keep).iloc[-1]
+    assert narrate.tell(e, kept)["lines"] == ["Wren takes 9 (12 -> 3 hearts)"]
+    hit = analysis.damage(kept).iloc[-1]
     assert (hit["by"], hit["by_side"], hit["target"], hit["dealt"]) == ("a falling block", "hazard", "Wren", 9)
 
 
-def test_trap_a_luck_die_on_the_save_lifts_it_and_the_damage_is_gone(keep):
-    keep.start_session()
-    spring(keep, {"check": [10], "damage": [6, 6]})
-    assert keep.delver("Wren").hearts == 0 and keep.delver("Wren").status == "dying"
-    keep.spend_luck(keep.delver("Wren").player, +1, roll="check", face=3)
-    assert keep.delver("Wren").hearts == 12 and keep.delver("Wren").status == "alive"
-    assert analysis.damage(keep).query("by == 'a falling block'").empty
+def test_trap_a_luck_die_on_the_save_lifts_it_and_the_damage_is_gone(kept):
+    kept.start_session()
+    spring(kept, {"check": [10], "damage": [6, 6]})
+    assert kept.delver("Wren").hearts == 0 and kept.delver("Wren").status == "dying"
+    kept.spend_luck(kept.delver("Wren").player, +1, roll="check", face=3)
+    assert kept.delver("Wren").hearts == 12 and kept.delver("Wren").status == "alive"
+    assert analysis.damage(kept).query("by == 'a falling block'").empty
 
 
 def test_trap_the_save_rolls_the_house_rules_save_die_and_armor_only_if_asked(tmp_path):
@@ -69,34 +57,34 @@ def test_trap_the_save_rolls_the_house_rules_save_die_and_armor_only_if_asked(tm
     c.close()
 
 
-def test_trap_refuses_a_name_of_someone_here_a_target_that_is_no_number_and_the_dead(keep):
+def test_trap_refuses_a_name_of_someone_here_a_target_that_is_no_number_and_the_dead(kept):
     with pytest.raises(Refused, match="someone here"):
-        spring(keep, {"check": [1]}, name="Brakka")
+        spring(kept, {"check": [1]}, name="Brakka")
     with pytest.raises(Refused, match="whole number"):
-        spring(keep, {"check": [1]}, target="12")
+        spring(kept, {"check": [1]}, target="12")
     with pytest.raises(Refused, match="draws nothing|U\\+200B"):
-        spring(keep, {"check": [1]}, name="a\u200bblock")
-    keep.damage("Wren", 40)
-    keep.death_save("Wren", faces={"death_save": [1]})
+        spring(kept, {"check": [1]}, name="a\u200bblock")
+    kept.damage("Wren", 40)
+    kept.death_save("Wren", faces={"death_save": [1]})
     with pytest.raises(Refused, match="dead"):
-        spring(keep, {"check": [20]})
+        spring(kept, {"check": [20]})
 
 
-def test_trap_springs_from_the_keepers_card(keep):
+def test_trap_springs_from_the_keepers_card(kept):
     pytest.importorskip("anywidget")
     from delvebook.table import UI, perform, table_view
     ui = UI(panel="keeper")
-    card = next(d for d in table_view(keep, ui)["keeper"]["deeds"] if d["form"]["id"] == "trap")
+    card = next(d for d in table_view(kept, ui)["keeper"]["deeds"] if d["form"]["id"] == "trap")
     assert [f["name"] for f in card["form"]["fields"]] == ["who", "name", "target", "skill", "damage", "armor"]
     intent = card["form"]["submit"]["intent"]
-    perform(keep, ui, {**intent, "args": {"who": "Wren", "name": "", "target": "twelve", "damage": "2d6"}})
-    assert ui.refusal["field"] == "target" and not [e for e in keep.events if e["kind"] == "trap"]
-    card = next(d for d in table_view(keep, ui)["keeper"]["deeds"] if d["form"]["id"] == "trap")
+    perform(kept, ui, {**intent, "args": {"who": "Wren", "name": "", "target": "twelve", "damage": "2d6"}})
+    assert ui.refusal["field"] == "target" and not [e for e in kept.events if e["kind"] == "trap"]
+    card = next(d for d in table_view(kept, ui)["keeper"]["deeds"] if d["form"]["id"] == "trap")
     assert "whole number" in next(f for f in card["form"]["fields"] if f["name"] == "target")["error"]
-    perform(keep, ui, {**intent, "args": {"who": "Ilse", "name": "a poisoned needle", "target": "30", "damage": "1d6",
+    perform(kept, ui, {**intent, "args": {"who": "Ilse", "name": "a poisoned needle", "target": "30", "damage": "1d6",
                                           "skill": "", "armor": False}})
     assert ui.refusal is None
-    e = keep.events[-1]
+    e = kept.events[-1]
     assert e["kind"] == "trap" and e["who"] == "Ilse" and e["damage"][0]["by"] == "a poisoned needle"
-    view = table_view(keep, ui)
+    view = table_view(kept, ui)
     assert view["outcome"]["text"].startswith("A poisoned needle springs on Ilse: save ")
