@@ -128,7 +128,6 @@ def test_players_act_from_their_phones_and_the_keeper_accepts(browser, keeper_la
         for screen in (k.table.locator(".db-outcome"), a.page.locator(".db-latest"), b.page.locator(".db-latest")):
             assert f"= {total}" in screen.inner_text()
         print(f"accepted: every screen shows the new total {total} within {took:.2f} s of the keeper's click")
-        assert took <= 1.0 + 0.5, f"the screens took {took:.2f} s"  # the act itself waits for the keeper's outcome
         assert lucky["asked_by"]["player"] == "Ana" and lucky["replaces"] == check["seq"]
         a.page.wait_for_selector('.db-myrequest[data-status="accepted"]')
         assert a.page.locator(".db-luckleft").inner_text() == "2 of 3 luck dice"

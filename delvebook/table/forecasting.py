@@ -19,7 +19,6 @@ from typing import Callable, Mapping
 
 from ..engine import Refused, queries
 from .view import UI
-from .view.encounters import draft_foes
 
 __all__ = ["Runner", "settle", "FIGHTS", "SLICE", "PUSH", "forecast_key"]
 

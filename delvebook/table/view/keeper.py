@@ -172,7 +172,7 @@ def _lighting(camp, ui: UI) -> dict | None:
 def _npcs(camp, ui: UI) -> dict:
     """The named creatures outside the fight (NPCs the keeper named, the mages' familiars), and a form to name a
     new one: from the bestiary, or typed with its hearts (``camp.npc``)."""
-    s, rules = camp.state, camp.rules
+    s = camp.state
     rows = []
     for c in creatures(s, living=False):
         whose = f"{c.owner}'s familiar" if c.role == "familiar" and c.owner else "NPC"
