@@ -7,11 +7,11 @@ and ``roll(camp, outcome)`` show one part alone in a cell, live. The campaign fi
 
 - ``view``: ``table_view(camp, ui) -> dict``, the view model (pure Python, tested without a browser), one module
   per panel;
-- ``intents``: a click's intent -> one campaign call (``perform``), and ``preparing``'s for the party, the bestiary,
-  the encounter builder and roll tables; ``forecasting``: the builder's forecast and tuner, run between messages;
-  ``shape``: what a click's message must be;
+- ``intents``: a click's intent -> one campaign call (``perform``; any command by a form: ``act``), with
+  ``keeping``'s for the Keeper panel at the table and ``preparing``'s for the party, the bestiary, the encounter
+  builder and roll tables; ``forecasting``: the builder's forecast and tuner, run between messages; ``shape``: what
+  a click's message must be; ``phones``: the players' phones' intents;
 - ``slot``: the table's place in the table notebook (a reload with no save finds the live table there);
-- ``words``: an event told in the game's words;
 - ``widget``: the anywidget whose ES module and CSS (``static/``) draw the view model.
 
 Needs the ``table`` extra (ipywidgets, anywidget).
@@ -29,7 +29,7 @@ from ..extras import require
 require("table", "delvebook.table (the keeper's table)")  # before the imports: names the extra
 
 from .intents import perform  # noqa: E402
-from . import preparing  # noqa: E402,F401  (the Keeper panel's preparing intents register)
+from . import keeping, preparing  # noqa: E402,F401  (the Keeper panel's intents register)
 from .slot import SLOT  # noqa: E402
 from .view import UI, table_view  # noqa: E402
 from .widget import Table  # noqa: E402

@@ -1,7 +1,7 @@
 """The table's front end as the page loads it: the ES module (``static/phones.js``, the players' phones' parts,
-``static/prepare.js``, the Keeper panel's preparing sections, then ``static/table.js``, which draws every view
-model and exports the anywidget entry) and its CSS. One module
-text, so that anywidget (which loads a module from a string, where a relative import has nothing to resolve
+``static/prepare.js``, the Keeper panel's preparing sections, ``static/charts.js``, the Charts panel's SVG, then
+``static/table.js``, which draws every view model and exports the anywidget entry) and its CSS. One module text,
+so that anywidget (which loads a module from a string, where a relative import has nothing to resolve
 against) and the players' server serve the same code. Nothing in it is fetched from a network."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from importlib import resources
 
 __all__ = ["esm", "css", "static"]
 
-_PARTS = ("phones.js", "prepare.js", "table.js")
+_PARTS = ("phones.js", "prepare.js", "charts.js", "table.js")
 
 
 def static(name: str) -> str:

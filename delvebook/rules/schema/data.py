@@ -7,7 +7,7 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from ...names import look_alike, name_problem
+from ...names import NameIndex, name_problem
 from .words import (FILES, FOE_FIELDS, FOE_REQUIRED, SOURCES, Problem, _D66, _HEARTS_KINDS, _Problems, _SKILL_LEVELS,
                     _WORDS, _data_items, _is_int, _is_text, show)
 
@@ -444,15 +444,15 @@ def bestiary_problems(data: Mapping) -> list[Problem]:
 def _check_foes(p: _Problems, bestiary: Mapping) -> None:
     """Every foe of a bestiary, and no two foe types whose names read the same ("Goblin" beside "goblin" or a
     Cyrillic "Gоblin"): their foes would be told apart by nothing a keeper can see."""
-    named: dict[str, Any] = {}
+    named = NameIndex()  # by their keys: each new name asked of all before it in one lookup, not one by one
     for fid, foe in _data_items(bestiary):
         _check_foe(p, foe, ("bestiary", fid))
         name = foe.get("name") if isinstance(foe, Mapping) else None
         if not isinstance(name, str) or name_problem(name) is not None:
             continue
-        other = look_alike(name, named)
+        other = named.find(name)
         if other is not None:
             p.add(("bestiary", fid, "name"), f"{name!r} reads the same as {other!r}, the name of foe "
-                                             f"{named[other]!r}: foe types need names that read differently")
+                                             f"{named.what(other)!r}: foe types need names that read differently")
         else:
-            named[name] = fid
+            named.add(name, fid)
