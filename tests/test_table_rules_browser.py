@@ -16,6 +16,7 @@ import shutil
 import pytest
 
 import delvebook as db
+from delvebook.players.requests import on_screen
 
 from conftest import start_run_all
 from test_table_browser import H, NOTEBOOK, PLAY, W, Keeper
@@ -66,6 +67,18 @@ def test_every_rule_of_the_table_is_played_by_clicks(browser, keeper_lab, artifa
         k.table.scroll_into_view_if_needed()
         k.panel("keeper")
         k.act(k.button("Start session"), "start_session", says="Session 1 begins")
+
+        # ---- a trap springs, from its card: a save, or its damage credited to the trap
+        trap = k.table.locator('[data-form="trap"]')
+        trap.scroll_into_view_if_needed()
+        trap.locator('select[name="who"]').select_option("Wren")
+        trap.locator('input[name="name"]').fill("a falling block")
+        trap.locator('input[name="target"]').fill("12")
+        k.act(trap.locator("button", has_text="Spring it"), "trap", says="A falling block springs on Wren")
+        e = k.events()[-1]
+        assert e["kind"] == "trap" and e["who"] == "Wren" and e["target"] == 12
+        assert e["success"] or (e["damage"][0]["by"] == "a falling block" and e["sides"]["a falling block"] == "hazard")
+        k.shot("trap")
         k.panel("play")
 
         def form(key: str):
@@ -130,6 +143,10 @@ def test_every_rule_of_the_table_is_played_by_clicks(browser, keeper_lab, artifa
         join = k.table.locator('[data-form="add_foe"]')
         join.locator("select").select_option("marsh_wisp")
         k.act(join.locator("button", has_text="Joins"), "add_foes", says="Marsh wisp 1 joins the fight")
+        k.panel("keeper")  # darkness falls on the fight, from the Keeper panel's card
+        k.act(k.button("Darkness falls"), "lighting", says="The fight is in darkness")
+        k.act(k.button("Light the fight"), "lighting", says="The fight is lit")
+        k.panel("play")
 
         def turn_of(name: str) -> None:
             for _ in range(20):
@@ -173,5 +190,16 @@ def test_every_rule_of_the_table_is_played_by_clicks(browser, keeper_lab, artifa
         darts = [(d["target"], d["dart"]) for d in k.events()[-1]["damage"]]
         assert darts == [(goblins[0], 1), (goblins[-1], 2), (goblins[-1], 3)]
         k.shot("darts")
+
+        # ---- "Last time...": the session told in the Keeper panel, and shown on the players' screen
+        k.panel("keeper")
+        k.ui(k.button("Tell the last session"))
+        told = k.table.locator('[data-where="keeper:recap"]')
+        assert "Session 1" in told.inner_text() and "Causeway ambush" in told.inner_text()
+        k.ui(k.button("Show on the players' screen"))
+        assert "shows session 1's recap" in told.inner_text()
+        assert on_screen(keeper_lab.root / PLAY) == 1
+        told.scroll_into_view_if_needed()
+        k.shot("last-time")
     finally:
         context.close()
