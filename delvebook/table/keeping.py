@@ -33,20 +33,22 @@ def _advance_time(camp, ui, i):
     return camp.advance_time(minutes=int(i.get("minutes", 0)), hours=int(i.get("hours", 0)), **_ov(i))
 
 
-@intent("complete_quest")
-def _quest(camp, ui, i):
+def _milestone(i, noun: str, done):
+    """A quest completed or a room explored: prepared (its row's ``name``) or typed in the form."""
     name = i.get("name") or _text(_args(i).get("name"))
     if not name:
-        raise FormError("name the quest")
-    return camp.complete_quest(name, **_ov(i))
+        raise FormError(f"name the {noun}")
+    return done(name, **_ov(i))
+
+
+@intent("complete_quest")
+def _quest(camp, ui, i):
+    return _milestone(i, "quest", camp.complete_quest)
 
 
 @intent("explore_room")
 def _room(camp, ui, i):
-    name = i.get("name") or _text(_args(i).get("name"))
-    if not name:
-        raise FormError("name the room")
-    return camp.explore_room(name, **_ov(i))
+    return _milestone(i, "room", camp.explore_room)
 
 
 def _amount(text: Any) -> Any:
