@@ -58,7 +58,16 @@ def base_lock(dockerfile_text: str) -> Path:
     if not m:
         raise RuntimeError("the Dockerfile copies in no /tmp/env/environment.lock (a repo2docker that works "
                            "otherwise: read its buildpacks/conda/ and update this script)")
-    return Path(escapism.unescape(m.group(1), escape_char="-"))
+    named = Path(escapism.unescape(m.group(1), escape_char="-"))
+    if named.exists():
+        return named
+    # repo2docker lowercases the name it gives the copy: a path with capitals (a `mktemp -d` clone) is found again
+    # among repo2docker's own files, compared without case
+    import repo2docker
+    for found in Path(repo2docker.__file__).resolve().parent.rglob(named.name):
+        if str(found).lower() == str(named).lower():
+            return found
+    raise RuntimeError(f"repo2docker's base lock {named} is not on this machine")
 
 
 def base_packages(lock: Path) -> dict[str, str]:

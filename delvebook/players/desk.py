@@ -287,9 +287,18 @@ class Desk:
                 start_new_session=True)
 
     def stop_server(self) -> None:
+        """Stop the players' server this table started, and wait for it to end (it lets go of its port and its
+        file of where it listens first): the view drawn after the click already offers to start it again."""
         if self._started is None or self._started.poll() is not None:
             raise Refused("this table started no players' server (stop one started in a terminal with Ctrl-C)")
         self._started.terminate()
+        try:
+            self._started.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._started.kill()
+            self._started.wait(timeout=5)
+        self._marks = None  # read where it listened again, whatever the files say: its process is gone
+        self._read_links()
 
 
 def follow(camp, interval: float = POLL_SECONDS) -> Desk | None:
