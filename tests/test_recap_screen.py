@@ -4,6 +4,7 @@ serves shows it above the table, in a real browser."""
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pytest
@@ -57,6 +58,12 @@ def test_a_screen_file_that_is_not_the_keepers_shows_nothing(keep, tmp_path):
     for junk in (b"", b"[1]", b'{"recap": "1"}', b'{"recap": true}', b'{"recap": -3}', b"\xff\xfe"):
         f.write_bytes(junk)
         assert on_screen(keep) is None, junk
+    f.unlink()
+    f.mkdir()  # a folder so named
+    assert on_screen(keep) is None
+    f.rmdir()
+    os.mkfifo(f)  # a pipe so named: never waited on
+    assert on_screen(keep) is None
     f.unlink()
     (tmp_path / "elsewhere.json").write_text('{"recap": 4}')
     f.symlink_to(tmp_path / "elsewhere.json")

@@ -292,12 +292,14 @@ def on_screen(campaign: str | os.PathLike) -> int | None:
     """The session whose recap the keeper shows on the players' screen, or None (nothing shown, or a file that is
     not one the keeper's table writes: it shows nothing)."""
     file = screen_file(campaign)
-    try:
-        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:  # never through a link, never waiting on a pipe; a folder or a device so named shows nothing
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     try:
-        raw = os.read(fd, 4096)
+        raw = os.read(fd, 4096) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    except OSError:
+        return None
     finally:
         os.close(fd)
     try:
