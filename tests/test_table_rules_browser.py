@@ -1,8 +1,9 @@
 """The rules that work in code, played by clicks in a real JupyterLab page at 1366x768 (issue 26, item 8), started as
 a keeper starts it (``delvebook lab``): a bard chooses its spell and casts it, a Blood Magic fighter traces a spell
-from a scroll it carries, a mage copies a spell from a scroll (Continued Research), a cleric repeats a dead delver's
-death save, a rogue buys arrows, a fighter says it moved (Steady volley greys), a mage splits Magic Missile's darts,
-an archer duels a wisp that shoots back, the dual swords wait for a second sword, Bless lists its caster once.
+from a scroll it carries, a mage copies a spell from a scroll (Continued Research), the dead wait in the folded row
+of the fallen, a cleric repeats a dead delver's death save, a rogue buys arrows, a fighter says it moved (Steady
+volley greys), a mage splits Magic Missile's darts, an archer duels a wisp that shoots back, the dual swords wait
+for a second sword, Bless lists its caster once.
 
 The party is the bundled one with the delvers these rules need, made in the play copy before the page opens. Each
 outcome is inside the viewport and the log on disk holds exactly what was clicked (``Keeper.act``); screenshots go
@@ -119,6 +120,17 @@ def test_every_rule_of_the_table_is_played_by_clicks(browser, keeper_lab, artifa
         k.act(research.locator("button", has_text="Use Continued Research"), "use",
               says="Aid copied into the book from the Scroll of Aid, which is destroyed")
         k.shot("research")
+
+        # ---- the fallen: Tam left the party strip for its folded row, named when opened, picked from there
+        assert k.chip("Tam").count() == 0
+        fallen = k.table.locator(".db-party .db-fallen")
+        assert fallen.locator(".db-sub").inner_text() == "Fallen: 1"
+        k.ui(fallen.locator("button", has_text="Show them"))
+        k.ui(fallen.locator("button.db-fallen-name", has_text="Tam (Rogue 1)"))
+        k.table.locator(".db-actor-name", has_text="Tam").wait_for()
+        k.shot("fallen")
+        k.ui(fallen.locator("button", has_text="Fold"))
+        assert fallen.locator("button.db-fallen-name").count() == 0
 
         # ---- Lay on Hands on the dead: only the dead of the last hour are offered
         k.select("Father Odo")

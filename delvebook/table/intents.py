@@ -210,6 +210,11 @@ def _luck_player(camp, ui: UI, i):
     ui.luck_player, ui.luck_seq = i.get("player"), i.get("seq")
 
 
+@intent("fallen", ui_only=True)
+def _fallen(camp, ui: UI, i):
+    ui.fallen_open = not ui.fallen_open
+
+
 @intent("recap", ui_only=True)
 def _recap(camp, ui: UI, i):
     ui.recap_open = not ui.recap_open

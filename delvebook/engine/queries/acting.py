@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Mapping, NamedTuple
 
-from ...model import CREATURE, combatant, current_actor, is_dead, is_dying, owner_of, used_this_turn
+from ...model import CREATURE, combatant, current_actor, is_alive, is_dead, is_dying, owner_of, used_this_turn
 from ...rules import Rules
 from .. import effects
 from ..base import Reader
@@ -56,7 +56,7 @@ class Hearers(NamedTuple):
 def hearers(state: dict) -> Hearers:
     """The friendly creatures that can hear an order ('all friendly creatures that can hear you')."""
     delvers = state["delvers"]
-    party = [n for n in state["seats"] if not (is_dead(delvers[n]) or is_dying(delvers[n]))]
+    party = [n for n in state["seats"] if is_alive(delvers[n])]
     others = [n for n, c in state.get("creatures", {}).items() if not is_dead(c)]
     familiars = [n for n in others if state["creatures"][n].get("owner") in party]
     return Hearers(party + others, party + familiars)

@@ -298,7 +298,16 @@ function mount(model, el) {
           c.pending ? text("span", "db-cond db-pending", "level-up choice waiting") : null) : null,
         c.death_save ? button(c.death_save.label, c.death_save.intent, { cls: "db-danger db-deathsave" }) : null);
       return chip;
-    }));
+    }), fallenEl(v.fallen, keeper));
+  }
+
+  // the dead, out of the strip's way: their count, and (opened) their names to pick one's sheet
+  function fallenEl(f, keeper) {
+    if (!f) return null;
+    return h("div", { cls: `db-fallen${f.open ? " db-open" : ""}`, data: { count: f.count } }, text("span", "db-sub", f.text),
+      keeper && f.toggle && f.toggle.intent ? button(f.toggle.label, f.toggle.intent, { cls: "db-mini db-fallen-toggle" }) : null,
+      (f.names || []).map((n) => button(n.text, keeper ? n.select : null,
+        { cls: `db-mini db-fallen-name${n.selected ? " db-selected" : ""}`, data: { name: n.name } })));
   }
 
   // ---- the named creatures beside the party: NPCs and familiars (a familiar acts in its mage's turn)

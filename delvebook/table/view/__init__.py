@@ -32,7 +32,7 @@ from .header import header_bar
 from .keeper import keeper_panel
 from .log import LAST_ROLLS, last_rolls, log_rows
 from .outcome import luck, outcome_panel, standing_version
-from .party import creature_strip, party_strip
+from .party import creature_strip, fallen_row, party_strip
 from .phones import requests_box
 from .player import player_page
 from .recap import shown_recap
@@ -61,6 +61,7 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
     actor = actor_of(camp, ui)
     if scope == "table":
         out["party"] = party_strip(camp, ui, actor, now)
+        out["fallen"] = fallen_row(camp, ui, actor)
         out["creatures"] = creature_strip(camp, ui, actor, now)
         out["fight"] = fight_bar(camp, ui, now)
         if ui.panel == "play" or ui.mode == "players":
@@ -80,12 +81,13 @@ def table_view(camp, ui: UI | Mapping | None = None) -> dict:
         out["requests"] = requests_box(camp, ui)
         out["log"] = log_rows(camp, ui)
     elif scope == "card":
-        out["party"] = [p for p in party_strip(camp, ui, actor, now) if p["name"] == ui.who]
+        out["party"] = party_strip(camp, ui, actor, now, [ui.who] if ui.who in s["seats"] else [])
         out["actor"] = actor_bar(camp, ui, actor)
         out["outcome"] = outcome_panel(camp, ui)
         out["luck"] = luck(camp, ui, camp.latest_action, "luck")
     elif scope == "fight":
         out["party"] = party_strip(camp, ui, actor, now)
+        out["fallen"] = fallen_row(camp, ui, actor)
         out["creatures"] = creature_strip(camp, ui, actor, now)
         out["fight"] = fight_bar(camp, ui, now)
         out["actor"] = actor_bar(camp, ui, actor) if s["encounter"] is not None else None

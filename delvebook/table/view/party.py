@@ -1,14 +1,16 @@
 """The party strip and the named creatures beside it (``partyStrip``, ``creatureStrip`` in table.js): each delver's
-hearts, luck dice, resources, conditions and XP, and the NPCs and familiars; click one to act as it."""
+hearts, luck dice, resources, conditions and XP, and the NPCs and familiars; click one to act as it. The dead keep
+their seats but leave the strip for one folded row, the fallen: a long campaign's dozens of dead delvers would
+bury the living five."""
 
 from __future__ import annotations
 
 from ...distribution import percent
 from ...engine import queries
-from ...model import creatures, held_resources, is_dead, is_dying
+from ...model import STATUS_DEAD, creatures, held_resources, is_dead, is_dying
 from .shared import UI, bar_frac, clock, hearts_hidden, wound
 
-__all__ = ["party_strip", "creature_strip"]
+__all__ = ["party_strip", "fallen_row", "creature_strip"]
 
 
 _CONDITION_WORDS = {"next_attack": "next attack readied", "blood_magic_healing_ban": "no healing until a rest",
@@ -16,17 +18,17 @@ _CONDITION_WORDS = {"next_attack": "next attack readied", "blood_magic_healing_b
                     "compelled_truth": "must tell the truth", "truth_immune": "immune to Truth"}
 
 
-def _conditions(camp, name: str) -> list[dict]:
-    out = []
+def _conditions_of(camp) -> dict[str, list[dict]]:
+    """Each creature's conditions as the strips show them, by who bears them."""
+    out: dict[str, list[dict]] = {}
     for c in camp.state["conditions"]:
-        if c["who"] != name:
-            continue
+        name = c["who"]
         text = _CONDITION_WORDS.get(c["kind"], c["kind"].replace("_", " "))
         ends = "until a rest" if c["ends_on"] == "rest" else \
             f"until {c['ends_on'][5:]}'s next turn" if (c["ends_on"] or "").startswith("turn:") else \
             f"until {clock(c['ends_at'])}" if c["ends_at"] is not None else ""
         src = f" (from {c['source']})" if c["source"] not in (None, name) else ""
-        out.append({"text": text, "title": f"{text}{src} {ends}".strip(), "id": c["id"]})
+        out.setdefault(name, []).append({"text": text, "title": f"{text}{src} {ends}".strip(), "id": c["id"]})
     return out
 
 
@@ -36,13 +38,17 @@ def _resource_name(rules, d, rid: str) -> str:
     return str(spec.get("name") or rid.replace("_", " ")).lower()
 
 
-def party_strip(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
+def party_strip(camp, ui: UI, actor: str | None, now: str | None, names: list[str] | None = None) -> list[dict]:
+    """A chip for each of ``names`` (by default the seats but the fallen: ``fallen_row``)."""
     s, rules = camp.state, camp.rules
     per = rules.core["luck_dice"]["per_session"]
     thresholds = rules.level_thresholds
     ds = queries.death_save(s, rules)
+    conditions = _conditions_of(camp)
+    if names is None:
+        names = [n for n in s["seats"] if s["delvers"][n]["status"] != STATUS_DEAD]
     out = []
-    for name in s["seats"]:
+    for name in names:
         d = s["delvers"][name]
         hide = hearts_hidden(camp, ui, name)
         status = d["status"]
@@ -58,7 +64,7 @@ def party_strip(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
             "luck": s["luck"].get(d["player"], 0), "luck_max": per,
             "resources": [{"id": r, "text": f"{_resource_name(rules, d, r)} {v}/{top}"}
                           for r, v, top in held_resources(d)],
-            "conditions": _conditions(camp, name),
+            "conditions": conditions.get(name, []),
             "xp": d["xp"], "xp_text": f"XP {d['xp']}" + (f"/{nxt}" if nxt is not None else " (top level)"),
             "selected": name == actor, "acting": name == now, "touched": name in ui.touched,
             "pending": len(d.get("pending_choices", ())),
@@ -71,10 +77,29 @@ def party_strip(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
     return out
 
 
+def fallen_row(camp, ui: UI, actor: str | None) -> dict | None:
+    """The dead among the seats, at the end of the strip: folded, their count; opened (``ui.fallen_open``), each
+    name, class and level (click one to see their sheet in the action bar). None while no one has fallen."""
+    s = camp.state
+    dead = [n for n in s["seats"] if s["delvers"][n]["status"] == STATUS_DEAD]
+    if not dead:
+        return None
+    out = {"count": len(dead), "open": ui.fallen_open, "text": f"Fallen: {len(dead)}",
+           "toggle": {"label": "Fold" if ui.fallen_open else "Show them",
+                      "intent": {"do": "fallen", "where": "party"}}}
+    if ui.fallen_open:
+        delvers = s["delvers"]
+        out["names"] = [{"name": n, "text": f"{n} ({delvers[n].get('class_name', delvers[n]['class_id'])} "
+                                            f"{delvers[n]['level']})", "selected": n == actor,
+                         "select": {"do": "select", "who": n, "where": "party"}} for n in dead]
+    return out
+
+
 def creature_strip(camp, ui: UI, actor: str | None, now: str | None) -> list[dict]:
     """The named creatures beside the party strip: NPCs the keeper named and the mages' familiars (a familiar
     acts in its mage's turn, so it shows as acting then), living ones; click one to act as it or aim at it."""
     s = camp.state
+    conditions = _conditions_of(camp)
     out = []
     for c in creatures(s, living=True):
         d = c.data
@@ -87,7 +112,7 @@ def creature_strip(camp, ui: UI, actor: str | None, now: str | None) -> list[dic
                     "dying": is_dying(d), "dead": is_dead(d),
                     "hearts": None if hide else c.hearts, "max_hearts": None if hide else c.max_hearts,
                     "hearts_text": wound(d) if hide else f"{c.hearts}/{c.max_hearts}",
-                    "frac": bar_frac(d, hide), "conditions": _conditions(camp, c.name),
+                    "frac": bar_frac(d, hide), "conditions": conditions.get(c.name, []),
                     "note": d.get("note") or "" if ui.mode == "keeper" else "", "selected": c.name == actor,
                     "acting": owner is not None and owner == now, "touched": c.name in ui.touched,
                     "select": {"do": "select", "who": c.name, "where": "party"}})

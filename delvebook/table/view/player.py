@@ -116,7 +116,7 @@ def player_page(camp, ui: UI) -> dict:
     names = delvers_of(s, player)
     mine = ui.mine or {}
     seen = UI(mode="players", hide_hearts=False, foe_hearts=ui.foe_hearts, touched=ui.touched)
-    chips = {c["name"]: c for c in party_strip(camp, seen, None, current_actor(s))}
+    chips = {c["name"]: c for c in party_strip(camp, seen, None, current_actor(s), names)}
     delvers = [{**{k: chips[n][k] for k in _CHIP_KEYS}, **_xp(camp, n)} for n in names]
     left = s["luck"].get(player, 0)
     per = camp.rules.core["luck_dice"]["per_session"]

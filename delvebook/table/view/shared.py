@@ -58,6 +58,7 @@ class UI:
     forecast: dict | None = None      # the builder's forecast as it runs (written by table.forecasting)
     tuning: dict | None = None        # the tuner as it runs (written by table.forecasting)
     mine: dict | None = None          # a player's page: their requests and the keeper's asks, as the server read them
+    fallen_open: bool = False         # the party strip's fallen listed by name (folded: their count)
     recap_open: bool = False          # the Keeper panel's "Last time..." told (folded: nothing computed)
     shown: int | None = None          # players' mode: the session whose recap the keeper shows on their screen
 
