@@ -2,7 +2,7 @@
 
 Parsing, rolling and showing are separate steps: ``parse`` turns text into an
 ``Expression`` (read once per notation), ``Expression.roll`` draws faces into a ``Roll`` that keeps
-every die (kept and dropped), and a ``Roll`` renders itself as text or HTML.
+every die (kept and dropped), and a ``Roll`` renders itself as text (as HTML: ``dice_html``).
 
 Notation (case-insensitive, spaces allowed): ``d20``, ``2d6``, ``3d6+1``,
 ``d20+d6-2``, ``2d20kh1`` / ``2d20kl1`` (keep highest / lowest), ``d66`` (the
@@ -14,7 +14,6 @@ Standard library only: this module is part of the pure core.
 
 from __future__ import annotations
 
-import html
 import random as _random
 from functools import lru_cache
 from typing import Sequence
@@ -28,7 +27,6 @@ __all__ = [
     "Roll",
     "parse",
     "roll",
-    "escape_html",
     "MAX_DICE",
     "MAX_SIDES",
     "MAX_CONSTANT",
@@ -419,7 +417,6 @@ class _Parser:
 
 # ---------------------------------------------------------------- rolls
 
-_PIPS = "\u2680\u2681\u2682\u2683\u2684\u2685"  # ⚀..⚅
 
 
 class Roll:
@@ -559,82 +556,8 @@ class Roll:
         return f"<Roll {self}>"
 
     def _repr_html_(self) -> str:
+        from .dice_html import roll_html  # (drawing is a module of its own; it reads Roll)
         return roll_html(self)
-
-
-_DIE_STYLE = ("display:inline-flex;align-items:center;justify-content:center;min-width:1.9em;"
-              "height:1.9em;margin:0 .12em;border-radius:.3em;font-weight:600;")
-
-
-def escape_html(value: object) -> str:
-    """The one escape every value shown in HTML goes through, numbers included: the value as text, with
-    ``& < > " '`` escaped."""
-    if value.__class__ is str:
-        return html.escape(value, quote=True)
-    try:
-        text = str(value)
-    except ValueError:  # an integer longer than Python writes out
-        text = "(a number too long to show)"
-    return html.escape(text, quote=True)
-
-
-def _die_html(d: Die, extra_class: str = "", title: str = "", styled: bool = True) -> str:
-    dropped = "" if d.kept else " delvebook-dropped"
-    face = _PIPS[d.face - 1] if d.sides == 6 and d.face in (1, 2, 3, 4, 5, 6) else str(d.face)
-    style = ""
-    if styled:
-        style = _DIE_STYLE + ("font-size:1.6em;line-height:1;min-width:1.1em;border:none;" if d.sides == 6
-                              else "border:2px solid #555;padding:0 .25em;")
-        if not d.kept:
-            style += "opacity:.4;text-decoration:line-through;"
-        if "delvebook-luck" in extra_class:
-            style += "color:#b8860b;"
-        style = f' style="{style}"'
-    esc = escape_html
-    label = esc(title if title else f"d{d.sides}: {d.face}{'' if d.kept else ' (dropped)'}")
-    return (f'<span class="delvebook-die d{esc(d.sides)}{dropped}{extra_class}" data-face="{esc(d.face)}" '
-            f'title="{label}"{style}>{esc(face)}</span>')
-
-
-def roll_html(r: Roll, outcome: str | None = None, *, styled: bool = True) -> str:
-    """HTML for a roll: dice drawn as dice (D6 pips, other dice as numbers), total, luck; all text escaped.
-
-    ``styled=False`` leaves out the inline styles, for a page that has delvebook's style sheet (the
-    dashboard): the same dice in a third of the bytes sent to the page on every roll."""
-    esc = escape_html
-    bits = []
-    for i, (t, g) in enumerate(zip(r.expression.terms, r.groups)):
-        sign = ("\u2212" if t.sign < 0 else "") if i == 0 else (" \u2212 " if t.sign < 0 else " + ")
-        if g is None:
-            bits.append(f'{sign}<span class="delvebook-mod">{esc(t.constant)}</span>')
-        elif t.d66:
-            bits.append(sign + _die_html(g[0], title=f"d66 tens: {g[0].face}", styled=styled)
-                        + _die_html(g[1], title=f"d66 ones: {g[1].face}", styled=styled)
-                        + f'<span class="delvebook-d66">({esc(g[0].face)}{esc(g[1].face)})</span>')
-        else:
-            bits.append(sign + "".join([_die_html(d, styled=styled) for d in g]))
-    for l in r.luck:
-        who = f" by {l.who}" if l.who else ""
-        bits.append(f' {"+" if l.sign > 0 else "&minus;"} '
-                    + _die_html(Die(l.sides, l.face), " delvebook-luck",
-                                title=f"luck die{who}: {'+' if l.sign > 0 else '-'}{l.face}", styled=styled))
-    grey = ' style="color:#555;margin-right:.4em"' if styled else ""
-    pale = ' style="color:#777"' if styled else ""
-    head = ""
-    if r.who or r.why:
-        head = (f'<span class="delvebook-who"{grey}>{esc(r.who or "")}'
-                f'{" · " if r.who and r.why else ""}{esc(r.why or "")}</span> ')
-    tail = f' = <b class="delvebook-total">{esc(r.total)}</b>'
-    if r.luck:
-        tail += f' <span class="delvebook-was"{pale}>(was {esc(r.base_total)})</span>'
-    if outcome:
-        tail += f' <span class="delvebook-outcome">{esc(outcome)}</span>'
-    if not styled:
-        return (f'<div class="delvebook-roll" data-total="{esc(r.total)}">{head}<code>{esc(r.expr)}</code>'
-                f'{"".join(bits)}{tail}</div>')
-    return (f'<div class="delvebook-roll" data-total="{esc(r.total)}" style="font-family:system-ui,sans-serif;'
-            f'display:flex;align-items:center;flex-wrap:wrap;gap:.1em;">{head}'
-            f'<code style="margin-right:.5em;color:#333">{esc(r.expr)}</code>{"".join(bits)}{tail}</div>')
 
 
 def roll(expr: str | Expression, rng: _random.Random | None = None, *, faces: Sequence[int] | None = None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .dice import escape_html
+from .dice_html import escape_html
 
 __all__ = ["new_state", "Delver", "Foe", "Armor", "Condition", "format_purse", "held_resources", "STATUS_ALIVE",
            "STATUS_DYING",

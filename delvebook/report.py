@@ -2,7 +2,7 @@
 
 plotly.js is embedded once (about 4.6 MB) so the file opens with no network; ``cdn=True`` links it from
 the plotly CDN instead (a small file that needs the internet). Every value from the campaign written into the
-page, numbers included, goes through one escape (``dice.escape_html``) where it is written.
+page, numbers included, goes through one escape (``dice_html.escape_html``) where it is written.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from .dice import escape_html as esc
+from .dice_html import escape_html as esc
 
 __all__ = ["write_report", "report_html"]
 

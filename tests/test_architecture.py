@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "delvebook"
 
 # Layers, lowest first; a module may import its own layer and the layers below it.
 LAYERS = {
-    "core": {"dice", "distribution", "rules", "rules.schema", "model", "events", "roles", "engine", "narrate", "collect",
+    "core": {"dice", "dice_html", "distribution", "rules", "rules.schema", "model", "events", "roles", "engine", "narrate", "collect",
              "extras", "statecheck", "names"},
     "store": {"yamlsafe", "rules.load", "store", "publish", "holder"},
     "campaign": {"campaign", "forecast", "recap"},

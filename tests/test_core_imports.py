@@ -10,7 +10,7 @@ import sys
 import textwrap
 
 # The pure core, as named in DESIGN.md; a module is checked as soon as it exists.
-CORE = ["dice", "distribution", "rules", "model", "events", "engine", "collect"]
+CORE = ["dice", "dice_html", "distribution", "rules", "model", "events", "engine", "collect"]
 HEAVY = ["yaml", "ipywidgets", "plotly", "pandas"]
 
 

@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import delvebook as db
 from delvebook.campaign import Outcome
-from delvebook.dice import parse, roll_html
+from delvebook.dice import parse
+from delvebook.dice_html import roll_html
 from delvebook.model import Delver
 from delvebook.store import MemoryStore
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..dice import Roll, roll_html
+from ..dice import Roll
+from ..dice_html import roll_html
 from ..events import Touched
 
 __all__ = ["Outcome", "VIEW_GROUP", "view"]
@@ -57,7 +58,8 @@ class Outcome(dict):
         display({"text/html": self._repr_html_(), "text/plain": repr(self)}, raw=True)
 
     def _repr_html_(self) -> str:
-        from ..dice import DiceError, escape_html as esc
+        from ..dice import DiceError
+        from ..dice_html import escape_html as esc
         try:
             summary = self.summary()
         except Exception:  # a record the narrator cannot read (a hand-made event): show its kind, escaped
