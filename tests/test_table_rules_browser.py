@@ -21,6 +21,7 @@ from delvebook.players.requests import on_screen
 
 from conftest import start_run_all
 from test_table_browser import H, NOTEBOOK, PLAY, W, Keeper
+from test_table_layout_browser import readable, switch_theme
 
 pytestmark = pytest.mark.browser
 
@@ -129,6 +130,11 @@ def test_every_rule_of_the_table_is_played_by_clicks(browser, keeper_lab, artifa
         k.ui(fallen.locator("button.db-fallen-name", has_text="Tam (Rogue 1)"))
         k.table.locator(".db-actor-name", has_text="Tam").wait_for()
         k.shot("fallen")
+        switch_theme(page, "JupyterLab Dark", light=False)  # the row follows the theme, readable in both
+        readable(fallen, "dark")
+        k.shot("fallen-dark")
+        switch_theme(page, "JupyterLab Light", light=True)
+        readable(fallen, "light")
         k.ui(fallen.locator("button", has_text="Fold"))
         assert fallen.locator("button.db-fallen-name").count() == 0
 
