@@ -75,6 +75,31 @@ def click(camp, ui, **intent) -> dict:
     return view
 
 
+def copy_source(dest: Path) -> Path:
+    """The source tree, without what a build or a session leaves behind (a build writes into the tree)."""
+    shutil.copytree(REPO, dest, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "__pycache__", "*.egg-info", "build", "dist", "artifacts", ".hypothesis", "play",
+        ".delvebook.lock", ".ipynb_checkpoints", "the-long-delve"))
+    return dest
+
+
+def build_wheel(source: Path, dist: Path) -> Path:
+    """The wheel `pip wheel` builds from ``source`` (a source tree or an sdist), in ``dist``."""
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(source)],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-3000:]
+    wheel, = dist.glob("delvebook-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="session")
+def delvebook_wheel(tmp_path_factory) -> Path:
+    """This checkout's wheel, built once for the session from a copy of the source (a build writes into the tree it
+    builds), for the tests that install it or look inside it: they only read it."""
+    folder = tmp_path_factory.mktemp("wheel")
+    return build_wheel(copy_source(folder / "src"), folder / "dist")
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     """tests/artifacts/ (git-ignored): screenshots and logs a person can look at after a run."""

@@ -26,7 +26,7 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib
 
-from conftest import CAMPAIGNS, EXAMPLES, REPO, _free_port, cannot_run
+from conftest import CAMPAIGNS, EXAMPLES, REPO, _free_port, build_wheel, cannot_run, copy_source
 from delvebook.extras import EXTRAS
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
@@ -78,14 +78,6 @@ def test_the_packaged_session_is_the_examples_notebook_and_the_prepared_campaign
 
 # ---------------------------------------------------------------- fresh environments (slow)
 
-def _copy_source(dest: Path) -> Path:
-    """The source tree, without what a build or a session leaves behind (a build writes into the tree)."""
-    shutil.copytree(REPO, dest, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "__pycache__", "*.egg-info", "build", "dist", "artifacts", ".hypothesis", "play",
-        ".delvebook.lock", ".ipynb_checkpoints", "the-long-delve"))
-    return dest
-
-
 def _venv(path: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=300)
     return path / "bin" / "python"
@@ -133,7 +125,7 @@ print(json.dumps(result))
 
 @pytest.mark.slow
 def test_the_core_installs_alone_and_each_view_names_its_extra(tmp_path):
-    source = _copy_source(tmp_path / "src")
+    source = copy_source(tmp_path / "src")
     py = _venv(tmp_path / "venv")
     _pip(py, str(source))  # pip install . : the core only
     out = subprocess.run([str(py), "-c", LEAN_CHECK], capture_output=True, text=True, timeout=300, cwd=tmp_path)
@@ -161,13 +153,8 @@ def test_the_core_installs_alone_and_each_view_names_its_extra(tmp_path):
 
 
 @pytest.mark.slow
-def test_delvebook_lab_from_a_wheel_opens_the_packaged_session_notebook(tmp_path):
-    source = _copy_source(tmp_path / "src")
-    dist = tmp_path / "dist"
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(source)],
-                           capture_output=True, text=True, timeout=600)
-    assert built.returncode == 0, built.stderr[-3000:]
-    wheel, = dist.glob("delvebook-*.whl")
+def test_delvebook_lab_from_a_wheel_opens_the_packaged_session_notebook(tmp_path, delvebook_wheel):
+    wheel = delvebook_wheel
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
@@ -208,24 +195,16 @@ def test_delvebook_lab_from_a_wheel_opens_the_packaged_session_notebook(tmp_path
     assert (work / "delvebook-lab" / "campaigns" / "the-sunken-keep" / "campaign.yaml").is_file()
 
 
-def _wheel(source: Path, dist: Path) -> Path:
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(source)],
-                           capture_output=True, text=True, timeout=600)
-    assert built.returncode == 0, built.stderr[-3000:]
-    wheel, = dist.glob("delvebook-*.whl")
-    return wheel
-
-
 def _members(wheel: Path) -> dict[str, bytes]:
     with zipfile.ZipFile(wheel) as z:
         return {n: z.read(n) for n in z.namelist() if not n.endswith(("/RECORD", "/WHEEL"))}
 
 
 @pytest.mark.slow
-def test_delvebook_lite_from_a_wheel_install_with_only_the_lite_extra_builds_the_site(tmp_path):
+def test_delvebook_lite_from_a_wheel_install_with_only_the_lite_extra_builds_the_site(tmp_path, delvebook_wheel):
     if shutil.which("npm") is None:
         cannot_run("npm is not installed (Debian: apt-get install npm): the site takes Pyodide from npm")
-    wheel = _wheel(_copy_source(tmp_path / "src"), tmp_path / "dist")
+    wheel = delvebook_wheel
     py = _venv(tmp_path / "venv")
     _pip(py, f"{wheel}[lite]")
     work = tmp_path / "elsewhere"  # no checkout anywhere near
@@ -247,8 +226,8 @@ def test_delvebook_lite_from_a_wheel_install_with_only_the_lite_extra_builds_the
 
 
 @pytest.mark.slow
-def test_the_sdist_ships_no_tests_and_builds_the_wheel_the_checkout_builds(tmp_path):
-    source = _copy_source(tmp_path / "src")
+def test_the_sdist_ships_no_tests_and_builds_the_wheel_the_checkout_builds(tmp_path, delvebook_wheel):
+    source = copy_source(tmp_path / "src")
     built = subprocess.run([sys.executable, "-m", "build", "--sdist", "-o", str(tmp_path / "sdist"), str(source)],
                            capture_output=True, text=True, timeout=900)
     assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-3000:]
@@ -259,6 +238,5 @@ def test_the_sdist_ships_no_tests_and_builds_the_wheel_the_checkout_builds(tmp_p
         "the sdist runs no tests of its own, so it ships none (they run from a clone: make test)"
     assert {"README.md", "LICENSE", "pyproject.toml", "delvebook/__init__.py",
             "delvebook/session/binder-constraints.txt"} <= set(names)
-    from_sdist = _wheel(sdist, tmp_path / "from-sdist")
-    from_checkout = _wheel(source, tmp_path / "from-checkout")
-    assert _members(from_sdist) == _members(from_checkout)
+    from_sdist = build_wheel(sdist, tmp_path / "from-sdist")
+    assert _members(from_sdist) == _members(delvebook_wheel)  # the wheel the checkout builds

@@ -316,13 +316,10 @@ def test_new_repo_with_no_requirement_writes_the_pin(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_a_new_repository_works_as_its_readme_says_in_a_fresh_environment(tmp_path):
+def test_a_new_repository_works_as_its_readme_says_in_a_fresh_environment(tmp_path, delvebook_wheel):
     """The README's own commands, run as written in a fresh venv: the install brings the table and JupyterLab,
     and the session notebook runs there."""
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path / "dist"),
-                            str(REPO)], capture_output=True, text=True, timeout=600)
-    assert built.returncode == 0, built.stderr[-3000:]
-    wheel, = (tmp_path / "dist").glob("delvebook-*.whl")
+    wheel = delvebook_wheel
     repo = tmp_path / "salt-roads"
     new_repo(repo, name="Salt Roads", requirement=f"delvebook[table,analysis,lab] @ {wheel.as_uri()}")
     venv = tmp_path / "venv"
