@@ -25,7 +25,7 @@ players: $(VENV)/.installed
 		ignore=shutil.ignore_patterns(".delvebook.lock"))' $(CAMPAIGN) $(PLAY)
 	$(BIN)/delvebook players $(PLAY) $(PLAYERS_ARGS)
 
-# The fast tier: unit, property, widget and notebook tests (about eight minutes on 2 cores).
+# The fast tier: unit, property, widget and notebook tests (about four minutes on 2 cores).
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -p no:cacheprovider -m "not slow and not browser" $(PYTEST_ARGS)
 
