@@ -166,14 +166,30 @@ def pure_pyyaml(cache: Path, log=None) -> Path:
     return found[0]
 
 
+_LEFT_BEHIND = (".git", ".venv", "__pycache__", "*.egg-info", "build", "dist", ".hypothesis", ".pytest_cache",
+                ".ipynb_checkpoints", "artifacts", "play", ".delvebook.lock")
+"""What builds, tests and sessions leave in a checkout: not part of its source."""
+
+
+def source_copy(root: Path, dest: Path) -> Path:
+    """A copy of the checkout at ``root`` at ``dest``, without what builds and sessions leave in it (``_LEFT_BEHIND``).
+    A build writes into the tree it builds, and a wheel built in the checkout itself ships whatever an earlier
+    build left in its build/ folder: a module since deleted or moved went out with the site."""
+    shutil.copytree(root, dest, ignore=shutil.ignore_patterns(*_LEFT_BEHIND))
+    return dest
+
+
 def delvebook_wheel(dest: Path) -> Path:
     """The delvebook wheel for the site (no dependencies: piplite resolves them from the site's index): built
-    from the checkout delvebook runs from, else repacked from the installed package (:func:`repack_installed`)."""
+    from a copy of the checkout delvebook runs from (``source_copy``), else repacked from the installed package
+    (:func:`repack_installed`)."""
     dest.mkdir(parents=True, exist_ok=True)
     root = _checkout()
     if root is None:
         return repack_installed(dest)
-    _pip("wheel", "--quiet", "--no-deps", "--wheel-dir", str(dest), str(root), what="build the delvebook wheel")
+    with tempfile.TemporaryDirectory(prefix="delvebook-source-") as tmp:
+        _pip("wheel", "--quiet", "--no-deps", "--wheel-dir", str(dest), str(source_copy(root, Path(tmp) / "src")),
+             what="build the delvebook wheel")
     found = sorted(dest.glob("delvebook-*-py3-none-any.whl"))
     if not found:
         raise LiteError("building delvebook gave no pure wheel")

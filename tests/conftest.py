@@ -76,11 +76,10 @@ def click(camp, ui, **intent) -> dict:
 
 
 def copy_source(dest: Path) -> Path:
-    """The source tree, without what a build or a session leaves behind (a build writes into the tree)."""
-    shutil.copytree(REPO, dest, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "__pycache__", "*.egg-info", "build", "dist", "artifacts", ".hypothesis", "play",
-        ".delvebook.lock", ".ipynb_checkpoints", "the-long-delve"))
-    return dest
+    """The source tree, without what a build or a session leaves behind (a build writes into the tree): what
+    ``delvebook lite`` builds its wheel from."""
+    from delvebook.lite import source_copy
+    return source_copy(REPO, dest)
 
 
 def build_wheel(source: Path, dist: Path) -> Path:

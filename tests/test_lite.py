@@ -185,3 +185,22 @@ def test_the_sites_notebook_shows_a_campaigns_name_as_text(tmp_path):
     assert "&lt;img src=x onerror=alert(1)&gt; [a](http://evil)\\n# Two: the keeper" in out
     assert "<code>keep`s &lt;b&gt;</code>" in out
     assert "db.table.playing('keep`s <b>')" in "".join(nb["cells"][1]["source"])
+
+
+@pytest.mark.slow
+def test_the_sites_wheel_is_built_from_a_copy_of_the_checkout_so_nothing_an_earlier_build_left_ships(tmp_path,
+                                                                                                    monkeypatch):
+    # a checkout whose build/ holds a module an earlier build copied there and the source has since lost
+    root = tmp_path / "checkout"
+    (root / "delvebook").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "delvebook"\nversion = "0.0.1"\n\n'
+                                         '[tool.setuptools.packages.find]\ninclude = ["delvebook*"]\n')
+    (root / "delvebook" / "__init__.py").write_text("")
+    (root / "build" / "lib" / "delvebook").mkdir(parents=True)
+    (root / "build" / "lib" / "delvebook" / "gone.py").write_text("print('a module the source no longer has')\n")
+    before = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+    monkeypatch.setattr(lite, "_checkout", lambda: root)
+    wheel = lite.delvebook_wheel(tmp_path / "wheels")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "delvebook/__init__.py" in names and "delvebook/gone.py" not in names, names
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*")) == before, "the checkout was written into"
