@@ -20,7 +20,7 @@ LAYERS = {
              "extras", "statecheck", "names"},
     "store": {"yamlsafe", "rules.load", "store", "publish", "holder"},
     "campaign": {"campaign", "forecast", "recap"},
-    "views": {"analysis", "typed_columns", "charts", "report", "players", "table", "widgets", "cli", "cli_reading",
+    "views": {"analysis", "charts", "report", "players", "table", "widgets", "cli", "cli_reading",
               "share", "export", "lite", "__main__"},
 }
 ORDER = list(LAYERS)

@@ -11,7 +11,7 @@ import pandas as pd
 from ..events import REDO, UNDO, Standing
 from ..model import STATUS_DEAD
 from ..roles import SIDES
-from ..typed_columns import json_column, typed_columns
+from .typed_columns import json_column, typed_columns
 
 __all__ = ["category", "integers", "boolean", "timestamps", "events_frame", "rolls_frame", "hearts_frame",
            "xp_frame", "damage_frame", "luck_frame", "encounters_frame", "fight_of_hearts", "levels_frame"]
