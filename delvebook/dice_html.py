@@ -27,14 +27,14 @@ def escape_html(value: object) -> str:
     return html.escape(text, quote=True)
 
 
-def _die_html(d, extra_class: str = "", title: str = "", styled: bool = True) -> str:
-    """One die (a ``dice.Die`` or a ``dice.LuckDie``: its sides and face, and whether it was kept)."""
-    kept = getattr(d, "kept", True)  # a luck die is always kept
+def _die_html(sides: int, face: int, kept: bool = True, extra_class: str = "", title: str = "",
+              styled: bool = True) -> str:
+    """One die: its sides, the face it shows, whether it was kept."""
     dropped = "" if kept else " delvebook-dropped"
-    face = _PIPS[d.face - 1] if d.sides == 6 and d.face in (1, 2, 3, 4, 5, 6) else str(d.face)
+    shown = _PIPS[face - 1] if sides == 6 and face in (1, 2, 3, 4, 5, 6) else str(face)
     style = ""
     if styled:
-        style = _DIE_STYLE + ("font-size:1.6em;line-height:1;min-width:1.1em;border:none;" if d.sides == 6
+        style = _DIE_STYLE + ("font-size:1.6em;line-height:1;min-width:1.1em;border:none;" if sides == 6
                               else "border:2px solid #555;padding:0 .25em;")
         if not kept:
             style += "opacity:.4;text-decoration:line-through;"
@@ -42,9 +42,9 @@ def _die_html(d, extra_class: str = "", title: str = "", styled: bool = True) ->
             style += "color:#b8860b;"
         style = f' style="{style}"'
     esc = escape_html
-    label = esc(title if title else f"d{d.sides}: {d.face}{'' if kept else ' (dropped)'}")
-    return (f'<span class="delvebook-die d{esc(d.sides)}{dropped}{extra_class}" data-face="{esc(d.face)}" '
-            f'title="{label}"{style}>{esc(face)}</span>')
+    label = esc(title if title else f"d{sides}: {face}{'' if kept else ' (dropped)'}")
+    return (f'<span class="delvebook-die d{esc(sides)}{dropped}{extra_class}" data-face="{esc(face)}" '
+            f'title="{label}"{style}>{esc(shown)}</span>')
 
 
 def roll_html(r, outcome: str | None = None, *, styled: bool = True) -> str:
@@ -60,15 +60,15 @@ def roll_html(r, outcome: str | None = None, *, styled: bool = True) -> str:
         if g is None:
             bits.append(f'{sign}<span class="delvebook-mod">{esc(t.constant)}</span>')
         elif t.d66:
-            bits.append(sign + _die_html(g[0], title=f"d66 tens: {g[0].face}", styled=styled)
-                        + _die_html(g[1], title=f"d66 ones: {g[1].face}", styled=styled)
+            bits.append(sign + _die_html(g[0].sides, g[0].face, title=f"d66 tens: {g[0].face}", styled=styled)
+                        + _die_html(g[1].sides, g[1].face, title=f"d66 ones: {g[1].face}", styled=styled)
                         + f'<span class="delvebook-d66">({esc(g[0].face)}{esc(g[1].face)})</span>')
         else:
-            bits.append(sign + "".join([_die_html(d, styled=styled) for d in g]))
+            bits.append(sign + "".join([_die_html(d.sides, d.face, d.kept, styled=styled) for d in g]))
     for l in r.luck:
         who = f" by {l.who}" if l.who else ""
         bits.append(f' {"+" if l.sign > 0 else "&minus;"} '
-                    + _die_html(l, " delvebook-luck",
+                    + _die_html(l.sides, l.face, True, " delvebook-luck",
                                 title=f"luck die{who}: {'+' if l.sign > 0 else '-'}{l.face}", styled=styled))
     grey = ' style="color:#555;margin-right:.4em"' if styled else ""
     pale = ' style="color:#777"' if styled else ""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ...distribution import percent
 from ...engine import queries
-from ...model import STATUS_DEAD, creatures, held_resources, is_dead, is_dying
+from ...model import creatures, held_resources, is_dead, is_dying
 from .shared import UI, bar_frac, clock, hearts_hidden, wound
 
 __all__ = ["party_strip", "fallen_row", "creature_strip"]
@@ -46,7 +46,7 @@ def party_strip(camp, ui: UI, actor: str | None, now: str | None, names: list[st
     ds = queries.death_save(s, rules)
     conditions = _conditions_of(camp)
     if names is None:
-        names = [n for n in s["seats"] if s["delvers"][n]["status"] != STATUS_DEAD]
+        names = [n for n in s["seats"] if not is_dead(s["delvers"][n])]
     out = []
     for name in names:
         d = s["delvers"][name]
@@ -81,7 +81,7 @@ def fallen_row(camp, ui: UI, actor: str | None) -> dict | None:
     """The dead among the seats, at the end of the strip: folded, their count; opened (``ui.fallen_open``), each
     name, class and level (click one to see their sheet in the action bar). None while no one has fallen."""
     s = camp.state
-    dead = [n for n in s["seats"] if s["delvers"][n]["status"] == STATUS_DEAD]
+    dead = [n for n in s["seats"] if is_dead(s["delvers"][n])]
     if not dead:
         return None
     out = {"count": len(dead), "open": ui.fallen_open, "text": f"Fallen: {len(dead)}",
