@@ -20,8 +20,14 @@ scripts/make_finished_campaign.py into a temporary folder, or into --big once an
 - with --hand N, the same open of a copy of the long campaign whose last N lines lost their seal (written by hand:
   each is decided again by the rules as it is folded), to show what a hand-edited line costs.
 
+- with --against REV, only the long campaign's open/floor today against revision REV's (its package and its own long
+  campaign, by ``git archive``), each measured in turns in fresh processes the same way; the target: at most 1.1x
+  the reference's ratio (an open may cost up to 10% more than before against the same floor). With --instructions,
+  the same in instructions counted by valgrind (each open and floor done twice and once, subtracted): the unit the
+  1.75x above was set in (1.6x then, in instructions; in CPU time that revision's open is 1.74x its floor).
+
 Prints ratios; asserts nothing. Run: .venv/bin/python bench/campaign.py [--events 100000] [--runs 3] [--big DIR]
-[--breakdown]
+[--breakdown] [--against REV [--instructions]]
 """
 
 from __future__ import annotations
@@ -41,13 +47,15 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+TREE = Path(os.environ.get("DELVEBOOK_BENCH_TREE") or ROOT)
+"""The delvebook measured: this checkout, or (in a child run by --against) the tree of an earlier revision."""
+sys.path.insert(0, str(TREE))
 
-from delvebook import Campaign, events  # noqa: E402
-from delvebook.store import log  # noqa: E402
-from delvebook.store import dump_event_line  # noqa: E402
+from delvebook import Campaign  # noqa: E402
 
 TARGET = 1.75
+GROWTH = 1.10
+"""--against: the open may cost up to 10% more against its floor than the reference revision's open against its own."""
 
 
 def paused(fn, repeat: int) -> float:
@@ -99,6 +107,8 @@ def as_the_keeper_sees_it(path: Path, repeat: int) -> tuple[float, float]:
 
 def breakdown(path: Path, repeat: int, t_floor: float) -> None:
     """The parts of the open, each best of ``repeat`` with the collector paused, as times and as ratios to the floor."""
+    from delvebook import events
+    from delvebook.store import log
     camp = open_campaign(path)
     setup, evs = camp.engine.setup, camp.events
     parts = [("read, no shape checks", lambda: log.scan(path / "log.yaml", shape=None)),
@@ -108,15 +118,21 @@ def breakdown(path: Path, repeat: int, t_floor: float) -> None:
                              for name, t in ((name, paused(fn, repeat)) for name, fn in parts)), flush=True)
 
 
-def measure_open(path: Path, repeat: int, with_yaml: bool, parts: bool = False) -> float:
-    n = len(floor(path))
+def in_turns(path: Path, repeat: int) -> tuple[float, float]:
+    """(the floor, the open) of ``path``, each the best of ``repeat``, measured in turns: floor, open, floor... so
+    that both meet the same machine (a drift in its speed between a batch of floors and a batch of opens would show
+    as a ratio)."""
     open_campaign(path)  # the shipped rules are read once per process: not part of opening a campaign
-    # floor and open in turns, so that both meet the same machine (a drift in its speed between a batch of floors
-    # and a batch of opens would show as a ratio); each its best
     t_floor = t_open = float("inf")
     for _ in range(repeat):
         t_floor = min(t_floor, paused(lambda: floor(path), 1))
         t_open = min(t_open, paused(lambda: open_campaign(path), 1))
+    return t_floor, t_open
+
+
+def measure_open(path: Path, repeat: int, with_yaml: bool, parts: bool = False) -> float:
+    n = len(floor(path))
+    t_floor, t_open = in_turns(path, repeat)
     t_keeper, t_full = as_the_keeper_sees_it(path, repeat)
     ratio = t_open / t_floor
     line = (f"{path.name:<16}{n:>8,} events  open {t_open:6.3f} s  json floor {t_floor:6.3f} s  "
@@ -133,6 +149,7 @@ def measure_open(path: Path, repeat: int, with_yaml: bool, parts: bool = False) 
 
 
 def measure_action(path: Path, n: int = 200) -> None:
+    from delvebook.store import dump_event_line
     work = Path(tempfile.mkdtemp()) / "c"
     shutil.copytree(path, work)
     with Campaign.open(work) as camp:
@@ -177,6 +194,80 @@ def measure_hand(path: Path, n: int, repeat: int) -> None:
     shutil.rmtree(work.parent)
 
 
+def reference_tree(rev: str) -> Path:
+    """The package and the long campaign as they were at ``rev`` (``git archive``: the repository is not touched),
+    in a temporary folder."""
+    tree = Path(tempfile.mkdtemp(prefix="delvebook-ref-"))
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "delvebook", "campaigns/the-long-delve"],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    return tree
+
+
+def _child(tree: Path, *args: str, under: list[str] = ()) -> subprocess.CompletedProcess:
+    """This script run again in a fresh process on the delvebook of ``tree`` (``under``: a tool that runs it)."""
+    return subprocess.run([*under, sys.executable, str(Path(__file__).resolve()), *args], check=True,
+                          capture_output=True, text=True, env={**os.environ, "DELVEBOOK_BENCH_TREE": str(tree)})
+
+
+def child_ratio(tree: Path, repeat: int) -> float:
+    """open/floor of the long campaign of ``tree``, measured in a fresh process as ``in_turns`` measures it."""
+    return json.loads(_child(tree, "--child-ratio", "--repeat", str(repeat)).stdout)["ratio"]
+
+
+def instructions(tree: Path, what: str) -> int:
+    """The instructions ``what`` (``floor`` or ``open`` of the long campaign of ``tree``) takes once: counted by
+    valgrind's callgrind for a process doing it twice and one doing it once (both after one warm-up), subtracted,
+    so that starting Python and importing delvebook are not counted."""
+    def count(k: int) -> int:
+        out = _child(tree, "--child-count", what, str(k),
+                     under=["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]).stderr
+        return int(out.rsplit("Collected : ", 1)[1].split()[0])
+    return count(2) - count(1)
+
+
+def against(rev: str, runs: int, repeat: int, counted: bool) -> None:
+    """The open against its floor today and at ``rev``, each on its own long campaign, in turns in fresh processes
+    (and with ``counted``, in instructions); the target: today's ratio at most ``GROWTH`` times the reference's."""
+    ref = reference_tree(rev)
+    try:
+        pairs = []
+        for run in range(runs):
+            pairs.append((child_ratio(ref, repeat), child_ratio(TREE, repeat)))
+            print(f"  run {run + 1}: {rev} {pairs[-1][0]:4.2f}x, this tree {pairs[-1][1]:4.2f}x", flush=True)
+        was, now = (statistics.median(p[i] for p in pairs) for i in (0, 1))
+        print(f"the-long-delve open/floor in CPU time, medians: {rev} {was:4.2f}x, this tree {now:4.2f}x: "
+              f"{now / was:4.2f} times the reference ({'within' if now <= was * GROWTH else 'OVER'} {GROWTH}x)")
+        if counted:
+            rows = {}
+            for name, tree in ((rev, ref), ("this tree", TREE)):
+                f, o = instructions(tree, "floor"), instructions(tree, "open")
+                rows[name] = o / f
+                print(f"  {name}: open {o / 1e6:,.0f}M instructions, floor {f / 1e6:,.0f}M: {o / f:4.2f}x", flush=True)
+            was, now = rows[rev], rows["this tree"]
+            print(f"the-long-delve open/floor in instructions: {rev} {was:4.2f}x, this tree {now:4.2f}x: "
+                  f"{now / was:4.2f} times the reference ({'within' if now <= was * GROWTH else 'OVER'} {GROWTH}x)")
+    finally:
+        shutil.rmtree(ref, ignore_errors=True)
+
+
+def child(args) -> int:
+    """What --against runs in a fresh process on one tree: the ratio (JSON), or ``what`` done ``k`` times."""
+    path = TREE / "campaigns" / "the-long-delve"
+    if args.child_ratio:
+        t_floor, t_open = in_turns(path, args.repeat)
+        print(json.dumps({"ratio": t_open / t_floor}))
+        return 0
+    what, k = args.child_count
+    fn = floor if what == "floor" else open_campaign
+    open_campaign(path), floor(path)  # warm: the rules read once per process, the file in the page cache
+    gc.collect()
+    gc.disable()
+    for _ in range(int(k)):
+        fn(path)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--events", type=int, default=100_000)
@@ -185,7 +276,17 @@ def main(argv=None) -> int:
     ap.add_argument("--big", default=None, help="generate the big campaign here once and reuse it (kept)")
     ap.add_argument("--breakdown", action="store_true", help="also time the parts of each open (read, checks, replay)")
     ap.add_argument("--hand", type=int, default=0, help="also open the long campaign with its last N lines unsealed")
+    ap.add_argument("--against", metavar="REV", help="only compare the long campaign's open/floor with revision REV's")
+    ap.add_argument("--instructions", action="store_true", help="with --against: also in instructions (valgrind)")
+    ap.add_argument("--child-ratio", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--child-count", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.child_ratio or args.child_count:
+        return child(args)
+    if args.against:
+        print(f"python {sys.version.split()[0]}; open/floor against {args.against}'s (target: at most {GROWTH}x its)")
+        against(args.against, args.runs, args.repeat, args.instructions)
+        return 0
     finished = ROOT / "campaigns" / "the-long-delve"
     print(f"python {sys.version.split()[0]}, PyYAML {yaml.__version__}; target open/floor <= {TARGET}x")
     tmp = None
