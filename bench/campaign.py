@@ -204,7 +204,7 @@ def reference_tree(rev: str) -> Path:
     return tree
 
 
-def _child(tree: Path, *args: str, under: list[str] = ()) -> subprocess.CompletedProcess:
+def _child(tree: Path, *args: str, under: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     """This script run again in a fresh process on the delvebook of ``tree`` (``under``: a tool that runs it)."""
     return subprocess.run([*under, sys.executable, str(Path(__file__).resolve()), *args], check=True,
                           capture_output=True, text=True, env={**os.environ, "DELVEBOOK_BENCH_TREE": str(tree)})
@@ -221,7 +221,7 @@ def instructions(tree: Path, what: str) -> int:
     so that starting Python and importing delvebook are not counted."""
     def count(k: int) -> int:
         out = _child(tree, "--child-count", what, str(k),
-                     under=["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]).stderr
+                     under=("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null")).stderr
         return int(out.rsplit("Collected : ", 1)[1].split()[0])
     return count(2) - count(1)
 
@@ -261,7 +261,8 @@ def child(args) -> int:
         return 0
     what, k = args.child_count
     fn = floor if what == "floor" else open_campaign
-    open_campaign(path), floor(path)  # warm: the rules read once per process, the file in the page cache
+    open_campaign(path)  # warm: the rules are read once per process, the file is in the page cache
+    floor(path)
     gc.collect()
     gc.disable()
     for _ in range(int(k)):
