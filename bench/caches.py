@@ -29,8 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import delvebook as db  # noqa: E402
-from delvebook import dice, distribution  # noqa: E402
-from delvebook.events import clone  # noqa: E402
+from delvebook.core import dice  # noqa: E402
+from delvebook.core import distribution  # noqa: E402
+from delvebook.core.events import clone  # noqa: E402
 from delvebook.store import CampaignStore, MemoryStore  # noqa: E402
 
 KEEP = ROOT / "campaigns" / "the-sunken-keep"

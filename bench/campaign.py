@@ -107,7 +107,7 @@ def as_the_keeper_sees_it(path: Path, repeat: int) -> tuple[float, float]:
 
 def breakdown(path: Path, repeat: int, t_floor: float) -> None:
     """The parts of the open, each best of ``repeat`` with the collector paused, as times and as ratios to the floor."""
-    from delvebook import events
+    from delvebook.core import events
     from delvebook.store import log
     camp = open_campaign(path)
     setup, evs = camp.engine.setup, camp.events

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from delvebook import Campaign  # noqa: E402
 from delvebook.engine import play  # noqa: E402
-from delvebook.events import clone  # noqa: E402
+from delvebook.core.events import clone  # noqa: E402
 from delvebook.forecast import Policy, default_workers  # noqa: E402
 from delvebook.store import CampaignStore, MemoryStore  # noqa: E402
 

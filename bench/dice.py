@@ -18,7 +18,8 @@ import d20
 import icepool
 
 import delvebook as db
-from delvebook import dice as _dice, distribution as _dist
+from delvebook.core import dice as _dice
+from delvebook.core import distribution as _dist
 
 
 def per_second(fn, min_time: float = 0.5) -> float:

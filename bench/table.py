@@ -300,7 +300,7 @@ def _fresh_table_of(camp):
     """A campaign whose setup is ``camp``'s state now, with an empty log: the same table, a fresh log."""
     from delvebook.campaign import Campaign
     from delvebook.engine import Engine
-    from delvebook.events import clone
+    from delvebook.core.events import clone
     from delvebook.store import MemoryStore
     return Campaign(MemoryStore({"name": camp.name, "seed": 1}), camp.rules, Engine(camp.rules, clone(camp.state)),
                     read_only=False)

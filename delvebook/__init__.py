@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names are, for readers and type checkers
     from .campaign import Campaign, Fight, Outcome
-    from .dice import DiceError, Roll, parse, roll
-    from .distribution import Distribution, Opposed, odds
+    from .core.dice import DiceError, Roll, parse, roll
+    from .core.distribution import Distribution, Opposed, odds
     from .engine import Refused
 
 __all__ = ["Campaign", "Fight", "Outcome", "Refused", "DiceError", "Roll", "parse", "roll", "Distribution",
@@ -23,10 +23,12 @@ __version__ = "0.1.0"
 
 _NAMES = {
     "Campaign": "campaign", "Fight": "campaign", "Outcome": "campaign", "Refused": "engine",
-    "DiceError": "dice", "Roll": "dice", "parse": "dice", "roll": "dice",
-    "Distribution": "distribution", "Opposed": "distribution", "odds": "distribution",
+    "DiceError": "core.dice", "Roll": "core.dice", "parse": "core.dice", "roll": "core.dice",
+    "Distribution": "core.distribution", "Opposed": "core.distribution", "odds": "core.distribution",
 }
-_MODULES = ("analysis", "charts", "report", "forecast", "table")
+# the modules a script reaches as ``db.NAME``: the views, and the core's exact odds (``db.distribution.percent``)
+_MODULES = {"analysis": "analysis", "charts": "charts", "report": "charts.report", "forecast": "forecast",
+            "table": "table", "distribution": "core.distribution"}
 
 
 def __getattr__(name: str) -> Any:
@@ -35,7 +37,7 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value  # looked up once
         return value
     if name in _MODULES:
-        return importlib.import_module(f".{name}", __name__)
+        return importlib.import_module(f".{_MODULES[name]}", __name__)
     raise AttributeError(f"module 'delvebook' has no attribute {name!r}")
 
 

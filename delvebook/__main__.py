@@ -1,6 +1,6 @@
 """`python -m delvebook` runs the command line."""
 import sys
 
-from delvebook.cli import main
+from delvebook.cli.commands import main
 
 sys.exit(main())

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from delvebook import Campaign  # noqa: E402
 from delvebook.engine import Refused  # noqa: E402
-from delvebook.model import familiar_of  # noqa: E402
+from delvebook.core.model import familiar_of  # noqa: E402
 
 
 def db_familiar(camp, who: str):

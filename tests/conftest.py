@@ -78,7 +78,7 @@ def click(camp, ui, **intent) -> dict:
 def copy_source(dest: Path) -> Path:
     """The source tree, without what a build or a session leaves behind (a build writes into the tree): what
     ``delvebook lite`` builds its wheel from."""
-    from delvebook.lite import source_copy
+    from delvebook.share.lite import source_copy
     return source_copy(REPO, dest)
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 from delvebook.engine import Engine, Refused
-from delvebook.events import clone, replay
-from delvebook.model import new_state
-from delvebook.rules.load import load_rules
+from delvebook.core.events import clone, replay
+from delvebook.core.model import new_state
+from delvebook.core.rules.load import load_rules
 
 
 class Table:
@@ -60,7 +60,7 @@ class Table:
 
     def turn(self, name: str) -> "Table":
         """Play on (next turn) until ``name``'s turn in the fight, with nothing used yet in it."""
-        from delvebook.model import current_actor, used_this_turn
+        from delvebook.core.model import current_actor, used_this_turn
         for _ in range(4 * (len(self.state["delvers"]) + len(self.state["encounter"]["foes"])) + 4):
             if current_actor(self.state) == name and not used_this_turn(self.state, name):
                 return self

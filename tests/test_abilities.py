@@ -10,9 +10,9 @@ import random
 import pytest
 
 from delvebook.engine import Engine, Refused
-from delvebook.events import clone, replay
-from delvebook.model import new_state
-from delvebook.rules.load import load_rules
+from delvebook.core.events import clone, replay
+from delvebook.core.model import new_state
+from delvebook.core.rules.load import load_rules
 
 
 LEATHER = {"item": "leather_armor", "name": "Leather armor", "av": 1, "dv": 10, "dv_max": 10, "shield": False,
@@ -87,7 +87,7 @@ class Table:
 
     def turn(self, name: str) -> "Table":
         """Play on (next turn) until ``name``'s turn in the fight, with nothing used yet in it."""
-        from delvebook.model import current_actor, used_this_turn
+        from delvebook.core.model import current_actor, used_this_turn
         for _ in range(40):
             if current_actor(self.state) == name and not used_this_turn(self.state, name):
                 return self

@@ -15,7 +15,7 @@ import delvebook as db
 from delvebook import analysis
 from delvebook.analysis.fair_dice import _gammaincc
 from delvebook.analysis.tables import events_frame
-from delvebook.events import replay
+from delvebook.core.events import replay
 
 from conftest import CAMPAIGNS, REPO
 

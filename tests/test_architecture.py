@@ -14,14 +14,16 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "delvebook"
 
-# Layers, lowest first; a module may import its own layer and the layers below it.
+# Layers, lowest first: each is folders of the package (the map is the folders). A module may import its own
+# layer and the layers below it; between the folders of one layer no cycle (``test_no_folder_imports_back``).
 LAYERS = {
-    "core": {"dice", "dice_html", "distribution", "rules", "rules.schema", "model", "events", "roles", "engine", "narrate", "collect",
-             "extras", "statecheck", "names"},
-    "store": {"yamlsafe", "rules.load", "store", "publish", "holder"},
-    "campaign": {"campaign", "forecast", "recap"},
-    "views": {"analysis", "charts", "report", "players", "table", "widgets", "cli", "cli_reading",
-              "share", "export", "lite", "__main__"},
+    "core": {"core", "dice"},
+    "engine": {"engine"},
+    "below the campaign": {"store", "narrate", "forecast"},
+    "campaign": {"campaign"},
+    "views": {"players", "view", "table", "pages", "analysis", "charts"},
+    "share": {"share"},
+    "cli": {"cli", "__main__"},
 }
 ORDER = list(LAYERS)
 
@@ -39,13 +41,20 @@ def _modules() -> dict[str, Path]:
 
 
 def _layer(module: str) -> str:
-    best, found = -1, None
-    for layer, prefixes in LAYERS.items():
-        for p in prefixes:
-            if (module == p or module.startswith(p + ".")) and len(p) > best:
-                best, found = len(p), layer
-    assert found is not None, f"delvebook.{module} belongs to no layer: add it to LAYERS"
-    return found
+    folder = module.split(".")[0]
+    found = [layer for layer, folders in LAYERS.items() if folder in folders]
+    assert found, f"delvebook.{module} belongs to no layer: its folder {folder!r} is not in LAYERS"
+    return found[0]
+
+
+def test_the_layer_map_is_the_packages_folders():
+    """Every folder of the package is in one layer, and the package's top holds no module but its entry points
+    (``__init__``, ``__main__``) and the dice's public path (``delvebook.dice``)."""
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    top = {p.stem for p in PACKAGE.glob("*.py")}
+    mapped = set().union(*LAYERS.values())
+    assert folders | (top - {"__init__"}) == mapped
+    assert top == {"__init__", "__main__", "dice"}
 
 
 def _imports(module: str, path: Path) -> list[tuple[str, list[str], int]]:
@@ -144,6 +153,19 @@ def test_there_is_no_import_cycle():
     assert cycles == [], " | ".join(" -> ".join(c) for c in cycles)
 
 
+def test_no_folder_imports_back():
+    """Folders as rooms: no two folders of the package import each other, even through a third (the players'
+    pages and the keeper's table share their view from ``view``, below both)."""
+    _, edges = _graph()
+    graph: dict[str, set[str]] = {}
+    for m, ts in edges.items():
+        for t, _, _ in ts:
+            if t is not None and t.split(".")[0] != m.split(".")[0]:
+                graph.setdefault(m.split(".")[0], set()).add(t.split(".")[0])
+    cycles = _cycles(graph)
+    assert cycles == [], " | ".join(" -> ".join(c) for c in cycles)
+
+
 def test_a_submodule_importing_its_own_package_back_is_a_cycle(tmp_path):
     engine = tmp_path / "engine"
     engine.mkdir()
@@ -174,10 +196,12 @@ def test_import_delvebook_dice_loads_the_dice_alone():
     out = subprocess.run([sys.executable, "-c", textwrap.dedent("""
         import json, sys
         import delvebook.dice
+        import delvebook.core.dice
+        assert delvebook.dice is delvebook.core.dice and delvebook.dice.roll is delvebook.core.dice.roll
         print(json.dumps(sorted(m for m in sys.modules if m.startswith("delvebook"))))
     """)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout) == ["delvebook", "delvebook.dice"]
+    assert json.loads(out.stdout) == ["delvebook", "delvebook.core", "delvebook.core.dice", "delvebook.dice"]
 
 
 def test_the_core_rules_name_no_class_module():

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import delvebook as db
-from delvebook import analysis, charts, report
+from delvebook import analysis, charts
+from delvebook.charts import report
 from delvebook.forecast import forecast
 
 PARTY = [{"name": "Wren", "class": "rogue", "player": "Ana"},

@@ -10,7 +10,8 @@ import plotly
 import plotly.io as pio
 import pytest
 
-from delvebook import analysis, charts, report
+from delvebook import analysis, charts
+from delvebook.charts import report
 
 CHARTS = {
     "xp_progress": charts.xp_progress,

@@ -9,7 +9,7 @@ from itertools import product
 
 import pytest
 
-from delvebook import cli
+from delvebook.cli import commands as cli
 
 
 def delvebook(*args: str) -> subprocess.CompletedProcess:
@@ -135,7 +135,7 @@ def test_version_prints_the_installed_version_and_exits_0():
 
 
 def test_lab_without_jupyterlab_names_the_extra(monkeypatch, capsys):
-    from delvebook import extras
+    from delvebook.core import extras
     monkeypatch.setattr(extras, "missing", lambda *names: [n for n in names if n == "jupyterlab"])
     monkeypatch.setattr(cli.subprocess, "call", lambda *a, **k: pytest.fail("started JupyterLab"))
     assert cli.main(["lab"]) == 2
@@ -153,7 +153,7 @@ def test_lab_outside_the_repository_lays_out_the_packaged_notebook_and_campaign(
     assert cwd == folder and f"--ServerApp.root_dir={folder}" in cmd
     assert "examples/run-a-session.ipynb" in cmd
     assert (folder / "examples" / "run-a-session.ipynb").read_bytes() == \
-        (cli.Path(cli.__file__).parent / "session" / "run-a-session.ipynb").read_bytes()
+        (cli.Path(cli.__file__).parents[1] / "session" / "run-a-session.ipynb").read_bytes()
     assert (folder / "campaigns" / "the-sunken-keep" / "campaign.yaml").is_file()
     (folder / "examples" / "run-a-session.ipynb").write_text("{}")  # the keeper's own edits survive a rerun
     assert cli.main(["lab"]) == 0
@@ -161,8 +161,8 @@ def test_lab_outside_the_repository_lays_out_the_packaged_notebook_and_campaign(
 
 
 def _players_command(monkeypatch, *args: str) -> dict:
-    from delvebook import extras
-    from delvebook.players import server
+    from delvebook.core import extras
+    from delvebook.pages import server
     seen = {}
     monkeypatch.setattr(extras, "missing", lambda *names: [])
     monkeypatch.setattr(server, "run", lambda campaign, **options: seen.update(campaign=campaign, **options) or 0)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from delvebook.collect import Collector, Follower, fight_of
+from delvebook.core.collect import Collector, Follower, fight_of
 from delvebook.engine import Refused
-from delvebook.events import History, clone
+from delvebook.core.events import History, clone
 
 from enginekit import Table
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import delvebook as db
-from delvebook.dice import MAX_DICE, MAX_SIDES, DiceError, parse
-from delvebook.distribution import distribution
+from delvebook.core.dice import MAX_DICE, MAX_SIDES, DiceError, parse
+from delvebook.core.distribution import distribution
 
 
 # ---------------------------------------------------------------- notation

@@ -14,7 +14,7 @@ import pytest
 
 from delvebook.engine import COMMANDS, Refused, effects, play, queries
 from delvebook.engine.base import Ctx, Reader
-from delvebook.events import clone
+from delvebook.core.events import clone
 from enginekit import Table
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from delvebook.engine import COMMANDS, Refused, command
-from delvebook.events import clone
+from delvebook.core.events import clone
 from enginekit import Table
 
 

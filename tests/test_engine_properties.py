@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from delvebook.engine import Refused
-from delvebook.events import clone, replay
+from delvebook.core.events import clone, replay
 from enginekit import Table
 
 NAMES = ["Wren", "Bo", "Ada", "Cy", "Nim", "Nobody"]
@@ -55,13 +55,13 @@ def _party() -> Table:
 
 
 def _living(t: Table, names) -> list:
-    from delvebook.model import combatant
+    from delvebook.core.model import combatant
     return [n for n in names if (c := combatant(t.state, n)) is not None and c[1]["status"] != "dead"]
 
 
 def _command(data, t: Table) -> tuple:
     """A command, often a sensible one for the state the table is in (the actor acting, at a foe), sometimes not."""
-    from delvebook.model import current_actor
+    from delvebook.core.model import current_actor
     enc = t.state["encounter"]
     actor = current_actor(t.state)
     kinds = ["check", "attack", "next_turn", "encounter", "initiative", "end_encounter", "award_xp", "earn",

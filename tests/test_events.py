@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from delvebook.events import History, Ledger, apply_changes, clone, replay, revert, standing
+from delvebook.core.events import History, Ledger, apply_changes, clone, replay, revert, standing
 import delvebook as db
 from delvebook.store import MemoryStore
 from enginekit import Table

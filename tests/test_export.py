@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import delvebook as db
 from conftest import CAMPAIGNS
-from delvebook import export
+from delvebook.share import export
 from delvebook.analysis import FRAME_NAMES
 
 
@@ -141,7 +141,7 @@ HOSTILE = ['=HYPERLINK("http://evil.example/","click")', "+Ana", "-2+3+cmd|' /C 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     """A campaign whose names are formulas, a lone carriage return among them, played a little. Names with a tab
-    or a carriage return are refused today (``delvebook.names``), so they are made as a delvebook before that check
+    or a carriage return are refused today (``delvebook.core.names``), so they are made as a delvebook before that check
     made them: a log written then still opens and exports."""
     folder = tmp_path_factory.mktemp("hostile") / "c"
     camp = db.Campaign.create(folder, name="=cmd|' /C calc'!A0", seed=1)
@@ -241,7 +241,7 @@ _KILLED = textwrap.dedent("""
         return wrapped
     pd.DataFrame.to_csv = killer(pd.DataFrame.to_csv)
     pd.DataFrame.to_parquet = killer(pd.DataFrame.to_parquet)
-    from delvebook import export
+    from delvebook.share import export
     getattr(export, "write_" + fmt)(campaign, folder)
 """)
 

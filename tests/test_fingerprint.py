@@ -15,7 +15,7 @@ import random
 import pytest
 
 import delvebook as db
-from delvebook.events import clone
+from delvebook.core.events import clone
 from delvebook.forecast import Policy, Recorded, play_fight
 from delvebook.forecast.fight import Plain
 from delvebook.forecast.run import _start

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 import delvebook as db
-from delvebook.events import clone
+from delvebook.core.events import clone
 from delvebook.forecast import (Act, FightView, Policy, Progress, Recorded, forecast, play_fight, run,
                                 text_progress, wilson)
 from delvebook.store import CampaignStore, MemoryStore

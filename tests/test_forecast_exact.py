@@ -3,7 +3,7 @@
 The chain's states are (the delver's hearts, the foe's hearts, whose turn) and, for the second check, what armor
 has left (DV), the luck dice left and whether the delver has dropped yet. Its numbers come from the engine itself:
 ``engine.queries.attack_odds`` (win, tie, lose of each attack), the damage distributions from
-``delvebook.distribution``, the armor's AV and DV from the state, the death save from ``queries.death_save``. Its
+``delvebook.core.distribution``, the armor's AV and DV from the state, the death save from ``queries.death_save``. Its
 moves are the engine's as ``engine/combat.py`` plays them: a hit, armor first (AV off, 1 DV a hit that reaches it);
 a miss is countered by a melee target; a tie hits both ways, the attacker's blow first, and a target it dropped does
 not hit back; a delver left below 1 heart by damage makes its death save (D6, 6 or more) at once, lifted by its
@@ -19,10 +19,10 @@ from fractions import Fraction
 
 
 import delvebook as db
-from delvebook.distribution import distribution, odds
+from delvebook.core.distribution import distribution, odds
 from delvebook.engine import Reader, play, queries
 from delvebook.engine.queries import armor_in
-from delvebook.events import clone
+from delvebook.core.events import clone
 from delvebook.forecast import Policy
 from delvebook.store import MemoryStore
 

@@ -20,7 +20,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import delvebook as db
-from delvebook import cli
+from delvebook.cli import commands as cli
 from delvebook.store import LOG_HEADER, MemoryStore, StoreError
 from delvebook.store.campaign_file import read_campaign
 

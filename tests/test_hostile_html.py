@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import delvebook as db
 from delvebook.campaign import Outcome
-from delvebook.dice import parse
-from delvebook.dice_html import roll_html
-from delvebook.model import Delver
+from delvebook.core.dice import parse
+from delvebook.core.dice_html import roll_html
+from delvebook.core.model import Delver
 from delvebook.store import MemoryStore
 
 PAYLOAD = "<img src=x onerror=alert({})>"
@@ -155,7 +155,7 @@ def test_a_roll_escapes_who_why_and_its_outcome():
 def test_the_report_escapes_names_and_the_numbers_it_reads_from_the_state(tmp_path):
     """The report's summary reads names from the log and level, XP and status from the state; its charts carry
     the names inside plotly's JSON, which must not close its script."""
-    from delvebook.report import report_html
+    from delvebook.charts.report import report_html
     pytest.importorskip("plotly")
 
     def play(prefix):

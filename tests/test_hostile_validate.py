@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 import delvebook as db
-from delvebook import cli, statecheck
-from delvebook.model import new_state
+from delvebook.cli import commands as cli
+from delvebook.core import statecheck
+from delvebook.core.model import new_state
 from delvebook.store import StoreError
 
 WHERE = re.compile(r"(campaign|log)\.yaml:\d+: ")
@@ -238,7 +239,7 @@ def test_a_change_to_a_place_the_table_does_not_name_says_where_to_add_it():
                    "items, purse, choices, abilities, spells, spellbook_used, true_names, pending_choices, familiar, "
                    "signature_spell, written_spells, death_save_repeated, armor_bonus, free_reload, retired); a new "
                    "field of the state is added to "
-                   "delvebook.statecheck.SHAPE")
+                   "delvebook.core.statecheck.SHAPE")
 
 
 def test_every_state_the_long_campaign_passes_through_holds():

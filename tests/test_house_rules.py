@@ -12,10 +12,10 @@ import pytest
 
 import delvebook as db
 from delvebook.engine import Engine, Reader, queries
-from delvebook.events import replay
-from delvebook.model import new_state
-from delvebook.rules import RulesError
-from delvebook.rules.load import load_rules
+from delvebook.core.events import replay
+from delvebook.core.model import new_state
+from delvebook.core.rules import RulesError
+from delvebook.core.rules.load import load_rules
 from enginekit import Table
 
 

@@ -19,9 +19,9 @@ from typing import Any, Callable
 import pytest
 
 import delvebook as db
-from delvebook.rules.fixed import fixed_reason
-from delvebook.rules.load import base_rules
-from delvebook.rules.schema.data import _CORE_CHOICES  # the readings a core field may name
+from delvebook.core.rules.fixed import fixed_reason
+from delvebook.core.rules.load import base_rules
+from delvebook.core.rules.schema.data import _CORE_CHOICES  # the readings a core field may name
 
 from walkkit import OVERRIDE, Walk, leaves
 

@@ -10,8 +10,9 @@ import zipfile
 import pytest
 
 import delvebook as db
-from delvebook import cli, lite
-from delvebook.table.view import UI, table_view
+from delvebook.cli import commands as cli
+from delvebook.share import lite
+from delvebook.view import UI, table_view
 
 from conftest import CAMPAIGNS
 

@@ -32,7 +32,7 @@ W, H = 1366, 768
 @pytest.fixture(scope="session")
 def lite_site(tmp_path_factory):
     """The site for the prepared campaign, built once per test session."""
-    from delvebook.lite import LiteError, build
+    from delvebook.share.lite import LiteError, build
     if shutil.which("npm") is None:
         cannot_run("npm is not installed (Debian: apt-get install npm): the site takes Pyodide from npm")
     try:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from delvebook.statecheck import MAX_DEPTH
+from delvebook.core.statecheck import MAX_DEPTH
 from delvebook.store import StoreError, dump_event_line, log
 from delvebook.store.lines import BadLine, read_line
 

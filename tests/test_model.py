@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from delvebook import model
+from delvebook.core import model
 from enginekit import Table
 
 
@@ -59,7 +59,7 @@ def test_a_purse_shows_the_campaigns_own_coins():
 
 
 def test_a_resource_at_none_of_none_is_not_one_the_delver_has():
-    from delvebook.model import Delver, held_resources
+    from delvebook.core.model import Delver, held_resources
     d = {"name": "Ilse", "class_id": "mage", "level": 1, "player": "Cleo", "hearts": 11, "max_hearts": 11,
          "xp": 0, "status": "alive", "purse": 0,
          "resources": {"spellbook": 1, "wand_charges": 0, "grit": 0},

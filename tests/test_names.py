@@ -1,4 +1,4 @@
-"""Names a person reads (``delvebook.names``): a name with a character that draws nothing or turns the text around
+"""Names a person reads (``delvebook.core.names``): a name with a character that draws nothing or turns the text around
 is refused, saying which character and where, and so is a name that reads the same as one already made ("Wren"
 beside "wren", "Wren" + U+200B, a Cyrillic e, "Goblin l" beside "Goblin 1"), for delvers, players, NPCs, foes
 named in a fight, familiars and foe types: one check in the core that every command making a name calls, and
@@ -13,8 +13,8 @@ from hypothesis import given, settings, strategies as st
 
 import delvebook as db
 from delvebook.engine import Refused
-from delvebook.events import clone
-from delvebook.names import CONFUSABLE, check_name, keys, look_alike, name_problem
+from delvebook.core.events import clone
+from delvebook.core.names import CONFUSABLE, check_name, keys, look_alike, name_problem
 
 from enginekit import Table
 from test_schema import GOOD, assert_agree, folder_with

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 import delvebook as db
-from delvebook.dice import DiceError
-from delvebook.distribution import distribution, percent
+from delvebook.core.dice import DiceError
+from delvebook.core.distribution import distribution, percent
 
 
 def _ice_probs(die) -> dict:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import delvebook as db
-from delvebook import cli
+from delvebook.cli import commands as cli
 from delvebook.store import StoreError, validate
 from delvebook.store.lock import take_lock
 

@@ -161,7 +161,7 @@ def test_the_players_widget_follows_the_log_until_it_is_closed(keep):
     following once the widget is closed (its page gone), letting the campaign go."""
     import asyncio
 
-    from delvebook import players as served
+    from delvebook.table import screen as served
 
     async def play() -> None:
         view = served.player_widget(keep, interval=0.01, hide_hearts=True)
@@ -191,7 +191,7 @@ def test_the_players_widget_follows_the_log_until_it_is_closed(keep):
 
 
 def test_a_log_line_the_view_cannot_read_is_said_on_the_screen(keep):
-    from delvebook import players as served
+    from delvebook.table import screen as served
 
     async def play() -> None:
         import asyncio

@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 import delvebook as db
 from delvebook.engine import Invalid
 from delvebook.narrate import describe
-from delvebook.rules.prepared import entry_for, parse_range, table_cycles, table_problems
+from delvebook.core.rules.prepared import entry_for, parse_range, table_cycles, table_problems
 from delvebook.store import LOG_HEADER, read_log, validate
 
 from conftest import CAMPAIGNS

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from delvebook import publish
-from delvebook.publish import Refused, markdown_code, markdown_text, read_file, replace_folder, write_file
+from delvebook.store import publish
+from delvebook.store.publish import Refused, markdown_code, markdown_text, read_file, replace_folder, write_file
 
 
 def test_a_file_is_replaced_by_a_rename_and_keeps_its_permissions(tmp_path):

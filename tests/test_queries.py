@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from delvebook import odds
 from delvebook.engine import queries
-from delvebook.events import clone
+from delvebook.core.events import clone
 from enginekit import Table
 
 

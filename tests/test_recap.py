@@ -8,7 +8,7 @@ import pytest
 
 import delvebook as db
 from delvebook import narrate
-from delvebook.recap import latest_session, recaps, session_recap
+from delvebook.narrate.recap import latest_session, recaps, session_recap
 
 from conftest import CAMPAIGNS, REPO
 
@@ -153,7 +153,7 @@ def test_the_command_line_tells_a_session_of_the_long_delve():
 
 
 def test_the_report_folds_a_telling_of_each_session(long_delve):
-    from delvebook.report import report_html
+    from delvebook.charts.report import report_html
     page = report_html(long_delve, calibration=False)
     assert page.count("<details><summary>Session ") == 95
     assert "<summary>Session 10 · 5 fights · Ilse and Father Odo died</summary>" in page

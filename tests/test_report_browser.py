@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from delvebook.charts import REPORT
-from delvebook.report import write_report
+from delvebook.charts.report import write_report
 
 REPORT_CHARTS = [title for title, _ in REPORT]  # every chart applies to the long delve
 

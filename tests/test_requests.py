@@ -286,7 +286,7 @@ def test_export_and_the_static_site_leave_the_requests_out(camp, desk):
     assert (camp.path / "requests" / "keys.json").is_file()
     names = zipfile.ZipFile(io.BytesIO(camp.export_zip())).namelist()
     assert names == [f"{camp.path.name}/campaign.yaml", f"{camp.path.name}/log.yaml"]
-    from delvebook import lite
+    from delvebook.share import lite
     site_files = camp.path.parent / "site-files"
     lite._campaign_files(camp.path, site_files)  # what a static site carries: what the zip holds
     assert sorted(p.name for p in site_files.rglob("*") if p.is_file()) == ["campaign.yaml", "log.yaml"]

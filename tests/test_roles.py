@@ -17,8 +17,8 @@ import delvebook as db
 from delvebook import narrate
 from delvebook.engine import COMMANDS, ROLES, Refused, command, upgrade_event
 from delvebook.engine.combat import deal_damage
-from delvebook.events import EVENT_VERSION, clone, replay
-from delvebook.roles import KEEPER, SIDES, dealt_entries
+from delvebook.core.events import EVENT_VERSION, clone, replay
+from delvebook.core.roles import KEEPER, SIDES, dealt_entries
 from delvebook.store.playcheck import play_problems
 
 from conftest import CAMPAIGNS

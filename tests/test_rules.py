@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 
 from delvebook import odds
-from delvebook.dice import Roll
+from delvebook.core.dice import Roll
 from enginekit import Table
 
 FIGHTER_HEAVY = {"weapon": "heavy_weapon"}       # a 3d6 melee weapon
@@ -380,7 +380,7 @@ def test_unarmed_attacks_deal_2():
 def test_magic_weapon_adds_its_flat_bonus():
     t = Table().party(("Bo", "fighter", FIGHTER_SHIELD))
     t.state["delvers"]["Bo"]["weapons"][0]["bonus"] = 1  # a +1 sword, set up before play
-    t.setup = __import__("delvebook.events", fromlist=["clone"]).clone(t.state)
+    t.setup = __import__("delvebook.core.events", fromlist=["clone"]).clone(t.state)
     fight(t, "ogre")
     e = t.do("attack", attacker="Bo", target="Ogre 1", weapon="sword", faces={"attack": [15, 1], "resist": [3], "damage": [2, 3]})
     assert e["damage"][0]["expr"] == "2d6+1" and e["damage"][0]["raw"] == 6
@@ -445,7 +445,7 @@ def test_conditions_expire_as_time_passes_and_undo_rewinds_them():
     t = Table().party(("Wren", "rogue"))
     t.state["conditions"].append({"id": 99, "kind": "lit", "who": "Wren", "source": None, "start": 0,
                                   "ends_at": 3600, "ends_on": None, "ends_when": [], "data": {}})
-    t.setup = __import__("delvebook.events", fromlist=["clone"]).clone(t.state)
+    t.setup = __import__("delvebook.core.events", fromlist=["clone"]).clone(t.state)
     t.do("advance_time", minutes=59)
     assert t.state["conditions"]
     e = t.do("advance_time", minutes=1)
@@ -557,7 +557,7 @@ def test_currency_is_talons_crowns_and_bars_one_bar_ten_crowns_a_hundred_talons(
 def test_a_rest_restores_grit():
     t = Table().party(("Bo", "fighter", FIGHTER_HEAVY))
     t.state["delvers"]["Bo"]["resources"]["grit"] = 0
-    t.setup = __import__("delvebook.events", fromlist=["clone"]).clone(t.state)
+    t.setup = __import__("delvebook.core.events", fromlist=["clone"]).clone(t.state)
     e = t.do("rest")
     assert t.delver("Bo")["resources"]["grit"] == 3 and e["restored"] == {"Bo": {"grit": 3}}
 

@@ -8,8 +8,8 @@ from importlib import resources
 
 import pytest
 
-from delvebook.rules import FILES, Assumption, Problem, Rules, RulesError
-from delvebook.rules.load import base_rules, house_rules_from, load_rules, parse_yaml, rules_for_campaign
+from delvebook.core.rules import FILES, Assumption, Problem, Rules, RulesError
+from delvebook.core.rules.load import base_rules, house_rules_from, load_rules, parse_yaml, rules_for_campaign
 
 
 @pytest.fixture(scope="module")
@@ -249,7 +249,7 @@ def test_base_rules_are_cached_and_read_only():
 
 
 def test_import_rules_does_not_import_yaml():
-    code = "import sys, delvebook.rules; print('yaml' in sys.modules)"
+    code = "import sys, delvebook.core.rules; print('yaml' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -257,6 +257,6 @@ def test_import_rules_does_not_import_yaml():
 @pytest.mark.parametrize("name", FILES)
 def test_rules_file_parses_the_same_under_yaml_1_1_and_1_2(name):
     ruamel_yaml = pytest.importorskip("ruamel.yaml")
-    text = resources.files("delvebook.rules").joinpath(f"{name}.yaml").read_text(encoding="utf-8")
+    text = resources.files("delvebook.core.rules").joinpath(f"{name}.yaml").read_text(encoding="utf-8")
     loader = ruamel_yaml.YAML(typ="safe", pure=True)
     assert parse_yaml(text) == loader.load(text)

@@ -379,7 +379,7 @@ def test_a_signature_spell_may_not_take_the_name_of_a_spell_of_the_rules(camp):
 # ---------------------------------------------------------------- 9. readings the text leaves open, labelled
 
 def test_the_dodge_the_keep_roll_and_healing_the_dying_are_listed_as_assumptions():
-    from delvebook.rules.load import base_rules
+    from delvebook.core.rules.load import base_rules
     paths = {a.path for a in base_rules().assumptions()}
     assert {"classes.rogue.abilities.dodge.mechanics.damage_reduction", "spells.grimoire.spells.firebolt.keep_on",
             "core.death_save.heal_dying", "core.sight", "core.disadvantage", "gear.items.scroll"} <= paths

@@ -14,8 +14,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import delvebook as db
-from delvebook.rules.load import base_rules
-from delvebook.rules.schema import Problem, check_campaign, field_name, foe_problems
+from delvebook.core.rules.load import base_rules
+from delvebook.core.rules.schema import Problem, check_campaign, field_name, foe_problems
 from delvebook.store import LOG_HEADER, StoreError, validate
 
 GOOD = """\

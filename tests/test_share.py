@@ -14,8 +14,8 @@ from importlib.metadata import PathDistribution
 import pytest
 
 from conftest import REPO
-from delvebook import share
-from delvebook.share import _binder_spec, binder_link, binder_spec, new_repo, pinned_requirement, write_badge
+from delvebook.share import repo as share
+from delvebook.share.repo import _binder_spec, binder_link, binder_spec, new_repo, pinned_requirement, write_badge
 
 
 def _installs(repo):

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from delvebook import statecheck
+from delvebook.core import statecheck
 from delvebook.store import read_log
-from delvebook.statecheck.rolls import from_dict_problem, plan
+from delvebook.core.statecheck.rolls import from_dict_problem, plan
 
 LONG = Path(__file__).resolve().parent.parent / "campaigns" / "the-long-delve" / "log.yaml"
 

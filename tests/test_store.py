@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from delvebook import store as st
-from delvebook.events import EVENT_VERSION
+from delvebook.core.events import EVENT_VERSION
 from delvebook.store import (
     FORMAT_VERSION,
     CampaignStore,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import delvebook as db
-from delvebook.events import EVENT_VERSION
+from delvebook.core.events import EVENT_VERSION
 from delvebook.store import FORMAT_VERSION, CampaignStore, MemoryStore, StoreError
 
 CAMPAIGN = {

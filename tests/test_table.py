@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("anywidget")
 
 import delvebook as db  # noqa: E402
-from delvebook.distribution import percent  # noqa: E402
+from delvebook.core.distribution import percent  # noqa: E402
 from delvebook.engine import queries  # noqa: E402
 from delvebook.store import read_log  # noqa: E402
 from delvebook.table import UI, Table, perform, table_view  # noqa: E402
@@ -22,7 +22,7 @@ from delvebook import narrate as words  # noqa: E402  (the one teller: the table
 
 from conftest import CAMPAIGNS  # noqa: E402
 
-STATIC = Path(db.__file__).parent / "table" / "static"
+STATIC = Path(db.__file__).parent / "view" / "static"
 EVIL = "<img src=x onerror=alert(1)>"
 
 

@@ -13,7 +13,7 @@ import delvebook as db  # noqa: E402
 from delvebook import analysis  # noqa: E402
 from delvebook.engine import Refused  # noqa: E402
 from delvebook.table import UI, perform, table_view  # noqa: E402
-from delvebook.table.view.charts import ChartSeries, charts_panel  # noqa: E402
+from delvebook.view.charts import ChartSeries, charts_panel  # noqa: E402
 
 
 def from_frames(camp) -> dict:

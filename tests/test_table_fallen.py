@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("anywidget")
 
 from delvebook.table import UI, table_view  # noqa: E402
-from delvebook.table.view import without_intents  # noqa: E402
+from delvebook.view import without_intents  # noqa: E402
 
 from conftest import click  # noqa: E402
 

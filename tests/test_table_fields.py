@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("anywidget")
 
-from delvebook.distribution import percent  # noqa: E402
+from delvebook.core.distribution import percent  # noqa: E402
 from delvebook.engine import queries  # noqa: E402
 from delvebook.table import UI, perform, table_view  # noqa: E402
 

@@ -17,7 +17,7 @@ from delvebook.store import read_log  # noqa: E402
 from delvebook.table import UI, Table, perform, table_view  # noqa: E402
 from delvebook.table.forecasting import settle  # noqa: E402
 from delvebook.table.intents import FormError, check_shape  # noqa: E402
-from delvebook.table.view.shared import FIND_FROM  # noqa: E402
+from delvebook.view.shared import FIND_FROM  # noqa: E402
 
 from conftest import CAMPAIGNS  # noqa: E402
 

@@ -13,7 +13,8 @@ import pytest
 pytest.importorskip("anywidget")
 
 import delvebook as db  # noqa: E402
-from delvebook import cli, holder  # noqa: E402
+from delvebook.cli import commands as cli  # noqa: E402
+from delvebook.store import holder  # noqa: E402
 from delvebook.table import dashboard, playing  # noqa: E402
 from delvebook.table import slot  # noqa: E402
 from delvebook.table.slot import PLAIN, SLOT, only_stamped, stamp  # noqa: E402

@@ -89,7 +89,7 @@ def turn(camp, ui, name):
 
 def every_ready_click_goes_through(camp, ui, view) -> int:
     """Every ready button and chip of the action bar, clicked on a copy of the campaign, is not refused."""
-    from delvebook.events import clone
+    from delvebook.core.events import clone
     from delvebook.store import MemoryStore
     n = 0
     for group in ("abilities", "spells", "gear"):

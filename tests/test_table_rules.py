@@ -9,7 +9,7 @@ import pytest
 
 import delvebook as db
 from delvebook.engine import Refused, queries
-from delvebook.events import clone
+from delvebook.core.events import clone
 
 FIGHTER_HEAVY = {"weapon": "heavy_weapon"}
 FIGHTER_SHIELD = {"weapon": "sword_and_shield"}
@@ -491,10 +491,10 @@ def test_spells_checks_and_saves_work_on_a_named_npc_outside_a_fight(camp):
     camp.cast("Cy", "locate_creature", creature="Grak")
     assert camp.state["conditions"][-1]["data"]["creature"] == "Grak"
     camp.cast("Cy", "truth", target="Grak", faces={"save": [3]})
-    assert [c.kind for c in db.model.conditions_on(camp.state, "Grak")] == ["compelled_truth"]
+    assert [c.kind for c in db.core.model.conditions_on(camp.state, "Grak")] == ["compelled_truth"]
     camp.cast("Cy", "dispel_magic", target="Grak", condition="compelled_truth", resist=True,
               faces={"check": [15, 2], "opposed": [4]})
-    assert db.model.conditions_on(camp.state, "Grak") == []
+    assert db.core.model.conditions_on(camp.state, "Grak") == []
     undo_redo_is_exact(camp, 2)
 
 
@@ -506,13 +506,13 @@ def test_truths_immunity_follows_the_game_clock_across_fights(camp):
     camp.cast("Cy", "truth", target="Grak", faces={"save": [15]})
     fight.end()
     assert camp.creature("Grak").status == "alive"  # out of the fight, an NPC again ...
-    (immune,) = db.model.conditions_on(camp.state, "Grak", "truth_immune")  # ... with its 24-hour immunity
+    (immune,) = db.core.model.conditions_on(camp.state, "Grak", "truth_immune")  # ... with its 24-hour immunity
     assert "immune" in refused(camp, camp.cast, "Cy", "truth", target="Grak")
     camp.advance_time(hours=23)
     assert "immune" in refused(camp, camp.cast, "Cy", "truth", target="Grak")
     camp.advance_time(hours=1)
     camp.cast("Cy", "truth", target="Grak", faces={"save": [2]})
-    assert db.model.conditions_on(camp.state, "Grak", "compelled_truth")
+    assert db.core.model.conditions_on(camp.state, "Grak", "compelled_truth")
 
 
 def test_a_foe_still_standing_may_stay_in_the_story_as_an_npc(camp):
@@ -522,10 +522,10 @@ def test_a_foe_still_standing_may_stay_in_the_story_as_an_npc(camp):
     camp.cast("Cy", "truth", target="Bandit 1", faces={"save": [15]})
     e = fight.end(keep=["Bandit 1"])
     assert e["kept"] == ["Bandit 1"] and "Bandit 1 stays in the story" in e.summary()
-    assert db.model.conditions_on(camp.state, "Bandit 1", "truth_immune")
+    assert db.core.model.conditions_on(camp.state, "Bandit 1", "truth_immune")
     assert "Goblin 1" not in camp.state["creatures"]
     camp.remove_npc("Bandit 1")
-    assert db.model.conditions_on(camp.state, "Bandit 1") == []
+    assert db.core.model.conditions_on(camp.state, "Bandit 1") == []
 
 
 # ---------------------------------------------------------------- 13. Charge! and spell attacks
@@ -569,7 +569,7 @@ def test_a_commanders_order_lasts_the_sides_turn_it_is_shouted_in(camp):
     e = fight.attack("Ogre", "Wren", faces={"attack": [15, 1], "resist": [3], "damage": [2, 2, 2]})
     assert e["damage"][0]["av"] == 2 and e["damage"][0]["dealt"] == 4
     fight.next_turn()  # the foes' turn is over, and the order with it
-    assert db.model.conditions_on(camp.state, "Wren", "hold_the_line") == []
+    assert db.core.model.conditions_on(camp.state, "Wren", "hold_the_line") == []
 
 
 def test_lights_blinding_touch_is_an_unarmed_attack_dealing_two_and_may_be_countered(camp):
@@ -579,7 +579,7 @@ def test_lights_blinding_touch_is_an_unarmed_attack_dealing_two_and_may_be_count
     fight.initiative(first="party")
     e = camp.cast("Mo", "light", target="Gob", blind=True, faces={"attack": [14], "resist": [9]})
     assert e["attack_expr"] == "d20" and e["weapon"] == "Unarmed" and e["damage"][0]["raw"] == 2 and e["blinded"]
-    assert db.model.conditions_on(camp.state, "Gob", "blinded")
+    assert db.core.model.conditions_on(camp.state, "Gob", "blinded")
     fight.end()
     camp.rest()
     fight = camp.encounter([{"foe": "goblin", "name": "Gob 2"}])
@@ -635,7 +635,7 @@ def test_armor_meets_every_spell_and_each_dart_as_the_rules_data_says(tmp_path):
 
 
 def test_every_doubtful_reading_is_settled_in_the_rules_data_and_listed():
-    from delvebook.rules.load import base_rules  # what `delvebook rules --assumptions` lists
+    from delvebook.core.rules.load import base_rules  # what `delvebook rules --assumptions` lists
     listed = {a.path for a in base_rules().assumptions()}
     for path in ("core.turns.orders_last", "core.turns.unmarked", "core.turns.companions", "core.turns.checks",
                  "core.spell_damage", "spells.grimoire.spells.light.touch_damage",

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from delvebook import yamlsafe
-from delvebook.rules.load import parse_yaml
+from delvebook.core import yamlsafe
+from delvebook.core.rules.load import parse_yaml
 
 
 def test_the_rules_loader_refuses_a_duplicate_key_as_the_store_does():

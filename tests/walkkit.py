@@ -11,14 +11,14 @@ import random
 from types import SimpleNamespace
 from typing import Any, Iterator, Mapping
 
-from delvebook.dice import parse
+from delvebook.core.dice import parse
 from delvebook.engine import Engine, Refused, effects, queries
-from delvebook.model import is_dead, new_state
-from delvebook.rules import PROVENANCE_KEYS
-from delvebook.table.view.checks import checks as checks_view
-from delvebook.table.view.choices import choices as choices_view
-from delvebook.table.view.party import party_strip
-from delvebook.table.view.shared import UI
+from delvebook.core.model import is_dead, new_state
+from delvebook.core.rules import PROVENANCE_KEYS
+from delvebook.view.checks import checks as checks_view
+from delvebook.view.choices import choices as choices_view
+from delvebook.view.party import party_strip
+from delvebook.view.shared import UI
 
 OVERRIDE = "the walk plays every deed at once"
 HARMFUL = {"holy_water"}

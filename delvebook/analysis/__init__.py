@@ -1,7 +1,7 @@
 """Tidy pandas frames from a campaign's log: events, rolls, hearts, XP, encounters (and damage, luck, fairness).
 
 Every frame is built from the log in one replay (``fold.build``): History folds each event, and collectors
-(``delvebook.collect``) follow its actions in force, each adding what an action adds (a hearts row per combatant
+(``delvebook.core.collect``) follow its actions in force, each adding what an action adds (a hearts row per combatant
 it changed, a row per die it rolled...) when it comes in force and taking it back when it is undone or replaced.
 The log keeps everything the table did, including actions later undone or replaced (a luck die, typed dice): the
 ``events`` frame has every event, with an ``in_force`` column saying whether its changes are part of the campaign
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..extras import require
+from ..core.extras import require
 
 require("analysis", "delvebook.analysis", "pandas")  # before the imports: names the extra
 
@@ -61,9 +61,9 @@ def frames(x: Source, *, copy: bool = True, progress: Callable[[str], None] | No
 def recap(x: Source, session: int | None = None) -> str:
     """One session of the campaign (a Campaign or a folder) told in the game's words, as Markdown: who was at the
     table, where the party went, each fight (finishing blows, the closest call, who fell), level-ups and choices,
-    luck that turned a roll, coins and XP; only what stands (``delvebook.recap``, which a view calls for the same
+    luck that turned a roll, coins and XP; only what stands (``delvebook.narrate.recap``, which a view calls for the same
     story as plain text). ``session`` None: the latest that ended."""
-    from .. import recap as told
+    from ..narrate import recap as told
     camp, opened = open_campaign(x)
     try:
         return told.recap(camp, session)

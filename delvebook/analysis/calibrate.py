@@ -42,9 +42,9 @@ import pandas as pd
 
 from ..campaign import Campaign
 from ..engine import Refused
-from ..events import History, clone
+from ..core.events import History, clone
 from ..forecast import FightView, Policy, default_workers, forecast, wilson
-from ..roles import CREATURES, FOES, PARTY
+from ..core.roles import CREATURES, FOES, PARTY
 from .fold import open_campaign, shared_frames
 from .tables import fight_of_hearts
 

@@ -74,7 +74,7 @@ def fairness_verdict(p: float, n: int, sides: int) -> str:
 
 def face_probabilities(sides: int) -> list[Fraction]:
     """The exact chance of each face 1..sides of a fair die."""
-    from ..distribution import odds
+    from ..core.distribution import odds
     probs = odds(f"d{sides}").probabilities()
     return [probs.get(f, Fraction(0)) for f in range(1, sides + 1)]
 

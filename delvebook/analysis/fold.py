@@ -1,4 +1,4 @@
-"""The frames built: one replay of the log, with the collectors (``delvebook.collect``) following History's actions in
+"""The frames built: one replay of the log, with the collectors (``delvebook.core.collect``) following History's actions in
 force, then their rows made into typed frames (``tables``)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pandas as pd
 
 from ..campaign import Campaign
 from ..campaign.collector import collector_paused
-from ..collect import Follower
-from ..collect.dice import Luck, Rolls
-from ..collect.fights import Damage, Fights
-from ..collect.hearts import Hearts, Xp
+from ..core.collect import Follower
+from ..core.collect.dice import Luck, Rolls
+from ..core.collect.fights import Damage, Fights
+from ..core.collect.hearts import Hearts, Xp
 from .fair_dice import fairness_frame
 from .tables import (damage_frame, encounters_frame, events_frame, hearts_frame, levels_frame, luck_frame,
                      rolls_frame, xp_frame)

@@ -1,4 +1,4 @@
-"""The frames' columns and types: the rows the collectors gathered (``delvebook.collect``) made into typed pandas
+"""The frames' columns and types: the rows the collectors gathered (``delvebook.core.collect``) made into typed pandas
 frames, each column's type chosen so that pandas' own ``to_parquet`` writes it (lists as lists, mappings as JSON)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..events import REDO, UNDO, Standing
-from ..model import STATUS_DEAD
-from ..roles import SIDES
+from ..core.events import REDO, UNDO, Standing
+from ..core.model import STATUS_DEAD
+from ..core.roles import SIDES
 from .typed_columns import json_column, typed_columns
 
 __all__ = ["category", "integers", "boolean", "timestamps", "events_frame", "rolls_frame", "hearts_frame",

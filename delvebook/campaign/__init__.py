@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..engine import ASKED_BY, Engine, Refused
-from ..events import Standing, Touched, replay
-from ..model import Creature, Delver, current_actor  # noqa: F401 (current_actor: as it was importable here)
-from ..statecheck import dotted_path
+from ..core.events import Standing, Touched, replay
+from ..core.model import Creature, Delver, current_actor  # noqa: F401 (current_actor: as it was importable here)
+from ..core.statecheck import dotted_path
 from .collector import collector_paused, freeze, thaw
 from .fight import Fight, TableDelver
 from .outcome import VIEW_GROUP, Outcome, view  # noqa: F401 (VIEW_GROUP: where a front end registers views)

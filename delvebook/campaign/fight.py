@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..engine import Refused
-from ..model import Delver, Foe, current_actor
+from ..core.model import Delver, Foe, current_actor
 from .outcome import Outcome, view
 
 __all__ = ["Fight", "TableDelver"]

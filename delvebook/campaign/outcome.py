@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..dice import Roll
-from ..dice_html import roll_html
-from ..events import Touched
+from ..core.dice import Roll
+from ..core.dice_html import roll_html
+from ..core.events import Touched
 
 __all__ = ["Outcome", "VIEW_GROUP", "view"]
 
@@ -58,8 +58,8 @@ class Outcome(dict):
         display({"text/html": self._repr_html_(), "text/plain": repr(self)}, raw=True)
 
     def _repr_html_(self) -> str:
-        from ..dice import DiceError
-        from ..dice_html import escape_html as esc
+        from ..core.dice import DiceError
+        from ..core.dice_html import escape_html as esc
         try:
             summary = self.summary()
         except Exception:  # a record the narrator cannot read (a hand-made event): show its kind, escaped

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..extras import require
+from ..core.extras import require
 
 require("analysis", "delvebook.charts", "pandas", "plotly")  # before the imports: names the extra
 

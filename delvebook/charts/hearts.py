@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..model import STATUS_ALIVE, STATUS_DEAD
+from ..core.model import STATUS_ALIVE, STATUS_DEAD
 from .common import esc, escs, ink_of, names_in, numbers, templated, delver_colors, frames_of
 
 __all__ = ["heart_history", "hearts_by_session", "session_bands"]

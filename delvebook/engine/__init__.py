@@ -32,11 +32,11 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from ..dice import DiceError, LuckDie
-from ..events import apply_changes, revert
-from ..events import EVENT_VERSION, History, REDO, Touched, UNDO, clone
-from ..roles import KEEPERS, fill
-from ..rules import Rules
+from ..core.dice import DiceError, LuckDie
+from ..core.events import apply_changes, revert
+from ..core.events import EVENT_VERSION, History, REDO, Touched, UNDO, clone
+from ..core.roles import KEEPERS, fill
+from ..core.rules import Rules
 from .base import COMMANDS, ROLES, Ctx, Invalid, Overridable, Play, Reader, Refused, command
 from .queries import coin_talons, luck_die_sides, luck_sign_refused
 from . import (creation, checks, combat, scene, progress, conditions, gear, creatures, abilities,  # noqa: F401

@@ -16,11 +16,11 @@ import random
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, NamedTuple
 
-from ..dice import DiceError, Roll, parse
-from ..events import apply_changes, clone, get_path, revert
-from ..model import combatant, is_dead, is_dying
-from ..roles import Role, Roles
-from ..rules import PROVENANCE_KEYS, Rules
+from ..core.dice import DiceError, Roll, parse
+from ..core.events import apply_changes, clone, get_path, revert
+from ..core.model import combatant, is_dead, is_dying
+from ..core.roles import Role, Roles
+from ..core.rules import PROVENANCE_KEYS, Rules
 
 __all__ = ["Refused", "Overridable", "Invalid", "Reader", "Ctx", "Play", "command", "COMMANDS", "ROLES", "data_items", "path_in"]
 
@@ -119,7 +119,7 @@ class Reader:
         """Refuse the first of ``problems`` (the schema's ``Problem``s, paths from the top of what was typed) as an
         ``Invalid`` naming its field; nothing when there are none."""
         if problems:
-            from ..rules.schema import field_name
+            from ..core.rules.schema import field_name
             first = problems[0]
             field = field_name(first.path) or None
             raise Invalid(f"{what}{field + ': ' if field else ''}{first.reason}", field)

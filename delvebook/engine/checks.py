@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dice import parse
-from ..distribution import odds
-from ..model import STATUS_ALIVE, STATUS_DEAD, combatant, is_dying
+from ..core.dice import parse
+from ..core.distribution import odds
+from ..core.model import STATUS_ALIVE, STATUS_DEAD, combatant, is_dying
 from . import queries
 from .base import Ctx, command
 from .queries import d20_in, opposed_expr, save_roll, skill_id

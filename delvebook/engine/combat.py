@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..dice import parse
-from ..distribution import odds
-from ..events import clone
-from ..model import (CREATURE, FOES, PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
+from ..core.dice import parse
+from ..core.distribution import odds
+from ..core.events import clone
+from ..core.model import (CREATURE, FOES, PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
                      is_dying, present, used_this_turn)
-from ..names import NameIndex
-from ..roles import KEEPER
+from ..core.names import NameIndex
+from ..core.roles import KEEPER
 from . import effects, turns
 from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, names_in_play

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..events import clone
-from ..model import PARTY, STATUS_ALIVE, is_alive, is_dead
+from ..core.events import clone
+from ..core.model import PARTY, STATUS_ALIVE, is_alive, is_dead
 from .base import Ctx, command, data_items
 from .creatures import names_in_play, players_named, require_name
 from .gear import add_to_sheet, items_to_gear, refit_armor
-from ..rules.prepared import TRUE_NAMES, entry_for
+from ..core.rules.prepared import TRUE_NAMES, entry_for
 from .queries import find_choice, healing_banned, raisable_skills, roll_table
 
 __all__ = ["items_to_gear", "level_up_in", "add_delver", "choose", "level_up"]

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..dice import DiceError, parse
-from ..model import STATUS_ALIVE, is_dead
-from ..names import NameIndex, check_name
+from ..core.dice import DiceError, parse
+from ..core.model import STATUS_ALIVE, is_dead
+from ..core.names import NameIndex, check_name
 from .base import Ctx, command
 from .queries import foe_type, foe_types
 

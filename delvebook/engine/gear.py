@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..dice import DiceError, parse
-from ..events import clone
-from ..model import is_dead
+from ..core.dice import DiceError, parse
+from ..core.events import clone
+from ..core.model import is_dead
 from .base import Ctx, command
 from .queries import ammo_left, ammo_of, free_reload, reloadable, reloads
 from . import turns

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..rules.prepared import (ROLL_DEPTH, TRUE_NAMES, encounter_problems, entry_for, normal_foes, parse_range,
+from ..core.rules.prepared import (ROLL_DEPTH, TRUE_NAMES, encounter_problems, entry_for, normal_foes, parse_range,
                               range_text, slug, table_cycles, table_problems)
-from ..names import NameIndex, look_alike, name_problem
-from ..rules.schema import foe_problems
+from ..core.names import NameIndex, look_alike, name_problem
+from ..core.rules.schema import foe_problems
 from .base import Ctx, Invalid, command
 from .queries import drawn, encounters, foe_type, foe_types, roll_table, roll_tables
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from ..events import clone
-from ..model import format_purse, is_dead, present
+from ..core.events import clone
+from ..core.model import format_purse, is_dead, present
 from .base import Ctx, command, data_items
 from .creation import level_up_in
 from .gear import add_to_sheet, items_to_gear

@@ -5,10 +5,10 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
-from ..distribution import odds
-from ..model import combatant
-from ..names import name_problem
-from ..roles import KEEPER
+from ..core.distribution import odds
+from ..core.model import combatant
+from ..core.names import name_problem
+from ..core.roles import KEEPER
 from .base import Ctx, command
 from .combat import deal_damage
 from .queries import save_roll, skill_id

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..events import EVENT_VERSION
-from ..roles import KEEPER, KEEPERS, fill
+from ..core.events import EVENT_VERSION
+from ..core.roles import KEEPER, KEEPERS, fill
 from .base import ROLES
 
 __all__ = ["upgrade_event"]

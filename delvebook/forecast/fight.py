@@ -15,10 +15,10 @@ from __future__ import annotations
 import random
 from typing import NamedTuple
 
-from ..dice import LuckDie
+from ..core.dice import LuckDie
 from ..engine import Refused, play
 from ..engine.queries import death_save, luck_die_sides
-from ..model import PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, current_actor
+from ..core.model import PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, current_actor
 from .policy import Act, FightView, Policy
 
 __all__ = ["WON", "WIPED", "FLED", "STALEMATE", "OUTCOMES", "FightResult", "Plain", "Recorded", "play_fight",

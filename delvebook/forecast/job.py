@@ -29,8 +29,8 @@ import weakref
 from typing import Any, Callable, NamedTuple, Sequence
 
 from ..engine import Refused, play
-from ..events import clone
-from ..model import PARTY, present
+from ..core.events import clone
+from ..core.model import PARTY, present
 from .fight import FightResult, Plain, fight_turns
 from .policy import Policy
 from .result import Danger, wilson
@@ -142,7 +142,7 @@ def _serve(conn, payload: dict, parent: int, others: list) -> None:
     try:
         rules = payload["rules"]
         if rules is None:  # a spawned process: the rules again from the campaign file's data (not picklable)
-            from ..rules.load import rules_for_campaign
+            from ..core.rules.load import rules_for_campaign
             rules = rules_for_campaign(payload["campaign"])
         player = _Player(rules, payload["start"], payload["policy"], payload["seed"])
         budget = payload["budget"]

@@ -27,11 +27,11 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, Mapping, NamedTuple
 
-from ..distribution import distribution
+from ..core.distribution import distribution
 from ..engine import Reader, Refused
 from ..engine.queries import ability_available, armor_in, plan_attack
-from ..dice import parse
-from ..model import FOES, PARTY, STATUS_ALIVE, STATUS_DYING
+from ..core.dice import parse
+from ..core.model import FOES, PARTY, STATUS_ALIVE, STATUS_DYING
 
 __all__ = ["Act", "FightView", "Policy", "FOE_TARGETS"]
 

@@ -143,7 +143,7 @@ class Danger:
     def frame(self):
         """Every fight as a row (pandas): ``fight``, ``outcome``, ``rounds``, ``deaths``, ``luck_spent``,
         ``refused``, and per delver ``NAME dropped``, ``NAME died``, ``NAME hearts``, ``NAME xp``."""
-        from ..extras import require
+        from ..core.extras import require
         require("analysis", "Danger.frame()", "pandas")
         import pandas as pd
         rows = {"fight": range(self.fights), "outcome": [r.outcome for r in self.results],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..roles import KEEPER
+from ..core.roles import KEEPER
 from .keeping import xp_lines
 from .words import fight_name, hearts, names, pct, plural, said, skill_name, spaced, story, tells, verdict
 

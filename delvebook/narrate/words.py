@@ -9,8 +9,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Callable, Mapping, NamedTuple
 
-from ..distribution import percent
-from ..model import format_purse
+from ..core.distribution import percent
+from ..core.model import format_purse
 
 __all__ = ["pct", "plural", "money", "fight_name", "names", "hearts", "duration", "story", "verdict", "Teller",
            "TELLERS", "tells", "said", "spaced", "skill_name", "paid", "rules_of"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..engine import queries
-from ..model import is_dead, is_dying
+from ..core.model import is_dead, is_dying
 from .requests import Exchange
 
 __all__ = ["players_at", "delvers_of", "luck_rolls", "request_refusal", "ask_refusal", "aimed_at"]

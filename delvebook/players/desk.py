@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..engine import Refused
-from ..model import is_dying
+from ..core.model import is_dying
 from . import links
 from .allowed import ask_refusal, players_at, request_refusal
 from .requests import ROLLS, Exchange, RequestError, answers_file, append, now

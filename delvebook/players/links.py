@@ -17,7 +17,7 @@ import stat
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..publish import pid_alive, write_file
+from ..store.publish import pid_alive, write_file
 from .requests import FOLDER
 
 __all__ = ["KEYS", "SERVER", "Keys", "read_keys", "ensure_keys", "read_server", "write_server", "clear_server",

@@ -11,7 +11,7 @@
 - ``archive``: the campaign folder as a zip and back;
 - ``memory``: ``MemoryStore``, the same interface and checks without a folder (tests, simulations).
 
-YAML is read through ``delvebook.yamlsafe`` only: Python object tags, duplicate keys, alias bombs and oversized
+YAML is read through ``delvebook.core.yamlsafe`` only: Python object tags, duplicate keys, alias bombs and oversized
 files are refused with a ``StoreError`` that names the file, the line and the field.
 
 Open equals validate. ``Campaign.open`` (read-only or for play), ``validate`` and ``delvebook validate`` read a
@@ -34,7 +34,7 @@ after the event checked as the reader checks the state after the log.
 
 from __future__ import annotations
 
-from ..rules.schema import FORMAT_VERSION
+from ..core.rules.schema import FORMAT_VERSION
 from .campaign_file import CAMPAIGN_FILE, CAMPAIGN_HEADER, CAMPAIGN_KEYS, MAX_CAMPAIGN_BYTES
 from .errors import LockedError, StoreError, os_error
 from .files import check_new_path

@@ -13,9 +13,9 @@ from typing import Any
 
 import yaml
 
-from .. import yamlsafe
-from ..rules.load import base_rules
-from ..rules.schema import CAMPAIGN_FIELDS, check_campaign, field_name
+from ..core import yamlsafe
+from ..core.rules.load import base_rules
+from ..core.rules.schema import CAMPAIGN_FIELDS, check_campaign, field_name
 from .errors import StoreError
 from .log import LOG_FILE
 

@@ -30,8 +30,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .. import statecheck
-from ..rules.schema import FORMAT_VERSION, show
+from ..core import statecheck
+from ..core.rules.schema import FORMAT_VERSION, show
 from .campaign_file import (CAMPAIGN_FILE, CAMPAIGN_KEYS, check_campaign_file, dump_campaign, raise_first,
                             read_campaign)
 from .errors import StoreError, os_error

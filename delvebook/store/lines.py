@@ -21,9 +21,9 @@ import re
 import zlib
 from typing import Any
 
-from .. import statecheck, yamlsafe
-from ..events import EVENT_VERSION
-from ..rules.schema import field_name, show
+from ..core import statecheck, yamlsafe
+from ..core.events import EVENT_VERSION
+from ..core.rules.schema import field_name, show
 from .errors import StoreError
 
 __all__ = ["MAX_LOG_LINE", "BadLine", "dump_event_line", "encode_event", "read_line", "check_event",

@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
-from .. import statecheck
+from ..core import statecheck
 from .errors import StoreError
 from .lines import MAX_LOG_LINE, BadLine, check_event, read_line
 

@@ -13,8 +13,8 @@ import json
 import threading
 from typing import Iterable
 
-from .. import statecheck
-from ..rules.schema import FORMAT_VERSION, show
+from ..core import statecheck
+from ..core.rules.schema import FORMAT_VERSION, show
 from .campaign_file import CAMPAIGN_KEYS, check_campaign_file, raise_first
 from .errors import StoreError
 from .lines import encode_event

@@ -23,10 +23,10 @@ import json
 import os
 from typing import Any, Callable, Iterable, Mapping
 
-from .. import statecheck
+from ..core import statecheck
 from ..engine import ASKED_BY, COMMANDS, Engine, Refused, Unrecorded, redecide, upgrade_event
-from ..events import EVENT_VERSION, REDO, UNDO, History, Ledger, apply_changes, clone, replay
-from ..rules.schema import show
+from ..core.events import EVENT_VERSION, REDO, UNDO, History, Ledger, apply_changes, clone, replay
+from ..core.rules.schema import show
 from .errors import StoreError
 
 __all__ = ["KNOWN_KINDS", "ALL", "upgraded", "LogCheck", "play_log", "play_problems"]

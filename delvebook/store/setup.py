@@ -10,10 +10,10 @@ import random
 from typing import Any, Mapping
 
 from ..engine import Engine
-from ..events import clone
-from ..model import new_state
-from ..rules import Rules
-from ..rules.load import rules_for_campaign
+from ..core.events import clone
+from ..core.model import new_state
+from ..core.rules import Rules
+from ..core.rules.load import rules_for_campaign
 
 __all__ = ["rules_for", "setup_state"]
 

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from .. import statecheck
+from ..core import statecheck
 from .campaign_file import CAMPAIGN_FILE, check_campaign_file, read_campaign
 from .errors import StoreError, os_error
 from .lock import read_incidents

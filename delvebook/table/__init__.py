@@ -24,14 +24,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ..extras import require
+from ..core.extras import require
 
 require("table", "delvebook.table (the keeper's table)")  # before the imports: names the extra
 
 from .intents import perform  # noqa: E402
 from . import keeping, preparing  # noqa: E402,F401  (the Keeper panel's intents register)
 from .slot import SLOT  # noqa: E402
-from .view import UI, table_view  # noqa: E402
+from ..view import UI, table_view  # noqa: E402
 from .widget import Table  # noqa: E402
 
 __all__ = ["Table", "UI", "table_view", "perform", "dashboard", "card", "fight", "log", "roll", "players",
@@ -118,7 +118,7 @@ def playing(path: str | os.PathLike):
     one sentence saying who holds it, how to watch it read-only and how to take it over (a notebook shows just that
     sentence, not a traceback)."""
     from ..campaign import Campaign
-    from ..holder import held
+    from ..store.holder import held
     from ..store import LockedError
     key = Path(path).resolve()
     try:
@@ -135,7 +135,7 @@ def playing(path: str | os.PathLike):
 def _name(path) -> str | None:
     """The campaign's name from its campaign.yaml, for a sentence about it (None if it cannot be read)."""
     try:
-        from ..yamlsafe import load
+        from ..core.yamlsafe import load
         return str(load((Path(path) / "campaign.yaml").read_text(encoding="utf-8")).get("name") or "") or None
     except Exception:  # noqa: BLE001  (a sentence about a held campaign must not fail on its file)
         return None

@@ -18,7 +18,7 @@ import time
 from typing import Callable, Mapping
 
 from ..engine import Refused, queries
-from .view import UI
+from ..view import UI
 
 __all__ = ["Runner", "settle", "FIGHTS", "SLICE", "PUSH", "forecast_key"]
 

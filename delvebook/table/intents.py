@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..dice import DiceError
+from ..core.dice import DiceError
 from ..engine import COMMANDS, Invalid, Overridable, Refused, queries
-from ..model import is_dead
+from ..core.model import is_dead
 from .phones import PHONE_INTENTS
-from .shape import FIELDS, SHAPES, FormError, check_shape
-from .view import PANELS, UI, asked_of, attack_fields, fields_key, gather_darts, turn_key
+from ..view.shape import FIELDS, SHAPES, FormError, check_shape
+from ..view import PANELS, UI, asked_of, attack_fields, fields_key, gather_darts, turn_key
 
 __all__ = ["perform", "FormError", "INTENTS", "UI_INTENTS", "FIELDS", "SHAPES", "check_shape"]
 

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 from ..engine import Refused
 from ..players.desk import open_desk
-from .shape import FormError
+from ..view.shape import FormError
 
 __all__ = ["PHONE_INTENTS"]
 

@@ -12,8 +12,8 @@ from ..engine import Invalid, Refused, queries
 from ..forecast.tune import TARGETS
 from ..narrate import fight_name
 from .intents import FormError, _args, _ask, _int, _text, intent
-from .view import KEEPER_TABS, UI
-from .view.encounters import draft_foes
+from ..view import KEEPER_TABS, UI
+from ..view.encounters import draft_foes
 
 __all__ = ["entries_from_lines"]
 

@@ -24,12 +24,12 @@ import anywidget
 import traitlets
 
 from ..players.desk import follow as follow_requests, open_desk
-from . import front
+from ..view import front
 from .forecasting import PUSH, SLICE, Runner
 from .intents import perform
 from .slot import PLAIN
-from .view import UI, table_view
-from .view.header import in_browser
+from ..view import UI, table_view
+from ..view.header import in_browser
 
 __all__ = ["Table"]
 

@@ -16,7 +16,7 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
-from ...model import STATUS_ALIVE, STATUS_DEAD, is_dead, is_dying
+from ...core.model import STATUS_ALIVE, STATUS_DEAD, is_dead, is_dying
 from .. import combat, effects
 from ..base import Ctx, Reader, data_items
 from ..effects import Boost, Input

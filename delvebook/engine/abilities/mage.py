@@ -20,8 +20,8 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
-from ...distribution import odds
-from ...model import STATUS_ALIVE, familiar_of, is_dead
+from ...core.distribution import odds
+from ...core.model import STATUS_ALIVE, familiar_of, is_dead
 from .. import combat, effects
 from ..base import Ctx, Reader
 from ..creatures import names_in_play, require_name

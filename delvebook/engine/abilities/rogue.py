@@ -13,7 +13,7 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
-from ...model import is_alive
+from ...core.model import is_alive
 from .. import effects
 from ..base import Ctx, Reader, data_items
 from ..checks import check as check_cmd

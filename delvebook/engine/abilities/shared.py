@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ...dice import parse
-from ...distribution import odds
-from ...model import STATUS_DYING, format_purse, is_dying
+from ...core.dice import parse
+from ...core.distribution import odds
+from ...core.model import STATUS_DYING, format_purse, is_dying
 from .. import combat, effects
 from ..base import Ctx, data_items
 from ..effects import Input

@@ -20,7 +20,7 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
-from ...model import current_actor, present
+from ...core.model import current_actor, present
 from .rolls import (skill_id, skill_bonus, skill_label, D20, d20_in, check_expr, opposed_expr, check_odds,
     save_roll, DeathSave, death_save, luck_die_sides, luck_sign_refused)
 from .attacks import (unarmed, weapon_of, ANY_WEAPON_SKILL, weapon_skill, weapons, plan_attack, plan_attack_on,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Mapping, NamedTuple
 
-from ...rules import Rules
+from ...core.rules import Rules
 from .. import effects
 from ..base import Reader, data_items
 from ..effects import Input

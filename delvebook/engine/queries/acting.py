@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Mapping, NamedTuple
 
-from ...model import CREATURE, combatant, current_actor, is_alive, is_dead, is_dying, owner_of, used_this_turn
-from ...rules import Rules
+from ...core.model import CREATURE, combatant, current_actor, is_alive, is_dead, is_dying, owner_of, used_this_turn
+from ...core.rules import Rules
 from .. import effects
 from ..base import Reader
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Mapping, NamedTuple
 
-from ...distribution import Opposed, odds
-from ...model import combatant
-from ...rules import Rules
+from ...core.distribution import Opposed, odds
+from ...core.model import combatant
+from ...core.rules import Rules
 from .. import effects
 from ..base import Reader, Refused
 from ..effects import AttackPlan

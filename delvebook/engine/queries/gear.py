@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Mapping, NamedTuple
 
-from ...model import combatant
-from ...rules import Rules, RulesError
+from ...core.model import combatant
+from ...core.rules import Rules, RulesError
 from .. import effects
 from ..base import Reader, data_items
 

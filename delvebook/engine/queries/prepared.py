@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Iterator
 
-from ...rules.prepared import TRUE_NAMES, expand_foes
+from ...core.rules.prepared import TRUE_NAMES, expand_foes
 
 __all__ = ["Prepared", "foe_types", "foe_type", "foe_id", "encounters", "encounter", "encounter_foes",
            "roll_tables", "roll_table", "drawn", "KINDS", "TRUE_NAMES"]

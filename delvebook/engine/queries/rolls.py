@@ -9,10 +9,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Mapping, NamedTuple
 
-from ...dice import DiceError, parse
-from ...distribution import odds
-from ...model import combatant
-from ...rules import Rules, RulesError
+from ...core.dice import DiceError, parse
+from ...core.distribution import odds
+from ...core.model import combatant
+from ...core.rules import Rules, RulesError
 from .. import effects
 from ..base import Reader, data_items
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Mapping, NamedTuple
 
-from ...model import combatant
-from ...rules import Rules
+from ...core.model import combatant
+from ...core.rules import Rules
 from ..base import data_items
 
 __all__ = ["SCROLL", "spell_spec", "Writing", "writings", "copyable", "traceable", "scrolls_of"]

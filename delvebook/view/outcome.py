@@ -1,0 +1,133 @@
+"""The outcome of the last click and its luck dice and real dice (``outcomeEl``, ``luckEl`` in table.js): the action
+told in the game's words, every die drawn, a choice the hit allows, and the luck dice each player may spend."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from ..core.dice import DiceError, Roll
+from ..core.distribution import percent
+from ..engine import queries
+from ..core.model import is_dying
+from ..narrate import plural, tell, title
+from ..core.roles import PARTY
+from .shared import UI, field_, hidden_names
+
+__all__ = ["outcome_panel", "luck", "dice_of", "roll_label", "standing_version"]
+
+
+def dice_of(rec: Mapping) -> dict:
+    """A roll record drawn as dice: each die with its sides and face, kept or dropped, then luck dice."""
+    try:
+        r = Roll.from_dict(rec)
+    except (DiceError, KeyError, TypeError, ValueError):
+        return {"expr": str(rec.get("expr")), "dice": [], "total": rec.get("total"), "was": None}
+    dice = []
+    for t, g in zip(r.expression.terms, r.groups):
+        if g is None:
+            dice.append({"mod": t.constant * t.sign})
+            continue
+        for k, die in enumerate(g):
+            dice.append({"sides": die.sides, "face": die.face, "kept": die.kept, "sign": t.sign,
+                         "d66": "tens" if t.d66 and k == 0 else "ones" if t.d66 else None})
+    for l in r.luck:
+        dice.append({"sides": l.sides, "face": l.face, "kept": True, "sign": l.sign, "luck": l.who or "luck"})
+    return {"expr": r.expr, "dice": dice, "total": r.total, "was": r.base_total if r.luck else None,
+            "count": r.expression.dice_count}
+
+
+def roll_label(name: str, rec: Mapping) -> str:
+    who = rec.get("who")
+    return f"{name.replace('_', ' ')}" + (f" · {who}" if who else "")
+
+
+def standing_version(camp, seq: int | None) -> dict | None:
+    """The action first made as ``seq`` as it stands now (a luck die or real dice replace it)."""
+    if seq is None:
+        return None
+    try:
+        return camp.event(camp.standing.current(seq))
+    except KeyError:
+        return None
+
+
+def _default_player(camp, e: Mapping, roll: str) -> str | None:
+    """Who is most likely to spend luck on this roll: the player of whoever rolled it; a foe's roll against a
+    delver, the defender's player (the one who wants it lower)."""
+    s = camp.state
+    rec = e.get("rolls", {}).get(roll, {})
+    who = rec.get("who")
+    if who in s["delvers"]:
+        return s["delvers"][who]["player"]
+    sides = e.get("sides") or {}
+    for name in (*(e.get("targets") or ()), e.get("actor")):  # the one it was aimed at first, then who acted
+        if sides.get(name) == PARTY and name in s["delvers"]:
+            return s["delvers"][name]["player"]
+    return None
+
+
+def luck(camp, ui: UI, action: Mapping | None, where: str) -> dict | None:
+    if action is None or not action.get("rolls") or ui.mode != "keeper":
+        return None
+    s = camp.state
+    picked = ui.luck_player if ui.luck_seq == action["seq"] and ui.luck_player in s["luck"] else None
+    players = [{"player": p, "left": n, "on": p == picked,
+                "intent": {"do": "luck_player", "player": p, "seq": action["seq"], "where": where}}
+               for p, n in s["luck"].items()]
+    rows = []
+    for name, rec in action["rolls"].items():
+        player = picked or _default_player(camp, action, name)
+        left = s["luck"].get(player, 0) if player else 0
+        d = dice_of(rec)
+        row = {"name": name, "label": roll_label(name, rec), "total": rec.get("total"), "player": player,
+               "left": left,
+               "amend": {"id": f"amend:{action['seq']}:{name}",
+                         "fields": [field_("faces", "text", "", "", required=True,
+                                           hint=f"{rec.get('expr')}: {plural(d.get('count', 0), 'face')}")],
+                         "submit": {"label": "Real dice", "intent": {"do": "amend", "roll": name, "where": where}}}}
+        if player and left > 0:
+            row["plus"] = {"label": f"+ {player}", "title": f"{player} spends a luck die: added to the {name} roll", "intent": {"do": "luck", "player": player, "sign": 1,
+                                                                        "roll": name, "where": where}}
+            row["minus"] = {"label": f"\u2212 {player}",
+                            "title": f"{player} spends a luck die: taken off the {name} roll", "intent": {"do": "luck", "player": player, "sign": -1,
+                                                                         "roll": name, "where": where}}
+        rows.append(row)
+    return {"on": title(action, camp), "seq": action["seq"], "players": players, "rows": rows,
+            "die": queries.luck_die_sides(camp.rules)}
+
+
+def outcome_panel(camp, ui: UI) -> dict | None:
+    if ui.scope == "roll":
+        e = standing_version(camp, ui.focus) if ui.focus is not None else camp.latest_action
+    elif ui.mode == "players":
+        e = camp.latest_action  # the players see the table as it stands: not an undo, nor what it took back
+    else:
+        e = camp.events[-1] if camp.events else None
+    if e is None:
+        return None
+    hidden = hidden_names(camp, ui)
+    told = tell(e, camp, hidden)
+    rolls = [{"name": n, "label": roll_label(n, rec), **dice_of(rec)} for n, rec in (e.get("rolls") or {}).items()]
+    out = {"seq": e["seq"], "kind": e.get("kind"), "text": told["text"], "lines": told["lines"],
+           "verdict": told["verdict"], "rolls": rolls, "standing": True}
+    if ui.mode == "keeper":
+        follow = []
+        s = camp.state
+        ds = queries.death_save(s, camp.rules)
+        for n in s["seats"]:
+            if is_dying(s["delvers"][n]):
+                follow.append({"label": f"Death save for {n}: {ds.die.upper()}, needs {ds.target}: "
+                                        f"{percent(ds.chance, 0)}",
+                               "intent": {"do": "death_save", "who": n, "where": "outcome"}, "danger": True})
+        latest = camp.latest_action
+        offers = e.get("on_hit_options") or () if latest is not None and latest["seq"] == e["seq"] else ()
+        for o in offers:  # a choice once the hit is seen (a smite), as the engine offers it with the attack
+            name = str(o.get("name") or o["option"]).replace("_", " ")
+            said = ", ".join(str(x) for x in (o.get("cost_text"), f"+{o['adds']}" if o.get("adds") else None) if x)
+            follow.append({"label": f"{name} ({said})" if said else name,
+                           "intent": {"do": "on_hit", "option": o["option"], "where": "outcome"},
+                           "enabled": o.get("affordable", True), "on_hit": o["option"],
+                           "title": o.get("why") or f"{name} on the hit just seen: the attack stands as rolled, "
+                                                    f"its damage {('+' + str(o['adds'])) if o.get('adds') else 'added'}"})
+        out["follow"] = follow
+    return out
