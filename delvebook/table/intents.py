@@ -13,13 +13,15 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ..core.dice import DiceError
+from ..core.rules.schema.bounds import shorten
 from ..engine import COMMANDS, Invalid, Overridable, Refused, queries
+from ..store import StoreError
 from ..core.model import is_dead
 from .phones import PHONE_INTENTS
 from ..view.shape import FIELDS, SHAPES, FormError, check_shape
 from ..view import PANELS, UI, asked_of, attack_fields, fields_key, gather_darts, turn_key
 
-__all__ = ["perform", "FormError", "INTENTS", "UI_INTENTS", "FIELDS", "SHAPES", "check_shape"]
+__all__ = ["perform", "refusal_words", "FormError", "INTENTS", "UI_INTENTS", "FIELDS", "SHAPES", "check_shape"]
 
 
 Handler = Callable[[Any, UI, Mapping], Any]
@@ -442,7 +444,20 @@ def _ask(ui: UI, i: Mapping, text: str, yes: str, no: str) -> None:
     return None
 
 
-ERRORS = (Refused, DiceError, FormError, KeyError, LookupError)
+ERRORS = (Refused, DiceError, FormError, KeyError, LookupError, StoreError)
+
+
+def refusal_words(err: Exception) -> str:
+    """A refusal as the table says it: its words, each long value it quotes cut to its start and its length, and
+    no path of a file the keeper did not type (the store's reason, with the field it is about)."""
+    if isinstance(err, StoreError):
+        text = (f"{err.field}: " if err.field else "") + err.reason
+    elif isinstance(err, KeyError) and err.args:
+        text = str(err.args[0])
+    else:
+        text = str(err)
+    return shorten(text)
+
 
 def perform(camp, ui: UI, i: Mapping) -> Any:
     """Do what ``i`` asks: the campaign call it means, or a change of the UI state. Returns the Outcome (or
@@ -465,8 +480,7 @@ def perform(camp, ui: UI, i: Mapping) -> Any:
         check_shape(i)
         out = handler(camp, ui, i)
     except ERRORS as err:
-        text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
-        ui.refusal = {"text": text, "where": where, "override": _override(i, err)}
+        ui.refusal = {"text": refusal_words(err), "where": where, "override": _override(i, err)}
         if getattr(err, "field", None):  # an Invalid: what was typed wrong, said beside its field
             ui.refusal["field"] = err.field
         return None
