@@ -14,8 +14,8 @@ import pytest
 
 import delvebook as db
 from delvebook.players import allowed, desk as desks, links
-from delvebook.players.requests import (MAX_FILE, MAX_FOREIGN, MAX_LINE, Exchange, RequestError, answers_file, append, decode,
-                                        encode, file_stem, request_problem, requests_file)
+from delvebook.players.requests import (MAX_FILE, MAX_FOREIGN, MAX_LINE, Exchange, RequestError, answers_file, append,
+                                        decode, encode, file_stem, request_problem, requests_file)
 
 EVIL = "<img src=x onerror=alert(1)>"
 
