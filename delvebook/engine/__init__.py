@@ -286,6 +286,7 @@ def refusal(state: dict, rules: Rules, kind: str, args: Mapping[str, Any]) -> st
     ctx.override = override
     try:
         _bind(kind, fn, call)
+        _bounded(kind, call)
         fn(ctx, **call)
         return None
     except (Refused, DiceError) as err:

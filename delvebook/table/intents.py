@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ..core.dice import DiceError
-from ..core.rules.schema.bounds import shorten
+from ..core.rules.schema.bounds import MULTI_ATTACK, cut, shorten
 from ..engine import COMMANDS, Invalid, Overridable, Refused, queries
 from ..store import StoreError
 from ..core.model import is_dead
@@ -61,21 +61,26 @@ def _int(v: Any, what: str, *, required: bool = True) -> int | None:
         return None
     if isinstance(v, bool):
         raise FormError(f"{what}: a whole number, not {v!r}")
+    text = v if isinstance(v, int) else str(v).strip()
+    if isinstance(text, str) and len(text.lstrip("-+")) > _DIGITS:  # (past what int() reads; each limit is far below)
+        raise FormError(f"{what}: a whole number of at most {_DIGITS:,} digits, not one of {len(text):,} characters")
     try:
-        n = int(str(v).strip()) if not isinstance(v, int) else v
+        n = int(text)
     except ValueError:
-        raise FormError(f"{what}: a whole number, not {v!r}") from None
+        raise FormError(f"{what}: a whole number, not {cut(str(v))}") from None
     return n
+
+
+_DIGITS = 4_000
 
 
 def _faces(text: Any) -> list[int]:
     parts = str(text or "").replace(",", " ").split()
     if not parts:
         raise FormError("type the faces the real dice showed, like '14 3'")
-    try:
-        return [int(p) for p in parts]
-    except ValueError:
-        raise FormError(f"faces are whole numbers, like '14 3', not {text!r}") from None
+    if not all(p.isascii() and p.isdigit() and len(p) <= 15 for p in parts):
+        raise FormError(f"faces are whole numbers, like '14 3', not {cut(str(text))}")
+    return [int(p) for p in parts]
 
 
 def _options(camp, who: str, i: Mapping) -> dict:
@@ -189,6 +194,8 @@ def _attack_option(camp, ui: UI, i):
     value = i.get("value", _args(i).get(name))
     if name == "multi":
         n = _int(value, "attacks", required=False)
+        if n is not None and n > MULTI_ATTACK:
+            raise FormError(f"multi: at most {MULTI_ATTACK}, not {n:,}")
         value = n if n and n > 1 else None
     elif name == "bonus":
         value = _text(value)

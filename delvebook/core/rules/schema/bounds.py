@@ -19,7 +19,7 @@ from ...names import text_problem
 from ...statecheck import MAX_INT, MAX_NAME
 
 __all__ = ["FOE_MAX_HEARTS", "MULTI_ATTACK", "ARMOR_MAX", "MAX_TAGS", "MAX_ARGUMENT", "MAX_WORDS", "MAX_NOTE",
-           "MAX_ENTRIES_GIVEN", "ARGUMENTS", "SIZES", "MAX_SAID", "argument_problem", "number_shown", "cut", "shorten"]
+           "MAX_ENTRIES_GIVEN", "MAX_CHARACTERS", "ARGUMENTS", "SIZES", "MAX_SAID", "argument_problem", "number_shown", "cut", "shorten"]
 
 FOE_MAX_HEARTS = 10_000
 """A foe type's (or a creature's) hearts at most, as a delver's starting sheet (``SHEET_MAX_HEARTS``)."""
@@ -42,6 +42,8 @@ MAX_ENTRIES_GIVEN = 1_000
 """Entries of one list or mapping a command takes (a roll table's entries, an encounter's foes)."""
 _MAX_DEPTH = 6
 _MAX_TEXTS = 5_000  # texts and numbers in one command's arguments, all together
+MAX_CHARACTERS = 100_000
+"""Characters of all the texts one argument holds together (a roll table's thousand entries of 100 characters)."""
 
 _LESS = -MAX_ARGUMENT  # (the least a command says in its own words, as the schema's: "a whole number of 1 or more")
 
@@ -114,7 +116,7 @@ def argument_problem(kind: str, name: str, value: Any) -> tuple[str, str] | None
     (``names.text_problem``), a list or mapping of more than ``MAX_ENTRIES_GIVEN`` entries or nested deeper than a
     form can send. None if it holds nothing of the kind. Iterative, and bounded by the count of what it walks."""
     stack = [((name,), value, 0)]
-    seen = 0
+    seen = characters = 0
     while stack:
         path, v, depth = stack.pop()
         seen += 1
@@ -139,6 +141,9 @@ def argument_problem(kind: str, name: str, value: Any) -> tuple[str, str] | None
             where = _where(path)
             if len(v) > most:
                 return where, f"{where}: a text of {len(v):,} characters; at most {most:,}"
+            characters += len(v)
+            if characters > MAX_CHARACTERS:
+                return name, f"{name}: more than {MAX_CHARACTERS:,} characters of text all together"
             problem = text_problem(v, where)
             if problem is not None:
                 return where, problem

@@ -255,13 +255,13 @@ def _text_problems(data: Any) -> Iterator[tuple[tuple, str]]:
                 shown = v.encode("utf-8", "backslashreplace").decode("utf-8")[:60]
                 yield path, f"holds characters that are not UTF-8 text ({shown}); write it in UTF-8"
             elif text_problem(v) is not None:
-                yield path, text_problem(v)
+                yield path, text_problem(v, show(v))
         elif isinstance(v, Mapping):
             for k, x in v.items():
                 if isinstance(k, str) and not k.isascii() and _SURROGATES.search(k):
                     yield path + (k,), "this key holds characters that are not UTF-8 text; write it in UTF-8"
-                elif isinstance(k, str) and text_problem(k) is not None:
-                    yield path + (k,), f"this key: {text_problem(k)}"
+                elif isinstance(k, str) and text_problem(k, "this key") is not None:
+                    yield path + (k,), text_problem(k, "this key")
                 stack.append((path + (k,), x))
         elif isinstance(v, (list, tuple)):
             for i, x in enumerate(v):
