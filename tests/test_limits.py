@@ -265,3 +265,17 @@ def test_the_bundled_campaigns_keep_within_every_limit(tmp_path):
     for name in ("the-sunken-keep", "the-long-delve"):
         shutil.copytree(CAMPAIGNS / name, tmp_path / name)
         assert validate(tmp_path / name) == [], name
+
+
+# ---------------------------------------------------------------- the commands' options
+
+@pytest.mark.parametrize("option, value, says", [
+    ("--fights", "10000000000", "--fights is 1 to 1,000,000, not 10,000,000,000"),
+    ("--fights", "0", "--fights is 1 to 1,000,000, not 0"),
+    ("--workers", "100000", "--workers is 1 to 1,024, not 100,000"),
+])
+def test_a_commands_number_past_its_limit_is_refused_naming_it_before_a_fight_is_played(keep, capsys, option,
+                                                                                        value, says):
+    from delvebook import cli
+    assert cli.main(["danger", str(keep), "causeway_ambush", "--as-prepared", option, value, "--quiet"]) == 2
+    assert capsys.readouterr().err.strip() == f"delvebook danger: {says}"
