@@ -76,6 +76,7 @@ class Desk:
         self._marks: tuple = ()
         self._polls = 0
         self._links_aside: list = []  # keys.json or server.json set aside (``store.careful.Unreadable``)
+        self._aside_said: list[str] = []  # what the keeper's table was last told is set aside
 
     # ---- reading
     def players(self) -> list[str]:
@@ -101,9 +102,11 @@ class Desk:
             ex = self.exchange(player)
             changed |= ex.poll()
             changed |= self._settle(ex)
-            changed |= bool(ex.told())
             if time.monotonic() - start > POLL_BUDGET:
                 break
+        aside = self.set_aside()
+        if aside != self._aside_said:  # a file set aside, or read again: said, or unsaid, without a click
+            self._aside_said, changed = aside, True
         if changed:
             for listener in list(self.listeners):
                 listener()

@@ -332,7 +332,8 @@ class Exchange:
     """One player's requests and the keeper's answers as both files hold them (``poll`` reads what is new):
     what the players' server and the keeper's table both read, the same way. A file that is not one delvebook
     writes (something else in its place, or more than ``MAX_FOREIGN`` lines no page or table writes) is set aside
-    (``set_aside``), said once (``news``), and read again once a file stands in its place anew."""
+    (``set_aside``: the keeper's table says it once, as it stands), and read again once a file stands in its place
+    anew."""
 
     campaign: Path
     player: str
@@ -342,7 +343,6 @@ class Exchange:
     closed: dict[int, dict] = field(default_factory=dict)     # k -> how that ask ended (rolled, withdrawn)
     unreadable: list[str] = field(default_factory=list)       # why lines of the player's file could not be read
     last: int = 0                                              # the highest request number read
-    news: list[Unreadable] = field(default_factory=list)      # files set aside since the last look (``told``)
 
     def __post_init__(self) -> None:
         self._requests = Follower(requests_file(self.campaign, self.player))
@@ -355,11 +355,6 @@ class Exchange:
         out = [f.problem for f in (self._requests, self._answers) if f.problem is not None]
         return out + list(self._aside.values())
 
-    def told(self) -> list[Unreadable]:
-        """The files set aside since the last call (each said once)."""
-        out, self.news = self.news, []
-        return out
-
     def _foreign_line(self, which: str, why: str) -> bool:
         """Count a line of ``which`` file that no page or table writes; True once the file is set aside for them."""
         self._foreign[which] += 1
@@ -371,7 +366,6 @@ class Exchange:
                                           f"(the last: {why[:120]}); its further lines are not read: remove it, "
                                           f"and the next one delvebook writes is read")
         self._aside[which] = aside
-        self.news.append(aside)
         return True
 
     def _poll(self, which: str):
@@ -379,8 +373,6 @@ class Exchange:
         if which in self._aside and follower.same_file():
             return [], False
         polled = follower.poll()
-        if polled.news is not None:
-            self.news.append(polled.news)
         if polled.fresh or (which in self._aside and follower.problem is None):
             self._aside.pop(which, None)
             self._foreign[which] = 0
@@ -400,7 +392,7 @@ class Exchange:
 
     def poll(self) -> bool:
         """Read what both files gained since the last poll; True if anything did. Never raises: what cannot be
-        read is set aside and said (``news``)."""
+        read is set aside (``set_aside``)."""
         got, fresh = self._poll("requests")
         if fresh:
             self.requests.clear()

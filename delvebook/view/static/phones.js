@@ -31,7 +31,7 @@ function phoneParts(kit) {
       r.asks.map((a) => h("div", { cls: "db-row db-wrap db-asked" }, text("span", "db-note", a.text),
         button("Withdraw", a.withdraw, { cls: "db-mini" }))),
       r.problem ? text("div", "db-muted", r.problem) : null,
-      (r.set_aside || []).map((t) => text("div", "db-muted db-set-aside", t)));
+      (r.set_aside || []).map((t) => text("div", "db-set-aside", t)));
   }
 
   // ---- the Keeper panel: each player's link and QR code, or how to start the players' server
