@@ -62,7 +62,7 @@ def _int(v: Any, what: str, *, required: bool = True) -> int | None:
     if isinstance(v, bool):
         raise FormError(f"{what}: a whole number, not {v!r}")
     text = v if isinstance(v, int) else str(v).strip()
-    if isinstance(text, str) and len(text.lstrip("-+")) > _DIGITS:  # (past what int() reads; each limit is far below)
+    if isinstance(text, str) and len(text.lstrip("-+")) > _DIGITS:  # (past what int() reads; all limits are below)
         raise FormError(f"{what}: a whole number of at most {_DIGITS:,} digits, not one of {len(text):,} characters")
     try:
         n = int(text)

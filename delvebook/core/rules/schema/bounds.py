@@ -19,7 +19,8 @@ from ...names import text_problem
 from ...statecheck import MAX_INT, MAX_NAME
 
 __all__ = ["FOE_MAX_HEARTS", "MULTI_ATTACK", "ARMOR_MAX", "MAX_TAGS", "MAX_ARGUMENT", "MAX_WORDS", "MAX_NOTE",
-           "MAX_ENTRIES_GIVEN", "MAX_CHARACTERS", "ARGUMENTS", "SIZES", "MAX_SAID", "argument_problem", "number_shown", "cut", "shorten"]
+           "MAX_ENTRIES_GIVEN", "MAX_CHARACTERS", "ARGUMENTS", "SIZES", "MAX_SAID", "argument_problem",
+           "number_shown", "cut", "shorten"]
 
 FOE_MAX_HEARTS = 10_000
 """A foe type's (or a creature's) hearts at most, as a delver's starting sheet (``SHEET_MAX_HEARTS``)."""
