@@ -279,3 +279,10 @@ def test_a_commands_number_past_its_limit_is_refused_naming_it_before_a_fight_is
     from delvebook import cli
     assert cli.main(["danger", str(keep), "causeway_ambush", "--as-prepared", option, value, "--quiet"]) == 2
     assert capsys.readouterr().err.strip() == f"delvebook danger: {says}"
+
+
+def test_a_forecast_of_more_fights_than_the_limit_is_refused_before_one_is_played(kept):
+    with pytest.raises(Invalid, match=r"^fights: at most 1,000,000, not 1,000,000,000,000$"):
+        kept.danger("causeway_ambush", fights=10 ** 12)
+    with pytest.raises(Invalid, match="fights: at most 1,000,000"):
+        kept.danger_job("causeway_ambush", fights=10 ** 7)

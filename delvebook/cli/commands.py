@@ -325,17 +325,13 @@ def _play_copy_of(campaign: Path) -> Path | None:
     return None
 
 
-MAX_FIGHTS = 1_000_000
-"""Fights ``delvebook danger --fights`` plays at most (a forecast is within ±2 points long before 10,000)."""
-
-
 def _cmd_danger(args: argparse.Namespace) -> int:
     """How deadly a prepared encounter (or a list of foes, or the fight running now) is for the party as it stands
     in the campaign (its play copy, when the campaign named is a prepared one with one): the forecast's table, with
     a progress line on stderr (fights, ±points, rate, time left) while the fights are played."""
     from delvebook.campaign import Campaign
     from delvebook.engine import Refused
-    from delvebook.core.rules.schema.bounds import MAX_ARGUMENT, number_shown
+    from delvebook.core.rules.schema.bounds import MAX_ARGUMENT, MAX_FIGHTS, number_shown
     from delvebook.forecast import FOE_TARGETS, Policy, text_progress
     from delvebook.store import StoreError
     folder = Path(args.campaign)

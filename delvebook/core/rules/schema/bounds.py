@@ -19,7 +19,7 @@ from ...names import text_problem
 from ...statecheck import MAX_INT, MAX_NAME
 
 __all__ = ["FOE_MAX_HEARTS", "MULTI_ATTACK", "ARMOR_MAX", "MAX_TAGS", "MAX_ARGUMENT", "MAX_WORDS", "MAX_NOTE",
-           "MAX_ENTRIES_GIVEN", "MAX_CHARACTERS", "ARGUMENTS", "SIZES", "MAX_SAID", "argument_problem",
+           "MAX_ENTRIES_GIVEN", "MAX_CHARACTERS", "MAX_FIGHTS", "ARGUMENTS", "SIZES", "MAX_SAID", "argument_problem",
            "number_shown", "cut", "shorten"]
 
 FOE_MAX_HEARTS = 10_000
@@ -31,6 +31,9 @@ ARMOR_MAX = {"av": 100, "dv": 1_000}
 """A creature's armor at most: the text's leather armor is AV 1, DV 10."""
 MAX_TAGS = 20
 """Tags of one foe type (undead, demon, evil...)."""
+
+MAX_FIGHTS = 1_000_000
+"""Fights one danger forecast plays at most (it is within ±2 points long before 10,000)."""
 
 MAX_ARGUMENT = 1_000_000
 """A whole number any command takes, at most either way, unless ``ARGUMENTS`` says otherwise."""
