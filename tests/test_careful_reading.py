@@ -156,3 +156,23 @@ def test_a_line_longer_than_a_read_is_skipped_and_said_and_a_torn_line_waits_for
     with open(file, "ab") as f:
         f.write(b"ond\n")
     assert follower.poll().lines == [b"second"]
+
+
+def test_a_poll_past_its_budget_leaves_the_players_after_to_the_next_which_starts_where_it_stopped(camp,
+                                                                                                  monkeypatch):
+    clock = iter(k * 0.06 for k in range(10_000))  # each look at the clock 60 ms on: a slow disk
+    monkeypatch.setattr(desks.time, "monotonic", lambda: next(clock))
+    desk = desks.open_desk(camp)
+    players = desk.players()
+    read: list[list[str]] = []
+    poll = Exchange.poll
+
+    def counted(ex):
+        read[-1].append(ex.player)
+        return poll(ex)
+    monkeypatch.setattr(Exchange, "poll", counted)
+    for _ in range(len(players)):
+        read.append([])
+        desk.poll()
+    assert all(len(set(polled)) <= 2 for polled in read), f"a poll past {desks.POLL_BUDGET} s goes no further: {read}"
+    assert {p for polled in read for p in polled} == set(players), "no player is left out for long"
