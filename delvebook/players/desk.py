@@ -151,7 +151,7 @@ class Desk:
         once it is set aside the rest is forgotten, not answered; the answers go in one write."""
         batch: list[dict] = []
         waits = f"{MAX_WAITING} requests already wait for the keeper: ask again later"
-        waiting = 0
+        waiting, changed = 0, False
         for r in ex.pending():
             why = f"not a request: {r['problem']}" if r["kind"] == "unreadable" else \
                 request_refusal(self.camp, ex, r) or (waits if waiting >= MAX_WAITING else None)
@@ -166,8 +166,10 @@ class Desk:
             else:
                 ex.trusted()
                 waiting += 1
+                continue
+            changed = True
         self._write(ex, batch)
-        return bool(batch) or waiting != len(ex.pending())
+        return changed
 
     def waiting(self) -> list[dict]:
         """Every request waiting for the keeper, oldest first (each player's in turn)."""
