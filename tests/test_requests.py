@@ -205,7 +205,8 @@ def test_a_flood_of_a_thousand_requests_records_nothing_and_keeps_a_few_waiting(
     refused = [a for a in ex.answers.values() if a["verdict"] == "refused"]
     assert len(refused) == MAX_FOREIGN and "already wait" in refused[0]["why"], "a page writes none of them"
     [aside] = desk.set_aside()
-    assert aside.startswith(f"requests/{file.name} was set aside: more than {MAX_FOREIGN} of its lines"), "said once, in words"
+    assert aside.startswith(f"requests/{file.name} was set aside: more than {MAX_FOREIGN} of its lines"), \
+        "said once, in words"
     assert answers_file(camp.path, "Ana").stat().st_size < 4 * MAX_LINE, "the answers file is not filled"
     assert desk.ask("Wren", "check", "stealth", 12) == 1, "the keeper can still send Ana a roll"
 

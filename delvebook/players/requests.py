@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..store.careful import MAX_READ, Follower, Unreadable, read_small
+from ..store.careful import MAX_READ, Follower, Unreadable, read_small, what_is
 
-__all__ = ["FOLDER", "MAX_LINE", "MAX_FILE", "MAX_FOREIGN", "KINDS", "ROLLS", "VERDICTS", "file_stem", "requests_file",
-           "answers_file", "request_problem", "answer_problem", "encode", "append", "Exchange", "RequestError",
+__all__ = ["FOLDER", "MAX_LINE", "MAX_FILE", "MAX_FOREIGN", "KINDS", "ROLLS", "VERDICTS", "file_stem",
+           "requests_file", "answers_file", "request_problem", "answer_problem", "encode", "append", "Exchange", "RequestError",
            "now", "screen_file", "show_on_screen", "on_screen"]
 
 FOLDER = "requests"
@@ -266,12 +266,11 @@ def append(file: Path, *lines: Mapping) -> None:
 
 def _what_stands(file: Path, err: OSError) -> str:
     """Why ``file`` could not be opened to append to, in words: what stands in its place, or the system's words."""
-    from ..store.careful import what_is
     try:
         mode = os.lstat(file).st_mode
     except OSError:
         return err.strerror or str(err)
-    return err.strerror or str(err) if stat.S_ISREG(mode) else f"it is {what_is(mode)}, not a file"
+    return (err.strerror or str(err)) if stat.S_ISREG(mode) else f"it is {what_is(mode)}, not a file"
 
 
 # ---------------------------------------------------------------- what the keeper shows on the players' screen

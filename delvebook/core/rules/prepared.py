@@ -38,7 +38,8 @@ from .schema.words import ENCOUNTER_MAX_FOES, Problem, show
 
 __all__ = ["TABLE_FIELDS", "ENTRY_FIELDS", "MAX_ENTRIES", "MAX_TOTALS", "ROLL_DEPTH", "TRUE_NAMES",
            "table_problems", "table_cycles", "table_chains", "parse_range", "range_text", "entry_for",
-           "true_names_table", "encounter_problems", "normal_foes", "expand_foes", "slug", "id_problem", "ENCOUNTER_MAX_FOES"]
+           "true_names_table", "encounter_problems", "normal_foes", "expand_foes", "slug", "id_problem",
+           "ENCOUNTER_MAX_FOES"]
 
 TABLE_FIELDS = ("name", "dice", "entries", "without_replacement", "note")
 """The fields of a roll table; ``dice`` and ``entries`` are required."""
