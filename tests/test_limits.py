@@ -124,7 +124,7 @@ def test_dice_whose_exact_odds_cost_too_much_are_refused_before_any_is_worked_ou
     with pytest.raises(Invalid, match=r"^dice: 3d1000kh2 rolls 1,999 different totals; a table holds at most 1,000$"):
         kept.prepare_table("Loot", "3d1000kh2", {"2-2000": "a coin"})
     with pytest.raises(Invalid, match=r"damage: '1000d1000' is too large to work out its odds exactly .*at most "
-                                      r"1,000,000"):
+                                      + f"{distribution.MAX_WORK:,}"):
         kept.prepare_foe("Titan", 3, damage="1000d1000")
     assert worked == []
     sound(kept)
@@ -136,7 +136,7 @@ def test_the_cost_of_dice_counts_the_steps_their_odds_take():
     assert distribution.work("2d6") == 6 + (6 + 5) + 11  # the first die, the second's window, one addition
     assert distribution.work("d20+d6") == 20 + 20 + 6 + 20 * 6
     assert distribution.work("4d6kh3") < distribution.work("3d300kh2") < distribution.work("3d1000kh2")
-    for cheap in ("d20+2d6", "2d20kh1", "4d6kh3", "d66", "100d100"):
+    for cheap in ("d20+2d6", "2d20kh1", "4d6kh3", "d66", "60d100"):
         assert distribution.work(cheap) <= distribution.MAX_WORK
         assert distribution.distribution(cheap).total > 0
 

@@ -17,9 +17,10 @@ from .dice import DiceError, Expression, Term, parse
 
 __all__ = ["Distribution", "Opposed", "distribution", "odds", "percent", "work", "MAX_WORK"]
 
-MAX_WORK = 1_000_000
-"""Steps one exact computation may take (``work``): a step is one addition of weights, about a quarter of a
-microsecond here, so the dearest odds admitted take about a quarter of a second (``bench/dice_cost.py``)."""
+MAX_WORK = 400_000
+"""Steps one exact computation may take (``work``): a step is one addition of weights, a fifth of a microsecond to
+a microsecond here (the machine idle, or shared by a dozen processes), so the dearest odds admitted take a tenth of
+a second to half a second (``bench/limits.py``), once: a view asks again from the cache."""
 
 
 class Distribution:
