@@ -150,6 +150,34 @@ def test_the_cache_is_keyed_by_the_log_and_never_the_truth(tmp_path):
         assert fresh.cache == grown.cache and not fresh.from_cache and fresh.fights.equals(grown.fights)
 
 
+@pytest.mark.parametrize("edit", [
+    lambda raw: raw["forecasts"][0].update(p_win=7.5),                      # a chance past 1
+    lambda raw: raw["forecasts"][1].update(rounds_median="many"),           # text where a number goes
+    lambda raw: raw["forecasts"][2]["p_death"].__setitem__(0, float("nan")),
+    lambda raw: raw["forecasts"][0].update(party=[1, 2]),
+    lambda raw: raw["played"].update(foe_attacks=-3),
+    lambda raw: raw.update(fights_per_forecast=True),
+], ids=["p_win 7.5", "text for a number", "NaN", "party of numbers", "a count below 0", "true for a number"])
+def test_a_cache_edited_out_of_range_or_of_the_wrong_type_is_a_miss_played_again(camp, tmp_path, edit):
+    first = analysis.calibration(camp.path, fights=5, workers=1, cache=tmp_path)  # (a folder: no memo in memory)
+    raw = json.loads(first.cache.read_text())
+    edit(raw)
+    first.cache.write_text(json.dumps(raw))
+    again = analysis.calibration(camp.path, fights=5, workers=1, cache=tmp_path)
+    assert not again.from_cache and again.fights.equals(first.fights), "played again, and what it said stands"
+    assert again.fights["p_win"].between(0, 1).all()
+    assert json.loads(first.cache.read_text()) != raw, "the edited file is replaced by the fights played again"
+
+
+def test_a_pipe_in_the_cache_files_place_is_a_miss_never_waited_on(camp, tmp_path):
+    import os
+    first = analysis.calibration(camp.path, fights=5, workers=1, cache=tmp_path)
+    first.cache.unlink()
+    os.mkfifo(first.cache)
+    again = analysis.calibration(camp.path, fights=5, workers=1, cache=tmp_path)
+    assert not again.from_cache and again.fights.equals(first.fights)
+
+
 def test_no_cache_writes_nothing(camp, tmp_path, monkeypatch):
     monkeypatch.setenv("DELVEBOOK_CACHE", str(tmp_path))
     assert analysis.calibrate.cache_folder() == tmp_path

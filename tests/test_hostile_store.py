@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import delvebook as db
+from delvebook.engine import Invalid
 from delvebook import store as st
 from delvebook.store import HELD_FILE, LOCK_FILE, CampaignStore, StoreError, dump_event_line, read_log
 
@@ -120,11 +121,13 @@ def test_item_2_a_clean_close_leaves_no_hold_and_a_killed_writer_is_let_go(keep)
 
 
 def test_item_3_an_event_over_the_readers_line_limit_is_refused_and_the_campaign_still_opens(keep):
-    with db.Campaign.open(keep) as camp:
-        with pytest.raises(StoreError, match="at most 1,048,576 bytes"):
+    with db.Campaign.open(keep) as camp:  # refused by the commands' limits, before the writer's own
+        with pytest.raises(Invalid, match="why: a text of 1,048,576 characters; at most 2,000"):
             camp.roll("d6", why="w" * (1 << 20))
-        with pytest.raises(StoreError, match="at most 9,007,199,254,740,991"):
+        with pytest.raises(Invalid, match="amount: at most 1,000,000"):
             camp.award_xp(10 ** 20)
+        with pytest.raises(Invalid, match="entries: more than 100,000 characters of text all together"):
+            camp.prepare_table("Loot", "d1000", {i: "w" * 1000 for i in range(1, 1001)})
         camp.roll("d6", why="a short why")
     with db.Campaign.open(keep, read_only=True) as again:
         assert [e["kind"] for e in again.events] == ["roll"]

@@ -154,7 +154,8 @@ def test_an_npc_or_a_foe_named_in_a_fight_reads_like_no_name_in_play(camp):
     assert "U+202E" in refused(camp, camp.npc, RLO + "kaŕg", "bandit")
     camp.npc("Grak", "bandit")
     assert "('Grak' is an NPC)" in refused(camp, camp.encounter, [{"foe": "goblin", "name": "grak"}])
-    assert "a foe's name" in refused(camp, camp.encounter, [{"foe": "goblin", "name": "Gob" + ZWSP}])
+    said = refused(camp, camp.encounter, [{"foe": "goblin", "name": "Gob" + ZWSP}])
+    assert "foes[0].name" in said and "U+200B" in said  # (refused as every text a command takes, by its field)
     assert "reads the same as 'Gob'" in refused(camp, camp.encounter, [{"foe": "goblin", "name": "Gob"},
                                                                       {"foe": "goblin", "name": "GOB"}])
 

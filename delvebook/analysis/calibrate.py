@@ -45,6 +45,7 @@ from ..engine import Refused
 from ..core.events import History, clone
 from ..forecast import FightView, Policy, default_workers, forecast, wilson
 from ..core.roles import CREATURES, FOES, PARTY
+from ..store.careful import read_small
 from .fold import open_campaign, shared_frames
 from .tables import fight_of_hearts
 
@@ -247,11 +248,15 @@ def _cached(camp: Campaign, key: str, file: Path | None) -> tuple[dict | None, b
         return memo[1], True
     if file is None:
         return None, False
+    text, _ = read_small(file, _MOST_CACHE)  # a regular file only, never a pipe waited on (a miss otherwise)
     try:
-        raw = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        raw = json.loads(text.decode("utf-8")) if text is not None else None
+    except (ValueError, RecursionError):
         return None, False
     return (raw, True) if _whole(raw) else (None, False)
+
+
+_MOST_CACHE = 256 << 20  # bytes of a cache file: a campaign of 100,000 fights
 
 
 _PLAYED = {"foe_attacks", "foe_as_policy", "delver_attacks", "delver_as_policy", "creature_attacks",
@@ -261,14 +266,42 @@ _FORECAST = {"seq", "encounter", "party", "p_drop", "p_death", "p_any_drop", "p_
 
 
 def _whole(raw: Any) -> bool:
-    """Whether a cache file holds what this module writes (a file cut short or edited is played again)."""
+    """Whether a cache file holds what this module writes, every value of the type and in the range it writes: it
+    is read as untrusted input (a file cut short or edited, ``p_win: 7.5``, text where a number goes, is a miss,
+    and its fights are played again)."""
     try:
-        return (raw["format"] == _FORMAT and isinstance(raw["fights_per_forecast"], int)
-                and set(raw["played"]) == _PLAYED and isinstance(raw["played"]["actions"], dict)
-                and all(set(r) == _FORECAST and len(r["party"]) == len(r["p_drop"]) == len(r["p_death"])
-                        or set(r) == {"seq", "encounter", "refused"} for r in raw["forecasts"]))
+        played, forecasts = raw["played"], raw["forecasts"]
+        return (raw["format"] == _FORMAT and _count(raw["fights_per_forecast"]) and raw["fights_per_forecast"] > 0
+                and isinstance(played, dict) and set(played) == _PLAYED and isinstance(played["actions"], dict)
+                and all(_count(v) for k, v in played.items() if k != "actions")
+                and all(isinstance(k, str) and _count(v) for k, v in played["actions"].items())
+                and isinstance(forecasts, list) and all(_row(r) for r in forecasts)
+                and len({r["seq"] for r in forecasts}) == len(forecasts))
     except (TypeError, KeyError, AttributeError):
         return False
+
+
+def _count(v: Any) -> bool:
+    return type(v) is int and 0 <= v <= 2 ** 53
+
+
+def _chance(v: Any) -> bool:
+    return type(v) in (int, float) and 0 <= v <= 1  # (NaN is no chance: every comparison with it is false)
+
+
+def _row(r: Any) -> bool:
+    """One forecast as ``_forecast_row`` writes it: chances from 0 to 1, one a delver of the party, rounds."""
+    if not isinstance(r, dict) or not _count(r.get("seq")) or not (r.get("encounter") is None
+                                                                    or _count(r.get("encounter"))):
+        return False
+    if set(r) == {"seq", "encounter", "refused"}:
+        return isinstance(r["refused"], str)
+    party = r.get("party")
+    return (set(r) == _FORECAST and isinstance(party, list) and all(isinstance(n, str) for n in party)
+            and all(isinstance(r[k], list) and len(r[k]) == len(party) and all(map(_chance, r[k]))
+                    for k in ("p_drop", "p_death"))
+            and all(_chance(r[k]) for k in ("p_any_drop", "p_any_death", "p_win", "p_wipe"))
+            and all(type(r[k]) in (int, float) and 0 <= r[k] <= 10 ** 6 for k in ("rounds_median", "rounds_p90")))
 
 
 def _store(file: Path | None, raw: dict) -> None:

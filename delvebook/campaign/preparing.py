@@ -107,6 +107,7 @@ class Preparing:
         ``forecast.Danger``; ``options``: ``policy``, ``precision``, ``progress``, ``workers``, ``name``,
         ``sitting_out`` (delvers who do not fight: a what-if), ``dark`` (see ``delvebook.forecast.forecast``)."""
         from ..forecast import forecast
+        _fights_bounded(fights)
         foes, name = self._danger_foes(foes, options)
         return forecast(self.rules, self.state, foes, name=name, fights=fights, seed=seed,
                         campaign=self._store.campaign, **options)
@@ -116,6 +117,7 @@ class Preparing:
         ``job.danger()`` so far, ``job.cancel()``): what a view drives between its messages, so the kernel keeps
         answering clicks while it runs. Nothing is written to the campaign."""
         from ..forecast import Job
+        _fights_bounded(fights)
         foes, name = self._danger_foes(foes, options)
         return Job(self.rules, self.state, foes, name=name, fights=fights, seed=seed, campaign=self._store.campaign,
                    **options)
@@ -153,3 +155,11 @@ class Preparing:
         foes, name = self._danger_foes(base, options) if base is not None else ([], options.pop("name", None))
         return Tuner(self.rules, self.state, fid, target, foes, name=name, campaign=self._store.campaign,
                      **options)
+
+
+def _fights_bounded(fights: Any) -> None:
+    """Refuse more fights than a forecast plays (``bounds.MAX_FIGHTS``), naming the limit, before one is played."""
+    from ..core.rules.schema.bounds import MAX_FIGHTS, number_shown
+    if type(fights) is int and fights > MAX_FIGHTS:
+        from ..engine import Invalid
+        raise Invalid(f"fights: at most {MAX_FIGHTS:,}, not {number_shown(fights)}", "fights")

@@ -246,10 +246,14 @@ def _cmd_players(args: argparse.Namespace) -> int:
         print(f"delvebook players: --port is 0 to 65535, not {args.port}", file=sys.stderr)
         return 2
     from delvebook.pages.server import run
+    from delvebook.players.requests import RequestError
     try:
         return run(campaign, ip=args.ip, port=args.port, hide_hearts=args.hide_hearts,
                    foe_hearts=args.show_foe_hearts, parent=args.parent, allow_hosts=tuple(args.allow_host),
                    new_links=args.new_links, qr=args.qr)
+    except RequestError as err:  # (a file of the requests folder it cannot use: keys.json a folder)
+        print(f"delvebook players: {err}", file=sys.stderr)
+        return 1
     except OSError as err:
         print(f"delvebook players: cannot listen on {args.ip} port {args.port}: {err.strerror or err}",
               file=sys.stderr)
@@ -327,6 +331,7 @@ def _cmd_danger(args: argparse.Namespace) -> int:
     a progress line on stderr (fights, ±points, rate, time left) while the fights are played."""
     from delvebook.campaign import Campaign
     from delvebook.engine import Refused
+    from delvebook.core.rules.schema.bounds import MAX_ARGUMENT, MAX_FIGHTS, number_shown
     from delvebook.forecast import FOE_TARGETS, Policy, text_progress
     from delvebook.store import StoreError
     folder = Path(args.campaign)
@@ -354,6 +359,11 @@ def _cmd_danger(args: argparse.Namespace) -> int:
         if args.foe_target not in FOE_TARGETS:
             print(f"delvebook danger: --foe-target is one of {', '.join(FOE_TARGETS)}", file=sys.stderr)
             return 2
+        for option, value, most in (("--fights", args.fights, MAX_FIGHTS), ("--workers", args.workers, 1024),
+                                    ("--retreat-when-down", args.retreat_when_down, MAX_ARGUMENT)):
+            if value is not None and not 1 <= value <= most:
+                print(f"delvebook danger: {option} is 1 to {most:,}, not {number_shown(value)}", file=sys.stderr)
+                return 2
         policy = Policy(args.foe_target, luck=not args.no_luck, pool_luck=args.pool_luck,
                         retreat_when_down=args.retreat_when_down)
         progress = None if args.quiet else text_progress(sys.stderr)

@@ -15,9 +15,12 @@ from typing import Iterator
 
 from .dice import DiceError, Expression, Term, parse
 
-__all__ = ["Distribution", "Opposed", "distribution", "odds", "percent", "MAX_WORK"]
+__all__ = ["Distribution", "Opposed", "distribution", "odds", "percent", "work", "MAX_WORK"]
 
-MAX_WORK = 20_000_000  # elementary steps one exact computation may take before it is refused
+MAX_WORK = 400_000
+"""Steps one exact computation may take (``work``): a step is one addition of weights, a fifth of a microsecond to
+a microsecond here (the machine idle, or shared by a dozen processes), so the dearest odds admitted take a tenth of
+a second to half a second (``bench/limits.py``), once: a view asks again from the cache."""
 
 
 class Distribution:
@@ -204,36 +207,66 @@ def percent(p: Fraction, digits: int = 1) -> str:
 # ---------------------------------------------------------------- building distributions
 
 def distribution(expr: "str | Expression") -> Distribution:
-    """The exact distribution of a dice expression's total."""
-    return _build(parse(expr))
+    """The exact distribution of a dice expression's total; refused (``DiceError``) before any of it is worked out
+    when it would take more than ``MAX_WORK`` steps (``work``)."""
+    e = parse(expr)
+    steps = work(e)
+    if steps > MAX_WORK:
+        raise DiceError(f"{e.text} is too large to work out exactly: about {steps:,} steps, at most "
+                        f"{MAX_WORK:,}; use fewer dice or fewer sides")
+    return _build(e)
+
+
+def work(expr: "str | Expression") -> int:
+    """The steps working out ``expr``'s exact distribution takes, counted from its terms alone (nothing is
+    computed): each term's own (``_term_work``), then adding each to the sum of those before it."""
+    e = parse(expr)
+    steps, width = 0, 1
+    for t in e.terms:
+        steps += _term_work(t)
+        lo, hi = (t.constant, t.constant) if t.is_constant else (11, 66) if t.d66 else \
+            ((t.keep_n if t.keep else t.count), (t.keep_n if t.keep else t.count) * t.sides)
+        steps += width * (hi - lo + 1)
+        width += hi - lo
+    return steps
+
+
+def _term_work(t: Term) -> int:
+    """The steps one term's own distribution takes, as ``_term`` works it out."""
+    if t.is_constant:
+        return 1
+    if t.d66:
+        return 36
+    n, s = t.count, t.sides
+    if t.keep is None or t.keep_n == n:  # a sliding-window sum for each die after the first
+        return s + sum(j * (s - 1) + s for j in range(1, n))
+    if t.keep_n == 1:  # one power of each face
+        return s * n
+    # faces walked one by one; at each, every (dice placed, kept sum) so far takes every count of the dice left: a
+    # step of a mapping and a binomial, three additions' time
+    return 3 * s * ((n + 1) * (n + 2) // 2) * (t.keep_n * s + 1)
 
 
 def _build(e: Expression) -> Distribution:
     result = Distribution.constant(0)
-    work = 0
     for t in e.terms:
-        d = _term(t, e.text)
-        work += len(result.weights) * len(d.weights)
-        if work > MAX_WORK:
-            raise DiceError(f"{e.text} is too large to compute exactly here; split it or use fewer dice")
+        d = _term(t)
         result = result + (d if t.sign > 0 else -d)
     return result
 
 
-def _term(t: Term, text: str) -> Distribution:
+def _term(t: Term) -> Distribution:
     if t.is_constant:
         return Distribution.constant(t.constant)
     if t.d66:
         w = {10 * a + b: 1 for a in range(1, 7) for b in range(1, 7)}
         return Distribution.from_weights(w)
     if t.keep is None:
-        return _sum_of_dice(t.count, t.sides, text)
-    return _keep(t.count, t.sides, t.keep, t.keep_n, text)
+        return _sum_of_dice(t.count, t.sides)
+    return _keep(t.count, t.sides, t.keep, t.keep_n)
 
 
-def _sum_of_dice(n: int, sides: int, text: str) -> Distribution:
-    if n * n * sides > MAX_WORK:
-        raise DiceError(f"{text}: {n}d{sides} is too large to compute exactly here; use fewer dice")
+def _sum_of_dice(n: int, sides: int) -> Distribution:
     # adding one uniform die is a sliding-window sum over the weights so far
     w = [1] * sides  # outcomes 1..sides
     for _ in range(n - 1):
@@ -249,9 +282,9 @@ def _sum_of_dice(n: int, sides: int, text: str) -> Distribution:
     return Distribution(n, w)
 
 
-def _keep(n: int, sides: int, mode: str, k: int, text: str) -> Distribution:
+def _keep(n: int, sides: int, mode: str, k: int) -> Distribution:
     if k == n:
-        return _sum_of_dice(n, sides, text)
+        return _sum_of_dice(n, sides)
     if k == 1:
         # the highest (lowest) of n dice is <= x (>= x) with chance (x/s)^n
         if mode == "h":
@@ -259,8 +292,6 @@ def _keep(n: int, sides: int, mode: str, k: int, text: str) -> Distribution:
         else:
             w = [(sides - x + 1) ** n - (sides - x) ** n for x in range(1, sides + 1)]
         return Distribution(1, w)
-    if sides * n * n * (k * sides + 1) > MAX_WORK:
-        raise DiceError(f"{text}: {n}d{sides}k{mode}{k} is too large to compute exactly here")
     # walk the faces from best to worst, deciding how many dice show each face;
     # state: (dice placed so far, sum of the kept ones) -> number of ways
     faces = range(sides, 0, -1) if mode == "h" else range(1, sides + 1)

@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping
 
 from .statecheck import MAX_NAME
 
-__all__ = ["check_name", "name_problem", "look_alike", "keys", "NameIndex", "CONFUSABLE", "MAX_NAME"]
+__all__ = ["check_name", "name_problem", "text_problem", "look_alike", "keys", "NameIndex", "CONFUSABLE", "MAX_NAME"]
 
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 """The characters that change the direction text is drawn in (and may reverse the rest of a line)."""
@@ -94,6 +94,32 @@ def name_problem(name: Any, what: str = "a name") -> str | None:
     if name != name.strip():
         return f"{what} starts or ends with a space: {name!r}"
     return None
+
+
+_TEXT_ALLOWED = frozenset("\t\n\r\u200c\u200d")
+"""What text may hold that a name may not: tabs and line breaks (a note has lines), and the joiners some scripts
+and emoji are written with (they join or part the letters around them)."""
+_SELECTORS = frozenset(ch for ch in _INVISIBLE if unicodedata.category(ch) == "Mn" and ch != "\u034f")
+"""Variation selectors: an emoji's (U+FE0F) is text's own; a name takes none."""
+
+
+def text_problem(text: Any, what: str = "the text") -> str | None:
+    """Why ``text`` (a roll table's result, a foe's tag, a note, a reason: any text a person reads) cannot be
+    shown as typed, or None. Looser than a name: spaces and marks anywhere, line breaks and tabs, emoji; but no
+    character that turns the text around it (U+202E), draws nothing (U+200B, a soft hyphen) or is a control
+    character: what a person reads is what the text holds."""
+    if not isinstance(text, str) or text.isascii() and text.isprintable():
+        return None
+    for i, ch in enumerate(text):
+        if ch in _TEXT_ALLOWED or ch in _SELECTORS:
+            continue
+        why = "a control character" if unicodedata.category(ch) == "Cc" else _hidden(ch)
+        if why is not None and (ch in _BIDI or ch in _INVISIBLE or unicodedata.category(ch) in _NOT_TEXT):
+            return f"{what} holds {why} ({_at(text, i)}): type it without that character"
+    return None
+
+
+_NOT_TEXT = frozenset({"Cc", "Cf", "Zl", "Zp"})
 
 
 # ---------------------------------------------------------------- names that read the same

@@ -37,6 +37,8 @@ from ..core.events import apply_changes, revert
 from ..core.events import EVENT_VERSION, History, REDO, Touched, UNDO, clone
 from ..core.roles import KEEPERS, fill
 from ..core.rules import Rules
+from ..core.rules.schema.bounds import MAX_WORDS, argument_problem, cut
+from ..core.names import text_problem
 from .base import COMMANDS, ROLES, Ctx, Invalid, Overridable, Play, Reader, Refused, command
 from .queries import coin_talons, luck_die_sides, luck_sign_refused
 from . import (creation, checks, combat, scene, progress, conditions, gear, creatures, abilities,  # noqa: F401
@@ -102,6 +104,7 @@ class Engine:
             raise Refused(f"there is no action {kind!r}")
         call, override = _split_override(args)
         _bind(kind, fn, call)  # a wrong argument is the caller's mistake: refused, naming it
+        _bounded(kind, call)
         ctx = Ctx(self.state, self.rules, rng, kind, call, faces=faces, recorded=recorded, extra_luck=extra_luck)
         ctx.override = override
         try:
@@ -283,6 +286,7 @@ def refusal(state: dict, rules: Rules, kind: str, args: Mapping[str, Any]) -> st
     ctx.override = override
     try:
         _bind(kind, fn, call)
+        _bounded(kind, call)
         fn(ctx, **call)
         return None
     except (Refused, DiceError) as err:
@@ -295,11 +299,26 @@ def _split_override(args: Mapping[str, Any]) -> tuple[dict, str | None]:
     """(the command's own arguments, the keeper's override or None); an override says why, in words."""
     override = args.get(OVERRIDE)
     if OVERRIDE in args and not (isinstance(override, str) and override.strip()):
+        shown = cut(override) if isinstance(override, str) else type(override).__name__
         raise Refused(f"a keeper's override says why, in words ({OVERRIDE}='the goblin was surprised'), "
-                      f"not {override!r}")
+                      f"not {shown}")
+    if override is not None and len(override) > MAX_WORDS:
+        raise Invalid(f"{OVERRIDE}: a text of {len(override):,} characters; at most {MAX_WORDS:,}", OVERRIDE)
+    if override is not None and text_problem(override, OVERRIDE) is not None:
+        raise Invalid(text_problem(override, OVERRIDE), OVERRIDE)
     own = dict(args)
     own.pop(OVERRIDE, None)
     return own, override
+
+
+def _bounded(kind: str, args: Mapping) -> None:
+    """Refuse an argument past the limits every command keeps (``schema.bounds``: a number past its limit, a text
+    too long or holding a character that turns text around), naming the field, before the command does any work:
+    what the keeper's table, a script and a line of the log written by hand all meet."""
+    for name, value in args.items():
+        problem = argument_problem(kind, name, value)
+        if problem is not None:
+            raise Invalid(problem[1], problem[0])
 
 
 def _bind(kind: str, fn, args: Mapping) -> None:

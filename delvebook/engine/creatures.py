@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from ..core.dice import DiceError, parse
 from ..core.model import STATUS_ALIVE, is_dead
 from ..core.names import NameIndex, check_name
+from ..core.rules.schema import FOE_FIELDS, field_name, foe_problems
 from .base import Ctx, command
 from .queries import foe_type, foe_types
 
@@ -78,9 +79,14 @@ def creature_from(ctx: Ctx, name: str | None, spec: Mapping, taken, what: str = 
         kind = "npc"
     else:
         ctx.refuse("a creature comes from the bestiary (foe='bandit') or is typed with its hearts (hearts=6)")
-    for key in _TYPED:
-        if spec.get(key) is not None:
-            b[key] = spec[key]
+    typed = [key for key in _TYPED if spec.get(key) is not None]
+    for key in typed:
+        b[key] = spec[key]
+    if typed:  # what is typed meets the bestiary's own schema, limits and all
+        checked = {k: v for k, v in b.items() if k in FOE_FIELDS and v is not None}
+        problems = foe_problems({**checked, "name": "Creature"})  # (its name is checked as a name below)
+        if problems:
+            ctx.refuse(f"{field_name(problems[0].path)}: {problems[0].reason}")
     hearts = b["hearts"]
     if not (isinstance(hearts, int) and not isinstance(hearts, bool) and hearts >= 1):
         ctx.refuse(f"a creature has 1 heart or more, not {hearts!r}")

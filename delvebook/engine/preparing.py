@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..core.rules.prepared import (ROLL_DEPTH, TRUE_NAMES, encounter_problems, entry_for, normal_foes, parse_range,
-                              range_text, slug, table_cycles, table_problems)
+                              range_text, slug, id_problem, table_chains, table_cycles, table_problems)
 from ..core.names import NameIndex, look_alike, name_problem
 from ..core.rules.schema import foe_problems
 from .base import Ctx, Invalid, command
@@ -39,11 +39,12 @@ def _set(ctx: Ctx, kind: str, key: str, value: Any) -> None:
 def _new_id(ctx: Ctx, given: Any, name: str, taken, what: str, change: bool) -> str:
     """The id of an entry being prepared: the one given, else one made from the name; a new one must be free, a
     change must name one that stands."""
-    if given is not None and not (isinstance(given, str) and given.strip()):
-        raise Invalid(f"an id is text (letters, digits, _), not {given!r}", "id")
-    eid = given.strip() if given is not None else slug(name)
-    if not eid:
-        raise Invalid(f"{name!r} makes no id: give one (letters, digits, _)", "id")
+    eid = given.strip() if isinstance(given, str) else given if given is not None else slug(name)
+    if given is None and not eid:
+        raise Invalid(f"{name!r} makes no id: give one (letters, digits, _ and -)", "id")
+    problem = id_problem(eid)
+    if problem is not None:
+        raise Invalid(problem, "id")
     if change and eid not in taken:
         raise Invalid(f"there is no {what} {eid!r} to change", "id")
     if not change and eid in taken:
@@ -222,6 +223,7 @@ def prepare_table(ctx: Ctx, name: str, dice: str, entries: list, id: str | None 
     laid = {k: tables[k] for k in tables}
     laid[tid] = entry
     ctx.invalid([p._replace(path=p.path[1:]) for p in table_cycles(laid) if p.path[0] == tid])
+    ctx.invalid([p._replace(path=p.path[1:]) for p in table_chains(laid, through=tid)])
     _set(ctx, "tables", tid, entry)
     if change and drawn(ctx.state, tid):
         ctx.set(["prepared", "drawn", tid], [])
@@ -294,9 +296,12 @@ def _roll_on(ctx: Ctx, tid: str, t: Mapping, roller: str, trail: list) -> dict:
         inner = roll_table(ctx.state, ctx.rules, nested)
         if inner is None:
             ctx.refuse(f"{name}'s entry {out['range']} rolls on {nested!r}, which is no longer a table")
-        if nested in trail or len(trail) >= ROLL_DEPTH:
+        if nested in trail:
             ctx.refuse(f"{name} rolls on {' -> '.join(trail + [nested])}: tables rolling on each other in a circle "
                        "never end")
+        if len(trail) >= ROLL_DEPTH:  # (refused when the tables were made; a hand-edited log may still hold it)
+            ctx.refuse(f"{name} rolls on {' -> '.join(trail + [nested])}: at most {ROLL_DEPTH} tables roll one "
+                       "inside another")
         out["then"] = _roll_on(ctx, nested, inner, roller, trail + [nested])
     return out
 

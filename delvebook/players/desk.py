@@ -18,21 +18,28 @@ import asyncio
 import os
 import subprocess
 import sys
+import time
 import weakref
 from pathlib import Path
 from typing import Any, Callable
 
 from ..engine import Refused
 from ..core.model import is_dying
+from ..core.rules.schema.bounds import shorten
 from . import links
 from .allowed import ask_refusal, players_at, request_refusal
-from .requests import ROLLS, Exchange, RequestError, answers_file, append, now
+from .requests import ROLLS, Exchange, RequestError, answers_file, append, now, on_screen, screen_file
 
-__all__ = ["Desk", "desk_of", "open_desk", "follow", "MAX_WAITING", "POLL_SECONDS"]
+__all__ = ["Desk", "desk_of", "open_desk", "follow", "MAX_WAITING", "POLL_SECONDS", "POLL_BUDGET"]
 
 MAX_WAITING = 4
 """Requests of one player that may wait for the keeper at once; more are refused (a flood never reaches the table)."""
 POLL_SECONDS = 0.25
+POLL_BUDGET = 0.1
+"""Seconds one poll spends at most before it leaves the players it has not read to the next (each poll starts with
+the next player): the kernel's event loop answers the keeper's clicks between polls."""
+
+SCREEN = screen_file("").name
 
 _DESKS: "weakref.WeakKeyDictionary[Any, Desk]" = weakref.WeakKeyDictionary()
 _FOLLOWING: set = set()  # the poll tasks running (an event loop holds its tasks weakly)
@@ -68,6 +75,8 @@ class Desk:
         self._started: subprocess.Popen | None = None
         self._marks: tuple = ()
         self._polls = 0
+        self._links_aside: list = []  # keys.json or server.json set aside (``store.careful.Unreadable``)
+        self._aside_said: list[str] = []  # what the keeper's table was last told is set aside
 
     # ---- reading
     def players(self) -> list[str]:
@@ -82,12 +91,22 @@ class Desk:
 
     def poll(self) -> bool:
         """Read what the players asked since the last poll and answer what needs no keeper; tell the listeners
-        (the keeper's tables) if anything changed. True if it did."""
+        (the keeper's tables) if anything changed. True if it did. Bounded: each file gives a poll at most
+        ``store.careful.MAX_LINES`` lines, and a poll past ``POLL_BUDGET`` seconds leaves the players after to the
+        next one (which starts where this one stopped)."""
+        start = time.monotonic()
         changed = self._read_links()
-        for player in self.players():
+        players = self.players()
+        first = self._polls % len(players) if players else 0
+        for player in players[first:] + players[:first]:
             ex = self.exchange(player)
             changed |= ex.poll()
             changed |= self._settle(ex)
+            if time.monotonic() - start > POLL_BUDGET:
+                break
+        aside = self.set_aside()
+        if aside != self._aside_said:  # a file set aside, or read again: said, or unsaid, without a click
+            self._aside_said, changed = aside, True
         if changed:
             for listener in list(self.listeners):
                 listener()
@@ -97,39 +116,59 @@ class Desk:
         """Where the players' server listens and the links' secrets, read again when their files change (and
         whether that server still runs, every few polls)."""
         marks = []
-        for name in (links.SERVER, links.KEYS):
-            try:
-                st = os.stat(self.folder / "requests" / name)
-                marks.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        for name in (links.SERVER, links.KEYS, SCREEN):
+            try:  # (a look at the place, never through a link: what is there is read carefully, below)
+                st = os.lstat(self.folder / "requests" / name)
+                marks.append((st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode))
             except OSError:
                 marks.append(None)
         self._polls += 1
         if tuple(marks) == self._marks and (self.server is None or self._polls % 8):
             return False
-        info = links.read_server(self.folder) if marks[0] else None
+        aside: list = []
+        info = links.read_server(self.folder, aside) if marks[0] else None
         server = info if links.server_alive(info) else None
-        changed = tuple(marks) != self._marks or server != self.server
+        changed = tuple(marks) != self._marks or server != self.server or aside != self._links_aside
         self._marks, self.server = tuple(marks), server
-        self.keys = links.read_keys(self.folder) if marks[1] else None
+        self.keys = links.read_keys(self.folder, aside) if marks[1] else None
+        if marks[2]:
+            on_screen(self.folder, aside)
+        self._links_aside = aside
         return changed
+
+    def set_aside(self) -> list[str]:
+        """Each file of the requests folder set aside now (a folder, a pipe or a link in a file's place, a file too
+        large, or one of lines no page writes), once, in words: the keeper reads which and why."""
+        found = list(self._links_aside)
+        for ex in self.exchanges.values():
+            found += [u for u in ex.set_aside() if u not in found]
+        return [u.words(self.folder) for u in found]
 
     def _settle(self, ex: Exchange) -> bool:
         """Answer what needs no keeper: refuse what is unreadable, refused by the state or one too many; record a
-        roll the keeper asked for, and a luck die when ``auto_luck``."""
-        changed = False
+        roll the keeper asked for, and a luck die when ``auto_luck``. What a page would not have written (refused
+        by the state, or one past those that may wait) counts against the file (``Exchange.refuse_foreign``), and
+        once it is set aside the rest is forgotten, not answered; the answers go in one write."""
+        batch: list[dict] = []
+        waits = f"{MAX_WAITING} requests already wait for the keeper: ask again later"
+        waiting, changed = 0, False
         for r in ex.pending():
-            if r["kind"] == "unreadable":
-                changed |= self._answer(ex, r["n"], "refused", why=f"not a request: {r['problem']}")
-                continue
-            why = request_refusal(self.camp, ex, r)
-            if why is not None:
-                changed |= self._answer(ex, r["n"], "refused", why=why)
+            why = f"not a request: {r['problem']}" if r["kind"] == "unreadable" else \
+                request_refusal(self.camp, ex, r) or (waits if waiting >= MAX_WAITING else None)
+            if why is not None and r["kind"] != "unreadable" and ex.refuse_foreign(f"request {r['n']}: {why}"):
+                del ex.requests[r["n"]]  # its file is set aside: the rest of it no longer stands
+            elif why is not None:
+                self._answer(ex, r["n"], "refused", batch, why=why)
             elif r["kind"] == "roll" or (r["kind"] == "luck" and self.auto_luck):
+                self._write(ex, batch)
+                ex.trusted()
                 self._accept(ex, r)
-                changed = True
-        for r in ex.pending()[MAX_WAITING:]:
-            changed |= self._answer(ex, r["n"], "refused",
-                                    why=f"{MAX_WAITING} requests already wait for the keeper: ask again later")
+            else:
+                ex.trusted()
+                waiting += 1
+                continue
+            changed = True
+        self._write(ex, batch)
         return changed
 
     def waiting(self) -> list[dict]:
@@ -137,18 +176,28 @@ class Desk:
         return [r for p in self.players() for r in self.exchange(p).pending()]
 
     # ---- answering
-    def _answer(self, ex: Exchange, n: int, verdict: str, **said: Any) -> bool:
+    def _answer(self, ex: Exchange, n: int, verdict: str, batch: list | None = None, **said: Any) -> bool:
+        """Answer request ``n``: written now, or added to ``batch`` (``_write`` writes it); taken in at once, so
+        it is not answered again whether or not it could be written."""
         line = {"re": n, "verdict": verdict, **{k: v for k, v in said.items() if v is not None}, "ts": now()}
         if isinstance(line.get("why"), str):
-            line["why"] = line["why"][:300]
-        try:
-            append(answers_file(self.folder, ex.player), line)
-        except (RequestError, OSError) as err:
-            self.problem = f"the answer to {ex.player}'s request {n} could not be written: {err}"
-            ex.answers[n] = line  # answered in this kernel all the same: it is not asked again
-            return True
-        ex.poll()
+            line["why"] = shorten(line["why"], 300)
+        ex.said(line)
+        self._write(ex, [line] if batch is None else [])
+        if batch is not None:
+            batch.append(line)
         return True
+
+    def _write(self, ex: Exchange, lines: list[dict]) -> None:
+        """Append ``lines`` to ``ex``'s player's answers file in one write (said in ``problem`` if it cannot be)."""
+        if not lines:
+            return
+        try:
+            append(answers_file(self.folder, ex.player), *lines)
+        except (RequestError, OSError) as err:
+            self.problem = f"{len(lines)} answer{'s' if len(lines) > 1 else ''} to {ex.player} could not be " \
+                           f"written: {_words(err)}"
+        lines.clear()
 
     def accept(self, player: str, n: int):
         """Record request ``n`` of ``player`` as the keeper's click would (with ``asked_by``); returns the Outcome.
@@ -212,10 +261,8 @@ class Desk:
         try:
             append(answers_file(self.folder, ex.player), line)
         except (RequestError, OSError) as err:
-            self.problem = f"{ex.player}'s roll {k} could not be closed: {err}"
-            ex.closed[k] = line
-            return
-        ex.poll()
+            self.problem = f"{ex.player}'s roll {k} could not be closed: {_words(err)}"
+        ex.said(line)
 
     def _tell(self) -> None:
         for listener in list(self.listeners):
@@ -249,9 +296,9 @@ class Desk:
             raise Refused(why)
         try:
             append(answers_file(self.folder, player), ask)
-        except RequestError as err:
-            raise Refused(str(err)) from None
-        ex.poll()
+        except (RequestError, OSError) as err:
+            raise Refused(f"{player} cannot be sent a roll: {_words(err)}") from None
+        ex.said(ask)
         self._tell()
         return ask["ask"]
 
@@ -301,6 +348,13 @@ class Desk:
         self._read_links()
 
 
+def _words(err: Exception) -> str:
+    """An error met reading or writing the requests folder, as the keeper reads it (no exception's class)."""
+    if isinstance(err, OSError):
+        return err.strerror or "the file system refused"
+    return shorten(str(err), 300)
+
+
 def follow(camp, interval: float = POLL_SECONDS) -> Desk | None:
     """Poll ``camp``'s desk every ``interval`` seconds on the running event loop (the kernel's) while a keeper's
     table listens to it; one task a desk."""
@@ -314,7 +368,7 @@ def follow(camp, interval: float = POLL_SECONDS) -> Desk | None:
             try:
                 desk.poll()
             except Exception as err:  # noqa: BLE001  (a request must never stop the table: say it, go on)
-                desk.problem = f"the players' requests cannot be read: {type(err).__name__}: {err}"
+                desk.problem = f"the players' requests cannot be read: {_words(err)}"
 
     try:
         loop = asyncio.get_running_loop()

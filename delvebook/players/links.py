@@ -13,12 +13,12 @@ import hmac
 import json
 import os
 import secrets
-import stat
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..store.careful import open_regular, read_small
 from ..store.publish import pid_alive, write_file
-from .requests import FOLDER
+from .requests import FOLDER, RequestError
 
 __all__ = ["KEYS", "SERVER", "Keys", "read_keys", "ensure_keys", "read_server", "write_server", "clear_server",
            "server_alive", "link", "qr", "KEY_BYTES"]
@@ -57,19 +57,20 @@ def _folder(campaign: str | os.PathLike) -> Path:
     return Path(campaign) / FOLDER
 
 
-def _read_json(file: Path) -> Any:
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(file, flags)
-    except OSError:
+_MOST = 256 * 1024  # bytes of keys.json or server.json: a secret for each of a few thousand players
+
+
+def _read_json(file: Path, aside: list | None) -> Any:
+    """The JSON ``file`` holds, read carefully (``store.careful``: a regular file of at most ``_MOST`` bytes); None
+    if there is none, or what is there is not (why is added to ``aside``, when given)."""
+    raw, problem = read_small(file, _MOST)
+    if problem is not None and aside is not None:
+        aside.append(problem)
+    if raw is None:
         return None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            return None
-        raw = f.read(256 * 1024)
     try:
         return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return None
 
 
@@ -77,9 +78,10 @@ def _key(v: Any) -> bool:
     return isinstance(v, str) and 16 <= len(v) <= 64 and v.replace("-", "").replace("_", "").isalnum()
 
 
-def read_keys(campaign: str | os.PathLike) -> Keys | None:
-    """The links' secrets, or None if the players' server has made none yet (or the file is not one it wrote)."""
-    data = _read_json(_folder(campaign) / KEYS)
+def read_keys(campaign: str | os.PathLike, aside: list | None = None) -> Keys | None:
+    """The links' secrets, or None if the players' server has made none yet (or the file is not one it wrote;
+    what stands in its place that is not a file is added to ``aside``, as ``store.careful.Unreadable``)."""
+    data = _read_json(_folder(campaign) / KEYS, aside)
     if not isinstance(data, dict) or not _key(data.get("table")) or not isinstance(data.get("players"), dict):
         return None
     return Keys(data["table"], {p: k for p, k in data["players"].items() if isinstance(p, str) and _key(k)})
@@ -98,7 +100,13 @@ def ensure_keys(campaign: str | os.PathLike, players: list[str], *, new: bool = 
     for p in missing:
         keys.players[p] = secrets.token_urlsafe(KEY_BYTES)
     file = folder / KEYS
-    if not file.exists():  # made readable by its owner alone before a secret is in it
+    fd, problem = open_regular(file)
+    if problem is not None:
+        raise RequestError(f"{FOLDER}/{KEYS} cannot hold the links' secrets: {problem.why} (remove it, and it is "
+                           f"made again)")
+    if fd is not None:
+        os.close(fd)
+    else:  # made readable by its owner alone before a secret is in it
         os.close(os.open(file, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))
     os.chmod(file, 0o600)
     write_file(file, json.dumps(keys.to_dict(), indent=1, ensure_ascii=False) + "\n")
@@ -119,9 +127,10 @@ def clear_server(campaign: str | os.PathLike, pid: int) -> None:
             pass
 
 
-def read_server(campaign: str | os.PathLike) -> dict | None:
-    """Where the players' server of this campaign said it listens: ``{"pid", "port", "hosts", "local"}``."""
-    data = _read_json(_folder(campaign) / SERVER)
+def read_server(campaign: str | os.PathLike, aside: list | None = None) -> dict | None:
+    """Where the players' server of this campaign said it listens: ``{"pid", "port", "hosts", "local"}`` (what
+    stands in its file's place that is not a file is added to ``aside``)."""
+    data = _read_json(_folder(campaign) / SERVER, aside)
     if not isinstance(data, dict) or not isinstance(data.get("pid"), int) or not isinstance(data.get("port"), int):
         return None
     hosts = data.get("hosts")

@@ -14,9 +14,12 @@
 
 Each side follows the other's file as the players' view follows the log (``Exchange.poll``), so a crash loses no
 more than a line being written (a line with no newline yet is read once it is whole). Requests are hostile input:
-``request_problem`` is the one schema every line must meet before anything reads it, a line is at most
-``MAX_LINE`` bytes and a file ``MAX_FILE``; what the state allows now is ``delvebook.players.allowed``. Export and
-zips leave the folder out (they take the campaign's own files only).
+every file is read through the store's careful reader (``store.careful``: a regular file only, never a link or a
+pipe, bounded in bytes and lines a poll, set aside and said once otherwise, never raised), ``request_problem`` is
+the one schema every line must meet before anything reads it, a line is at most ``MAX_LINE`` bytes and a file
+``MAX_FILE``, and a file holding more than ``MAX_FOREIGN`` lines no page or table writes is set aside; what the
+state allows now is ``delvebook.players.allowed``. Export and zips leave the folder out (they take the campaign's
+own files only).
 """
 
 from __future__ import annotations
@@ -32,14 +35,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-__all__ = ["FOLDER", "MAX_LINE", "MAX_FILE", "KINDS", "ROLLS", "VERDICTS", "file_stem", "requests_file",
-           "answers_file", "request_problem", "answer_problem", "encode", "append", "Exchange", "RequestError",
+from ..store.careful import MAX_READ, Follower, Unreadable, read_small, what_is
+
+__all__ = ["FOLDER", "MAX_LINE", "MAX_FILE", "MAX_FOREIGN", "KINDS", "ROLLS", "VERDICTS", "file_stem",
+           "requests_file", "answers_file", "request_problem", "answer_problem", "encode", "append", "Exchange", "RequestError",
            "now", "screen_file", "show_on_screen", "on_screen"]
 
 FOLDER = "requests"
 MAX_LINE = 1024          # bytes in one line, its newline included
 MAX_FILE = 1 << 20       # bytes in one file: past it the writer takes no more (about 10,000 requests)
-MAX_READ = 64 * 1024     # bytes one poll reads of a file: a flood is read over several polls, never at once
+MAX_FOREIGN = 8          # lines of a file no players' page (or keeper's table) writes; one more, and it is set aside
 MAX_NUMBER = 2 ** 31 - 1
 MAX_NAME = 80
 MAX_FACES = 12
@@ -227,26 +232,27 @@ def _no_link(folder: Path) -> None:
         raise RequestError(f"{folder} is not a plain folder (a link, or a file): delvebook writes no request there")
 
 
-def append(file: Path, line: Mapping) -> None:
-    """Append one line to ``file`` (made if missing, readable by its owner only), flushed to disk before this
-    returns. Refused (``RequestError``) for a line over ``MAX_LINE``, a file at ``MAX_FILE``, or a link where the
-    folder or the file should be."""
-    raw = encode(line)
+def append(file: Path, *lines: Mapping) -> None:
+    """Append ``lines`` to ``file`` in one write (made if missing, readable by its owner only), flushed to disk
+    before this returns. Refused (``RequestError``) for a line over ``MAX_LINE``, a file at ``MAX_FILE``, or
+    anything but a file where the folder or the file should be (a link, a pipe: never followed, never waited on)."""
+    raw = b"".join(encode(line) for line in lines)
     folder = file.parent
     try:
         folder.mkdir(mode=0o700, exist_ok=True)
     except FileExistsError:
         pass
     _no_link(folder)
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    try:
+    flags = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+             | getattr(os, "O_BINARY", 0))
+    try:  # (never through a link, never waiting on a pipe: one with no reader refuses at once)
         fd = os.open(file, flags, 0o600)
     except OSError as err:
-        raise RequestError(f"{file} cannot be written ({err.strerror})") from None
+        raise RequestError(f"{file.parent.name}/{file.name} cannot be written ({_what_stands(file, err)})") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise RequestError(f"{file} is not a regular file")
+            raise RequestError(f"{file.parent.name}/{file.name} cannot be written (it is not a file)")
         if st.st_size + len(raw) > MAX_FILE:
             raise RequestError(f"{file.name} is full ({MAX_FILE:,} bytes): the keeper starts it afresh by "
                                "deleting the requests folder")
@@ -256,6 +262,15 @@ def append(file: Path, line: Mapping) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _what_stands(file: Path, err: OSError) -> str:
+    """Why ``file`` could not be opened to append to, in words: what stands in its place, or the system's words."""
+    try:
+        mode = os.lstat(file).st_mode
+    except OSError:
+        return err.strerror or str(err)
+    return (err.strerror or str(err)) if stat.S_ISREG(mode) else f"it is {what_is(mode)}, not a file"
 
 
 # ---------------------------------------------------------------- what the keeper shows on the players' screen
@@ -288,20 +303,14 @@ def show_on_screen(campaign: str | os.PathLike, recap: int | None) -> None:
     os.replace(part, file)
 
 
-def on_screen(campaign: str | os.PathLike) -> int | None:
+def on_screen(campaign: str | os.PathLike, aside: list | None = None) -> int | None:
     """The session whose recap the keeper shows on the players' screen, or None (nothing shown, or a file that is
-    not one the keeper's table writes: it shows nothing)."""
-    file = screen_file(campaign)
-    try:  # never through a link, never waiting on a pipe; a folder or a device so named shows nothing
-        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
+    not one the keeper's table writes: it shows nothing, and why is added to ``aside`` when given)."""
+    raw, problem = read_small(screen_file(campaign), 4096)  # a folder, a pipe or a link so named shows nothing
+    if problem is not None and aside is not None:
+        aside.append(problem)
+    if raw is None:
         return None
-    try:
-        raw = os.read(fd, 4096) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     try:
         n = json.loads(raw).get("recap")
     except (ValueError, AttributeError):
@@ -309,38 +318,10 @@ def on_screen(campaign: str | os.PathLike) -> int | None:
     return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else None
 
 
-class _Follower:
-    """Reads the whole lines appended to one file since the last poll (at most ``MAX_READ`` bytes a poll); a line
-    still being written waits for its newline. A file replaced or cut short is read again from its start."""
-
-    def __init__(self, file: Path) -> None:
-        self.file = file
-        self.offset = 0
-        self.identity: tuple | None = None
-
-    def poll(self) -> tuple[list[dict | str], bool]:
-        """(each new line's fields, or why it cannot be read; whether the file was started afresh)."""
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-        try:
-            fd = os.open(self.file, flags)
-        except OSError:  # not there (yet), or a link: nothing to read
-            return [], False
-        with os.fdopen(fd, "rb") as f:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                return [], False
-            identity = (st.st_dev, st.st_ino)
-            fresh = self.identity is not None and (identity != self.identity or st.st_size < self.offset)
-            if fresh or self.identity is None:
-                self.identity, self.offset = identity, 0
-            f.seek(self.offset)
-            data = f.read(MAX_READ)
-        cut = data.rfind(b"\n") + 1
-        if cut == 0 and len(data) >= MAX_READ:  # one line longer than a whole read: skip past it
-            self.offset += len(data)
-            return [f"a line longer than {MAX_READ:,} bytes"], fresh
-        self.offset += cut
-        return [decode(raw) for raw in data[:cut].split(b"\n")[:-1] if raw.strip()], fresh
+def _lines(raw_lines: list[bytes]) -> list[dict | str]:
+    """Each new line's fields, or why it cannot be read."""
+    return [f"a line longer than {MAX_READ:,} bytes" if raw == Follower.TOO_LONG else decode(raw)
+            for raw in raw_lines]
 
 
 # ---------------------------------------------------------------- one player's requests and answers, folded
@@ -348,7 +329,10 @@ class _Follower:
 @dataclass
 class Exchange:
     """One player's requests and the keeper's answers as both files hold them (``poll`` reads what is new):
-    what the players' server and the keeper's table both read, the same way."""
+    what the players' server and the keeper's table both read, the same way. A file that is not one delvebook
+    writes (something else in its place, or more than ``MAX_FOREIGN`` lines no page or table writes) is set aside
+    (``set_aside``: the keeper's table says it once, as it stands), and read again once a file stands in its place
+    anew."""
 
     campaign: Path
     player: str
@@ -360,12 +344,55 @@ class Exchange:
     last: int = 0                                              # the highest request number read
 
     def __post_init__(self) -> None:
-        self._requests = _Follower(requests_file(self.campaign, self.player))
-        self._answers = _Follower(answers_file(self.campaign, self.player))
+        self._requests = Follower(requests_file(self.campaign, self.player))
+        self._answers = Follower(answers_file(self.campaign, self.player))
+        self._foreign = {"requests": 0, "answers": 0}
+        self._aside: dict[str, Unreadable] = {}  # a file set aside for the lines it holds, by which
+
+    def set_aside(self) -> list[Unreadable]:
+        """The player's files set aside now (something else in a file's place, or a file of foreign lines)."""
+        out = [f.problem for f in (self._requests, self._answers) if f.problem is not None]
+        return out + list(self._aside.values())
+
+    def _foreign_line(self, which: str, why: str) -> bool:
+        """Count a line of ``which`` file that no page or table writes; True once the file is set aside for them."""
+        self._foreign[which] += 1
+        if self._foreign[which] <= MAX_FOREIGN:
+            return False
+        follower = self._requests if which == "requests" else self._answers
+        writer = "players' page" if which == "requests" else "keeper's table"
+        aside = Unreadable(follower.file, f"more than {MAX_FOREIGN} of its lines are not ones a {writer} writes "
+                                          f"(the last: {why[:120]}); its further lines are not read: remove it, "
+                                          f"and the next one delvebook writes is read")
+        self._aside[which] = aside
+        return True
+
+    def _poll(self, which: str):
+        follower = self._requests if which == "requests" else self._answers
+        if which in self._aside and follower.same_file():
+            return [], False
+        polled = follower.poll()
+        if polled.fresh or (which in self._aside and follower.problem is None):
+            self._aside.pop(which, None)
+            self._foreign[which] = 0
+        return _lines(polled.lines), polled.fresh
+
+    def refuse_foreign(self, why: str) -> bool:
+        """A request the keeper's table refuses though the players' server checked it (refused by the state, or
+        one past those that may wait): counted as a foreign line of the requests file, unless a request that
+        stood came since (``trusted``: a page's refusals come one now and then, a forged file's in a run). True
+        once the file is set aside (then the request is forgotten, not answered: the file no longer stands)."""
+        return "requests" in self._aside or self._foreign_line("requests", why)
+
+    def trusted(self) -> None:
+        """A request of the file stood (accepted, or waiting for the keeper): the refusals before it were a page's."""
+        if "requests" not in self._aside:
+            self._foreign["requests"] = 0
 
     def poll(self) -> bool:
-        """Read what both files gained since the last poll; True if anything did."""
-        got, fresh = self._requests.poll()
+        """Read what both files gained since the last poll; True if anything did. Never raises: what cannot be
+        read is set aside (``set_aside``)."""
+        got, fresh = self._poll("requests")
         if fresh:
             self.requests.clear()
             self.unreadable.clear()
@@ -383,22 +410,30 @@ class Exchange:
                     self.last = number
                     self.requests[number] = {"n": number, "player": self.player, "kind": "unreadable",
                                              "problem": problem}
+                if self._foreign_line("requests", problem):
+                    break
                 continue
             self.last = line["n"]
             self.requests[line["n"]] = line
-        said, fresh_answers = self._answers.poll()
+        said, fresh_answers = self._poll("answers")
         if fresh_answers:
             self.answers.clear(), self.asks.clear(), self.closed.clear()
         for line in said:
-            if isinstance(line, str) or answer_problem(line) is not None:
-                continue  # the keeper's table wrote it: a line it did not write is left aside
-            if "re" in line:
-                self.answers[line["re"]] = line
-            elif "ask" in line:
-                self.asks[line["ask"]] = line
-            else:
-                self.closed[line["closed"]] = line
+            if isinstance(line, str) or answer_problem(line) is not None:  # the keeper's table wrote none of it
+                if self._foreign_line("answers", line if isinstance(line, str) else answer_problem(line)):
+                    break
+                continue
+            self.said(line)
         return bool(got or said or fresh or fresh_answers)
+
+    def said(self, line: dict) -> None:
+        """Take in a line of the keeper's answers file (read, or just written by the keeper's table)."""
+        if "re" in line:
+            self.answers[line["re"]] = line
+        elif "ask" in line:
+            self.asks[line["ask"]] = line
+        else:
+            self.closed[line["closed"]] = line
 
     def pending(self) -> list[dict]:
         """The requests the keeper has not answered yet, oldest first."""

@@ -13,13 +13,15 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ..core.dice import DiceError
+from ..core.rules.schema.bounds import MULTI_ATTACK, cut, shorten
 from ..engine import COMMANDS, Invalid, Overridable, Refused, queries
+from ..store import StoreError
 from ..core.model import is_dead
 from .phones import PHONE_INTENTS
 from ..view.shape import FIELDS, SHAPES, FormError, check_shape
 from ..view import PANELS, UI, asked_of, attack_fields, fields_key, gather_darts, turn_key
 
-__all__ = ["perform", "FormError", "INTENTS", "UI_INTENTS", "FIELDS", "SHAPES", "check_shape"]
+__all__ = ["perform", "refusal_words", "FormError", "INTENTS", "UI_INTENTS", "FIELDS", "SHAPES", "check_shape"]
 
 
 Handler = Callable[[Any, UI, Mapping], Any]
@@ -59,21 +61,26 @@ def _int(v: Any, what: str, *, required: bool = True) -> int | None:
         return None
     if isinstance(v, bool):
         raise FormError(f"{what}: a whole number, not {v!r}")
+    text = v if isinstance(v, int) else str(v).strip()
+    if isinstance(text, str) and len(text.lstrip("-+")) > _DIGITS:  # (past what int() reads; all limits are below)
+        raise FormError(f"{what}: a whole number of at most {_DIGITS:,} digits, not one of {len(text):,} characters")
     try:
-        n = int(str(v).strip()) if not isinstance(v, int) else v
+        n = int(text)
     except ValueError:
-        raise FormError(f"{what}: a whole number, not {v!r}") from None
+        raise FormError(f"{what}: a whole number, not {cut(str(v))}") from None
     return n
+
+
+_DIGITS = 4_000
 
 
 def _faces(text: Any) -> list[int]:
     parts = str(text or "").replace(",", " ").split()
     if not parts:
         raise FormError("type the faces the real dice showed, like '14 3'")
-    try:
-        return [int(p) for p in parts]
-    except ValueError:
-        raise FormError(f"faces are whole numbers, like '14 3', not {text!r}") from None
+    if not all(p.isascii() and p.isdigit() and len(p) <= 15 for p in parts):
+        raise FormError(f"faces are whole numbers, like '14 3', not {cut(str(text))}")
+    return [int(p) for p in parts]
 
 
 def _options(camp, who: str, i: Mapping) -> dict:
@@ -187,6 +194,8 @@ def _attack_option(camp, ui: UI, i):
     value = i.get("value", _args(i).get(name))
     if name == "multi":
         n = _int(value, "attacks", required=False)
+        if n is not None and n > MULTI_ATTACK:
+            raise FormError(f"multi: at most {MULTI_ATTACK}, not {n:,}")
         value = n if n and n > 1 else None
     elif name == "bonus":
         value = _text(value)
@@ -442,7 +451,20 @@ def _ask(ui: UI, i: Mapping, text: str, yes: str, no: str) -> None:
     return None
 
 
-ERRORS = (Refused, DiceError, FormError, KeyError, LookupError)
+ERRORS = (Refused, DiceError, FormError, KeyError, LookupError, StoreError)
+
+
+def refusal_words(err: Exception) -> str:
+    """A refusal as the table says it: its words, each long value it quotes cut to its start and its length, and
+    no path of a file the keeper did not type (the store's reason, with the field it is about)."""
+    if isinstance(err, StoreError):
+        text = (f"{err.field}: " if err.field else "") + err.reason
+    elif isinstance(err, KeyError) and err.args:
+        text = str(err.args[0])
+    else:
+        text = str(err)
+    return shorten(text)
+
 
 def perform(camp, ui: UI, i: Mapping) -> Any:
     """Do what ``i`` asks: the campaign call it means, or a change of the UI state. Returns the Outcome (or
@@ -465,8 +487,7 @@ def perform(camp, ui: UI, i: Mapping) -> Any:
         check_shape(i)
         out = handler(camp, ui, i)
     except ERRORS as err:
-        text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
-        ui.refusal = {"text": text, "where": where, "override": _override(i, err)}
+        ui.refusal = {"text": refusal_words(err), "where": where, "override": _override(i, err)}
         if getattr(err, "field", None):  # an Invalid: what was typed wrong, said beside its field
             ui.refusal["field"] = err.field
         return None

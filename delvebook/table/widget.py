@@ -27,6 +27,7 @@ from ..players.desk import follow as follow_requests, open_desk
 from ..view import front
 from .forecasting import PUSH, SLICE, Runner
 from .intents import perform
+from ..core.rules.schema.bounds import shorten
 from .slot import PLAIN
 from ..view import UI, table_view
 from ..view.header import in_browser
@@ -74,6 +75,13 @@ def _follow_requests(table: "Table") -> None:
 
     desk.listeners.append(on_requests)
     follow_requests(table.camp)
+
+
+def _fault(what: str, err: Exception) -> str:
+    """A fault of delvebook's own as the keeper reads it: what it stopped, its words cut short, and where the rest
+    is (the kernel's log holds the traceback); never the exception's class or a path the keeper did not type."""
+    said = shorten(str(err.args[0]) if err.args and isinstance(err.args[0], str) else "", 200)
+    return f"{what}{': ' + said if said else ''} (a fault in delvebook: the details are in the kernel's log)"
 
 
 def _where(intent: Any) -> str | None:
@@ -138,8 +146,7 @@ class Table(anywidget.AnyWidget):
                 self.send({"type": "download", "name": f"{self.camp.path.name}.zip"}, [self.camp.export_zip()])
         except Exception as err:  # noqa: BLE001  (a bug must not leave the page waiting: say it, log it)
             log.error("delvebook table: %s", traceback.format_exc())
-            self.ui.refusal = {"text": f"the table hit an error: {type(err).__name__}: {err}",
-                               "where": _where(intent)}
+            self.ui.refusal = {"text": _fault("the table hit an error", err), "where": _where(intent)}
         finally:
             self._acting = False
         self.ui.ack = ack
@@ -150,8 +157,7 @@ class Table(anywidget.AnyWidget):
             log.error("delvebook table: %s", traceback.format_exc())
             self.ui = before
             self.ui.ack = ack
-            self.ui.refusal = {"text": f"the table could not show that click: {type(err).__name__}: {err}",
-                               "where": _where(intent)}
+            self.ui.refusal = {"text": _fault("the table could not show that click", err), "where": _where(intent)}
             self.refresh()
         return out
 

@@ -41,9 +41,10 @@ def requests_box(camp, ui: UI) -> dict | None:
         for a in desk.exchange(player).open_asks():
             asks.append({"text": f"asked {player}: {a['label']}",
                          "withdraw": {"do": "withdraw_ask", "player": player, "ask": a["ask"], "where": "requests"}})
-    if desk.server is None and not rows and not asks:
+    set_aside = desk.set_aside()
+    if desk.server is None and not rows and not asks and not set_aside and not desk.problem:
         return None
-    return {"rows": rows, "asks": asks, "problem": desk.problem,
+    return {"rows": rows, "asks": asks, "problem": desk.problem, "set_aside": set_aside,
             "auto_luck": {"label": "accept my players' luck dice without asking", "on": desk.auto_luck,
                           "intent": {"do": "auto_luck", "value": not desk.auto_luck, "where": "requests"}}}
 

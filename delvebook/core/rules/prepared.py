@@ -31,11 +31,15 @@ from typing import Any, Iterable
 
 from ..dice import DiceError, parse as _parse_dice
 from ..distribution import distribution
+from ..names import name_problem
+from ..statecheck import MAX_NAME
+from .schema.bounds import cut
 from .schema.words import ENCOUNTER_MAX_FOES, Problem, show
 
 __all__ = ["TABLE_FIELDS", "ENTRY_FIELDS", "MAX_ENTRIES", "MAX_TOTALS", "ROLL_DEPTH", "TRUE_NAMES",
-           "table_problems", "table_cycles", "parse_range", "range_text", "entry_for", "true_names_table",
-           "encounter_problems", "normal_foes", "expand_foes", "slug", "ENCOUNTER_MAX_FOES"]
+           "table_problems", "table_cycles", "table_chains", "parse_range", "range_text", "entry_for",
+           "true_names_table", "encounter_problems", "normal_foes", "expand_foes", "slug", "id_problem",
+           "ENCOUNTER_MAX_FOES"]
 
 TABLE_FIELDS = ("name", "dice", "entries", "without_replacement", "note")
 """The fields of a roll table; ``dice`` and ``entries`` are required."""
@@ -51,7 +55,8 @@ ROLL_DEPTH = 8
 TRUE_NAMES = "true_names"
 """The id of the namer's true names (D66), a roll table like any other (``true_names_table``)."""
 
-_RANGE = re.compile(r"^\s*(-?\d+)\s*(?:-|–|\.\.|to)\s*(-?\d+)\s*$")
+_RANGE = re.compile(r"^\s*(-?\d{1,9})\s*(?:-|–|\.\.|to)\s*(-?\d{1,9})\s*$")
+_MOST_TOTAL = 10 ** 9  # past what any formula rolls (MAX_DICE dice of MAX_SIDES, a constant of MAX_CONSTANT)
 
 
 def _text(value: Any) -> bool:
@@ -73,19 +78,35 @@ def slug(name: str) -> str:
     return re.sub(r"[\W_]+", "_", text).strip("_")
 
 
+_ID = re.compile(r"[^\W_][\w-]*")
+
+
+def id_problem(value: Any, what: str = "an id") -> str | None:
+    """Why ``value`` cannot be the id of a foe type, an encounter, a table, a room or a quest (typed, or a key of
+    campaign.yaml), or None: letters (of any script), digits, ``_`` and ``-``, starting with a letter or a digit,
+    at most ``MAX_NAME`` long: what ``slug`` makes of a name, never a path (``../x``) or a hidden character."""
+    if not isinstance(value, str):
+        return f"{what} is text (letters, digits, _ and -), not {show(value)}"
+    if len(value) > MAX_NAME or not _ID.fullmatch(value):
+        made = slug(value[:MAX_NAME])
+        return (f"{cut(value)} is not {what}: letters, digits, _ and - only, starting with a letter or a digit"
+                + (f" (like {made!r})" if made and len(made) <= 40 else ""))
+    return name_problem(value, what)
+
+
 # ---------------------------------------------------------------- ranges
 
 def parse_range(value: Any) -> tuple[int, int] | None:
     """``6`` -> (6, 6); ``"3-5"`` (or ``3..5``, ``[3, 5]``) -> (3, 5); None when it is no range."""
     if _int(value):
-        return value, value
+        return (value, value) if abs(value) < _MOST_TOTAL else None
     if isinstance(value, (list, tuple)) and len(value) == 2 and all(_int(v) for v in value):
-        return value[0], value[1]
-    if isinstance(value, str):
+        return (value[0], value[1]) if all(abs(v) < _MOST_TOTAL for v in value) else None
+    if isinstance(value, str) and len(value) <= 40:
         m = _RANGE.match(value)
         if m:
             return int(m.group(1)), int(m.group(2))
-        if value.strip().lstrip("-").isdigit():
+        if value.strip().lstrip("-").isdigit() and len(value.strip()) <= 10 and value.strip().isascii():
             n = int(value.strip())
             return n, n
     return None
@@ -101,8 +122,8 @@ def _totals(dice: str) -> list[int] | str:
         e = _parse_dice(dice)
     except DiceError as err:
         return str(err)
-    if e.max - e.min + 1 > 100_000:
-        return f"{dice} rolls {e.min}..{e.max}: a table holds at most {MAX_TOTALS:,} totals"
+    if e.max - e.min + 1 > MAX_TOTALS and not any(t.d66 for t in e.terms):  # (each total between is rolled)
+        return f"{dice} rolls {e.max - e.min + 1:,} different totals; a table holds at most {MAX_TOTALS:,}"
     try:
         totals = distribution(e).outcomes()
     except DiceError as err:
@@ -228,6 +249,91 @@ def table_cycles(tables: Mapping[str, Any], path: tuple = ()) -> list[Problem]:
                 out.append(Problem(path + (tid, "entries", i, "roll"), f"{tid} {why}: a result never ends"))
                 break
     return out
+
+
+def table_chains(tables: Mapping[str, Any], path: tuple = (), through: str | None = None) -> list[Problem]:
+    """Tables rolling one inside another (a result rolling on a table whose result rolls on another...) more than
+    ``ROLL_DEPTH`` deep: one problem for each chain, at the entry of its first table that starts it; with
+    ``through``, only the longest chain through that table, at its entry that leads down it (``path``: where the
+    tables sit, e.g. ``("tables",)``). A circle is ``table_cycles``'s to say."""
+    rolls = _rolls(tables)
+    down, nxt = _longest(rolls)
+    if through is not None:
+        back: dict[str, list[tuple[int, str]]] = {t: [] for t in rolls}
+        for f, out in rolls.items():
+            for i, n in out:
+                back[n].append((i, f))
+        up, prev = _longest(back)
+        if through not in down or up[through] + down[through] - 1 <= ROLL_DEPTH:
+            return []
+        chain, at = [through], through
+        while prev.get(at) is not None:
+            at = prev[at][1]
+            chain.insert(0, at)
+        at = through
+        while nxt.get(at) is not None:
+            at = nxt[at][1]
+            chain.append(at)
+        i = nxt[through][0] if nxt.get(through) is not None else None
+        where = path + (through, "entries", i, "roll") if i is not None else path + (through,)
+        return [Problem(where, _too_deep(chain))]
+    heads = set(rolls) - {n for out in rolls.values() for _, n in out}
+    out: list[Problem] = []
+    for tid in rolls:
+        if tid in heads and down[tid] > ROLL_DEPTH:
+            chain, at = [tid], tid
+            while nxt.get(at) is not None:
+                at = nxt[at][1]
+                chain.append(at)
+            out.append(Problem(path + (tid, "entries", nxt[tid][0], "roll"), _too_deep(chain)))
+    return out
+
+
+def _too_deep(chain: list[str]) -> str:
+    shown = " -> ".join(chain) if len(chain) <= 12 else " -> ".join(chain[:5] + ["..."] + chain[-5:])
+    return (f"a roll here goes through {len(chain)} tables, one inside another ({shown}); at most {ROLL_DEPTH} "
+            f"tables roll one inside another")
+
+
+def _rolls(tables: Mapping[str, Any]) -> dict[str, list[tuple[int, str]]]:
+    """Each table's entries that roll on another table: (entry index, table id), only tables that are there."""
+    out: dict[str, list[tuple[int, str]]] = {}
+    for tid, table in tables.items():
+        entries = table.get("entries") if isinstance(table, Mapping) else None
+        out[tid] = [(i, e["roll"]) for i, e in enumerate(entries if isinstance(entries, list) else ())
+                    if isinstance(e, Mapping) and isinstance(e.get("roll"), str) and e["roll"] in tables]
+    return out
+
+
+def _longest(rolls: Mapping[str, list]) -> tuple[dict[str, int], dict[str, tuple[int, str] | None]]:
+    """For each table, the most tables a roll on it goes through (itself included) and the first step of that
+    way ((entry, table) or None); a step back into a table still being walked (a circle) is not taken. Iterative."""
+    depth: dict[str, int] = {}
+    step: dict[str, tuple[int, str] | None] = {}
+    walking: set = set()
+    for start in rolls:
+        if start in depth:
+            continue
+        stack = [(start, 0)]
+        walking.add(start)
+        while stack:
+            at, k = stack[-1]
+            out = rolls.get(at, ())
+            if k < len(out):
+                stack[-1] = (at, k + 1)
+                n = out[k][1]
+                if n not in depth and n not in walking:
+                    walking.add(n)
+                    stack.append((n, 0))
+                continue
+            best, first = 1, None
+            for i, n in out:
+                if n in depth and depth[n] + 1 > best:
+                    best, first = depth[n] + 1, (i, n)
+            depth[at], step[at] = best, first
+            walking.discard(at)
+            stack.pop()
+    return depth, step
 
 
 def _path_back(rolls: Mapping, start: str, goal: str) -> list[str] | None:

@@ -30,7 +30,8 @@ function phoneParts(kit) {
       r.rows.length ? null : text("div", "db-muted", "No request waiting."),
       r.asks.map((a) => h("div", { cls: "db-row db-wrap db-asked" }, text("span", "db-note", a.text),
         button("Withdraw", a.withdraw, { cls: "db-mini" }))),
-      r.problem ? text("div", "db-muted", r.problem) : null);
+      r.problem ? text("div", "db-muted", r.problem) : null,
+      (r.set_aside || []).map((t) => text("div", "db-set-aside", t)));
   }
 
   // ---- the Keeper panel: each player's link and QR code, or how to start the players' server

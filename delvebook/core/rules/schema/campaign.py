@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any, Iterable, Iterator
 
 from ...statecheck import MAX_NAME
-from ...names import look_alike
-from ..prepared import encounter_problems, table_cycles, table_problems
+from ...names import look_alike, text_problem
+from ..prepared import encounter_problems, id_problem, table_chains, table_cycles, table_problems
 from .data import _check_name
 from .words import (CAMPAIGN_FIELDS, ENCOUNTER_FIELDS, FOE_REQUIRED, FORMAT_VERSION, PLACE_FIELDS,
                     SHEET_FIELDS, SHEET_MAX_HEARTS, Problem, RulesError, _Problems, _WORDS, _data_items, _is_int,
@@ -70,6 +70,8 @@ def _campaign_rules(campaign: Mapping, base: Any) -> tuple[Any, list[Problem]]:
         if not _is_text(foe_id):
             problems.append(Problem(("bestiary", str(foe_id)), f"foe ids are text: quote it "
                                                                f"({json.dumps(str(foe_id))})"))
+        elif id_problem(foe_id, "a foe id") is not None:
+            problems.append(Problem(("bestiary", foe_id), id_problem(foe_id, "a foe id")))
         elif not isinstance(foe, Mapping):
             problems.append(Problem(("bestiary", foe_id), f"expected a mapping describing the foe "
                                                           f"({', '.join(FOE_REQUIRED)}), got {show(foe)}"))
@@ -139,6 +141,8 @@ def _table(p: _Problems, data: Mapping, key: str, what: str) -> dict:
     for entry_id, entry in table.items():
         if not _is_text(entry_id):
             p.add((key, str(entry_id)), f"{what} ids are text: quote it ({json.dumps(str(entry_id))})")
+        elif id_problem(entry_id, f"a {what} id") is not None:
+            p.add((key, entry_id), id_problem(entry_id, f"a {what} id"))
         elif not isinstance(entry, Mapping):
             p.add((key, entry_id), f"expected a mapping describing the {what}, got {show(entry)}")
         else:
@@ -164,7 +168,7 @@ def check_campaign(campaign: Any, base: Any) -> tuple[Any, list[Problem]]:
     if not isinstance(campaign, Mapping):
         p.add((), f"expected a mapping of campaign fields (format, name, seats, delvers, ...), got {show(campaign)}")
         return None, p.items
-    for path, reason in _unwritable_text(campaign):
+    for path, reason in _text_problems(campaign):
         p.add(path, reason)
     if p.items:
         return None, p.items
@@ -222,7 +226,8 @@ def check_campaign(campaign: Any, base: Any) -> tuple[Any, list[Problem]]:
     ids = set(tables) | set(known.roll_tables)
     for table_id, table in tables.items():
         p.items += table_problems(table, ("tables", table_id), ids)
-    p.items += table_cycles({**{k: v for k, v in known.roll_tables.items()}, **tables}, ("tables",))
+    laid = {**{k: v for k, v in known.roll_tables.items()}, **tables}
+    p.items += table_cycles(laid, ("tables",)) + table_chains(laid, ("tables",))
 
     for key, what in (("rooms", "room"), ("quests", "quest")):
         for entry_id, entry in _table(p, campaign, key, what).items():
@@ -237,9 +242,11 @@ def check_campaign(campaign: Any, base: Any) -> tuple[Any, list[Problem]]:
     return (rules if not p.items else None), p.items
 
 
-def _unwritable_text(data: Any) -> Iterator[tuple[tuple, str]]:
-    """Text (keys too) that cannot be written back as UTF-8: lone surrogates, the escapes Python gives bytes that
-    were not UTF-8 (a name taken from a file name, a byte typed in a terminal). Iterative."""
+def _text_problems(data: Any) -> Iterator[tuple[tuple, str]]:
+    """Text (keys too) that cannot be written back as UTF-8 (lone surrogates, the escapes Python gives bytes that
+    were not UTF-8: a name taken from a file name, a byte typed in a terminal), or that is not what it shows (a
+    character that turns the text around, draws nothing or is a control character: ``names.text_problem``), in
+    any field. Iterative."""
     stack = [((), data)]
     while stack:
         path, v = stack.pop()
@@ -247,10 +254,14 @@ def _unwritable_text(data: Any) -> Iterator[tuple[tuple, str]]:
             if not v.isascii() and _SURROGATES.search(v):
                 shown = v.encode("utf-8", "backslashreplace").decode("utf-8")[:60]
                 yield path, f"holds characters that are not UTF-8 text ({shown}); write it in UTF-8"
+            elif text_problem(v) is not None:
+                yield path, text_problem(v, show(v))
         elif isinstance(v, Mapping):
             for k, x in v.items():
                 if isinstance(k, str) and not k.isascii() and _SURROGATES.search(k):
                     yield path + (k,), "this key holds characters that are not UTF-8 text; write it in UTF-8"
+                elif isinstance(k, str) and text_problem(k, "this key") is not None:
+                    yield path + (k,), text_problem(k, "this key")
                 stack.append((path + (k,), x))
         elif isinstance(v, (list, tuple)):
             for i, x in enumerate(v):

@@ -7,7 +7,9 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-from ...names import NameIndex, name_problem
+from ...names import NameIndex, name_problem, text_problem
+from ...statecheck import MAX_NAME
+from .bounds import ARMOR_MAX, FOE_MAX_HEARTS, MAX_TAGS, MULTI_ATTACK, number_shown
 from .words import (FILES, FOE_FIELDS, FOE_REQUIRED, SOURCES, Problem, _D66, _HEARTS_KINDS, _Problems, _SKILL_LEVELS,
                     _WORDS, _data_items, _is_int, _is_text, show)
 
@@ -35,8 +37,32 @@ def _check_foe(p: _Problems, foe: Any, path: tuple) -> None:
             close = difflib.get_close_matches(str(key), list(FOE_FIELDS), n=1)
             hint = f"did you mean {close[0]}? " if close else ""
             p.add(path + (key,), f"unknown field; {hint}a foe has {', '.join(FOE_FIELDS)}")
-        elif p.kind(path + (key,), value, kind) and key == "name":
-            _check_name(p, path + (key,), value, "a foe type's name")
+        elif key in _FOE_MOST and type(value) is int and value > _FOE_MOST[key]:
+            p.add(path + (key,), f"at most {_FOE_MOST[key]:,}, not {number_shown(value)}")
+        elif p.kind(path + (key,), value, kind):
+            if key == "name":
+                _check_name(p, path + (key,), value, "a foe type's name")
+            else:
+                _check_foe_limit(p, path + (key,), key, value)
+
+
+_FOE_MOST = {"hearts": FOE_MAX_HEARTS, "multi_attack": MULTI_ATTACK}
+
+
+def _check_foe_limit(p: _Problems, path: tuple, key: str, value: Any) -> None:
+    """A foe's armor or tags past their limits (``bounds``; its hearts and multi-attack are checked first)."""
+    if key == "armor" and isinstance(value, Mapping):
+        for k, most in ARMOR_MAX.items():
+            if isinstance(value.get(k), int) and value[k] > most:
+                p.add(path + (k,), f"at most {most:,}, not {number_shown(value[k])}")
+    elif key == "tags":
+        if len(value) > MAX_TAGS:
+            p.add(path, f"{len(value):,} tags; a foe type has at most {MAX_TAGS}")
+        for i, tag in enumerate(value[:MAX_TAGS]):
+            problem = (f"a tag of {len(tag):,} characters; at most {MAX_NAME}" if len(tag) > MAX_NAME
+                       else text_problem(tag, "a tag"))
+            if problem is not None:
+                p.add(path + (i,), problem)
 
 
 def _check_name(p: _Problems, path: tuple, name: str, what: str) -> bool:

@@ -8,7 +8,9 @@ from collections.abc import Mapping
 from typing import Any, Iterable, Iterator, NamedTuple
 
 from ...dice import DiceError, parse as _parse_dice
+from ...distribution import MAX_WORK, work as _dice_work
 from ...statecheck import MAX_INT, MAX_TEXT
+from .bounds import number_shown
 
 
 FORMAT_VERSION = 1
@@ -132,6 +134,8 @@ def show(value: Any) -> str:
         return "a list" if value else "an empty list"
     if isinstance(value, (_dt.date, _dt.datetime)):
         return f"a date ({value})"
+    if isinstance(value, int) and abs(value) >= 10 ** 15:
+        return number_shown(value)
     return repr(value)
 
 
@@ -203,6 +207,9 @@ def _dice_problem(value: Any, kind: str) -> str | None:
         return f"expected {words}, got {show(value)}: {err}"
     if kind == "roll" and all(t.is_constant for t in expr.terms):
         return f"expected {words}, got {show(value)}: it rolls no dice"
+    if _dice_work(expr) > MAX_WORK:  # its odds are shown beside every button that rolls it
+        return (f"{show(value)} is too large to work out its odds exactly (about {_dice_work(expr):,} steps; at "
+                f"most {MAX_WORK:,}): use fewer dice or fewer sides")
     if kind == "die":
         terms = expr.terms
         one = len(terms) == 1 and terms[0].count == 1 and terms[0].sign > 0 and not terms[0].keep \
