@@ -162,10 +162,10 @@ def test_lab_outside_the_repository_lays_out_the_packaged_notebook_and_campaign(
 
 def _players_command(monkeypatch, *args: str) -> dict:
     from delvebook.core import extras
-    from delvebook.pages import server
+    from delvebook.pages import alone as server
     seen = {}
     monkeypatch.setattr(extras, "missing", lambda *names: [])
-    monkeypatch.setattr(server, "run", lambda campaign, **options: seen.update(campaign=campaign, **options) or 0)
+    monkeypatch.setattr(server, "serve", lambda campaign, **options: seen.update(campaign=campaign, **options) or 0)
     keep = __import__("pathlib").Path(__file__).resolve().parent.parent / "campaigns" / "the-sunken-keep"
     assert cli.main(["players", str(keep), *args]) == 0
     return seen

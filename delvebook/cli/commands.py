@@ -104,17 +104,6 @@ def _say_if_held(play: Path) -> None:
         print(f"delvebook lab: note: {held(play, again='run the table notebook again')}", file=sys.stderr)
 
 
-def _trust_table_notebook(notebook: Path) -> None:
-    """Trust the table notebook while it holds only the table's slot (``delvebook.table.slot.trust``), so a page
-    reloaded before a save draws the live table; said in one line when it cannot."""
-    try:
-        from delvebook.table.slot import trust
-        trust(notebook)
-    except Exception as err:  # noqa: BLE001  (trust is a convenience: JupyterLab opens the notebook regardless)
-        print(f"delvebook lab: note: the table notebook is not trusted ({type(err).__name__}: {err}); a reload "
-              "before it is saved shows the line that says how to open the table", file=sys.stderr)
-
-
 def _cmd_lab(args: argparse.Namespace, extra: list[str]) -> int:
     from delvebook.core.extras import install_hint, missing
     if missing("jupyterlab"):
@@ -137,7 +126,6 @@ def _cmd_lab(args: argparse.Namespace, extra: list[str]) -> int:
         print(f"delvebook lab: campaign {campaign} (DELVEBOOK_CAMPAIGN)")
     play = notebook.parent / "play" / (Path(args.campaign).name if args.campaign else DEFAULT_CAMPAIGN.name)
     _say_if_held(play)
-    _trust_table_notebook(notebook)
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
         # Jupyter refuses to run as root without it; root is the norm in containers and CI.
         extra = [*extra, "--allow-root"]
@@ -245,14 +233,14 @@ def _cmd_players(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         print(f"delvebook players: --port is 0 to 65535, not {args.port}", file=sys.stderr)
         return 2
-    from delvebook.pages.server import run
+    from delvebook.pages.alone import serve
     try:
-        return run(campaign, ip=args.ip, port=args.port, hide_hearts=args.hide_hearts,
-                   foe_hearts=args.show_foe_hearts, parent=args.parent, allow_hosts=tuple(args.allow_host),
-                   new_links=args.new_links, qr=args.qr)
+        return serve(campaign, ip=args.ip, port=args.port, hide_hearts=args.hide_hearts,
+                     foe_hearts=args.show_foe_hearts, parent=args.parent, allow_hosts=tuple(args.allow_host),
+                     new_links=args.new_links, qr=args.qr)
     except OSError as err:
-        print(f"delvebook players: cannot listen on {args.ip} port {args.port}: {err.strerror or err}",
-              file=sys.stderr)
+        print(f"delvebook players: cannot listen on {args.ip} (port {args.port}, the next ten, or any free one): "
+              f"{err.strerror or err}", file=sys.stderr)
         return 1
 
 

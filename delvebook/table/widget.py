@@ -27,7 +27,7 @@ from ..players.desk import follow as follow_requests, open_desk
 from ..view import front
 from .forecasting import PUSH, SLICE, Runner
 from .intents import perform
-from .slot import PLAIN
+from ..view.slot import PLAIN
 from ..view import UI, table_view
 from ..view.header import in_browser
 
