@@ -140,13 +140,14 @@ class LabServer:
     """A JupyterLab server on 127.0.0.1 with no token, serving a throwaway copy of the examples. With
     ``keeper=True`` it is started as a keeper starts it, ``delvebook lab`` (which passes the options on)."""
 
-    def __init__(self, home: Path, keeper: bool = False, campaign: str | None = None):
+    def __init__(self, home: Path, keeper: bool = False, campaign: str | None = None, base_url: str = "/"):
         self.home = home
         self.keeper = keeper
         self.campaign = campaign  # (keeper: ``delvebook lab CAMPAIGN``, a folder under the served root)
         self.root = home / "root"
         self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.base_url = base_url  # as Binder starts it: JupyterLab under a path of the public URL
+        self.url = f"http://127.0.0.1:{self.port}{base_url.rstrip('/')}"
         self.log_path = home / "jupyter.log"
         self.proc: subprocess.Popen | None = None
 
@@ -175,6 +176,7 @@ class LabServer:
             "--no-browser",
             "--ip=127.0.0.1",
             f"--port={self.port}",
+            f"--ServerApp.base_url={self.base_url}",
             "--ServerApp.port_retries=0",
             "--IdentityProvider.token=",
             "--ServerApp.password=",
