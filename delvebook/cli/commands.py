@@ -110,6 +110,9 @@ def _cmd_lab(args: argparse.Namespace, extra: list[str]) -> int:
         print(f"delvebook lab needs JupyterLab, which the core install of delvebook leaves out: "
               f"{install_hint('lab')} (or {install_hint('all')} for the table and the charts too)", file=sys.stderr)
         return 2
+    own = _own_table_notebook(Path(args.campaign)) if args.campaign else None
+    if own is not None:  # the campaign's own table notebook, the campaign beside it in the file browser
+        return _open_lab(own, own.parent, dict(os.environ), extra)
     notebook = _find_notebook()
     if notebook is None:  # installed from a wheel: the package carries the notebook and the prepared campaign
         folder = Path.cwd() / LAB_FOLDER
@@ -126,6 +129,36 @@ def _cmd_lab(args: argparse.Namespace, extra: list[str]) -> int:
         print(f"delvebook lab: campaign {campaign} (DELVEBOOK_CAMPAIGN)")
     play = notebook.parent / "play" / (Path(args.campaign).name if args.campaign else DEFAULT_CAMPAIGN.name)
     _say_if_held(play)
+    return _open_lab(notebook, root, env, extra)
+
+
+def _own_table_notebook(campaign: Path) -> Path | None:
+    """The campaign's own table notebook (``delvebook new`` wrote it beside the folder), written now for a campaign
+    that has none when no checkout's session notebook plays it (a wheel install); None for a campaign played by the
+    checkout's session notebook (a play copy of a prepared campaign) or a folder that is no campaign."""
+    notebook = _table_notebook_of(campaign.resolve())
+    if notebook.is_file():
+        return notebook
+    if _find_notebook() is not None or not (campaign / "campaign.yaml").is_file():
+        return None
+    name = _name_of(campaign) or campaign.resolve().name.replace("-", " ").title()
+    written = _write_table_notebook(campaign.resolve(), name)
+    if written is not None:
+        _say(f"delvebook lab: wrote {written}, the table notebook of {name!r}")
+    return written
+
+
+def _name_of(campaign: Path) -> str | None:
+    try:
+        from delvebook.core.yamlsafe import load
+        name = load((campaign / "campaign.yaml").read_text(encoding="utf-8")).get("name")
+        return name if isinstance(name, str) and name.strip() else None
+    except Exception:  # noqa: BLE001  (a name for a heading: the folder's stands in)
+        return None
+
+
+def _open_lab(notebook: Path, root: Path, env: dict, extra: list[str]) -> int:
+    """JupyterLab at ``root`` (its file browser), opening ``notebook``; options in ``extra`` passed on."""
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
         # Jupyter refuses to run as root without it; root is the norm in containers and CI.
         extra = [*extra, "--allow-root"]
@@ -214,9 +247,29 @@ def _cmd_new(args: argparse.Namespace) -> int:
         return 1
     camp.close()
     _say(f"{args.path}: new campaign {name!r} (campaign.yaml and an empty log.yaml)")
-    print("  add delvers in a notebook: camp.add_delver('Wren', 'rogue', player='Ana'), "
-          "or list them under delvers: in campaign.yaml")
+    notebook = _write_table_notebook(Path(args.path), name)
+    if notebook is not None:
+        _say(f"{notebook}: its table notebook (the table, headed {name!r}; the Keeper panel adds the party)")
+    _say(f"  next: delvebook lab {args.path}  (or open {_table_notebook_of(Path(args.path)).name} in any "
+         "JupyterLab and Run All)")
     return 0
+
+
+def _table_notebook_of(campaign: Path) -> Path:
+    """Where a campaign's table notebook is: beside its folder, named after it (``club-night.ipynb``)."""
+    return campaign.parent / f"{campaign.name}.ipynb"
+
+
+def _write_table_notebook(campaign: Path, name: str) -> Path | None:
+    """Write ``campaign``'s table notebook beside it (never over a file that is there); the path, or None."""
+    from delvebook.share.notebook import table_notebook_text
+    from delvebook.store.publish import write_file
+    target = _table_notebook_of(campaign)
+    if target.exists() or target.is_symlink():
+        _say(f"delvebook: note: {target} is there already and is left as it is", file=sys.stderr)
+        return None
+    write_file(target, table_notebook_text(name, campaign.name))
+    return target
 
 
 def _cmd_players(args: argparse.Namespace) -> int:
