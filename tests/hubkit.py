@@ -11,12 +11,9 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
-from conftest import REPO, _free_port
+from conftest import REPO, _free_port, stop_group, wait_answering
 
 EXAMPLE = REPO / "examples" / "jupyterhub_config.py"
 PASSWORD = "a-game-night"
@@ -80,18 +77,7 @@ c.Spawner.environment = {{"PATH": {str(bin_) + os.pathsep + os.environ.get("PATH
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen([str(bin_ / "jupyterhub"), "-f", str(config)], cwd=self.folder, env=env,
                                      stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"jupyterhub exited with {self.proc.returncode}:\n{self.log()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/hub/api", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            time.sleep(0.5)
-        raise RuntimeError(f"jupyterhub did not answer within {timeout} s:\n{self.log()}")
+        wait_answering(self.proc, f"{self.url}/hub/api", "jupyterhub", self.log, timeout)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")[-6000:]
@@ -127,13 +113,8 @@ c.Spawner.environment = {{"PATH": {str(bin_) + os.pathsep + os.environ.get("PATH
     def stop(self) -> None:
         """Stop the hub as its keeper would (SIGTERM): it stops the keepers' servers and the proxy on its way out;
         whatever is left is killed (and a test counts it first)."""
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=10)
+        if self.proc is not None:
+            stop_group(self.proc, timeout=60)
         if hasattr(self, "_log"):
             self._log.close()
 

@@ -17,7 +17,7 @@ import pytest
 import delvebook as db
 from conftest import CAMPAIGNS, cannot_run, start_run_all
 from hubkit import Hub, proxy_command
-from test_phones_browser import Phone
+from test_phones_browser import Phone, luck_accepted, serve_pages
 from test_table_browser import Keeper
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -61,16 +61,9 @@ class Evening:
         self.k.expected = [e["kind"] for e in self.k.events()]
 
     def serve(self) -> dict:
-        k = self.k
-        k.panel("keeper")
-        k.act(k.button("Start session"), "start_session")
-        card = k.table.locator(".db-phones")
-        card.scroll_into_view_if_needed()
-        k.ui(card.locator("button", has_text="Serve the players' pages"))
-        card.locator(".db-link .db-qr").first.wait_for(timeout=30_000)
-        rows = card.locator(".db-link")
-        return {rows.nth(i).get_attribute("data-player"): rows.nth(i).locator(".db-url").inner_text()
-                for i in range(rows.count())}
+        self.k.panel("keeper")
+        self.k.act(self.k.button("Start session"), "start_session")
+        return serve_pages(self.k)
 
 
 def test_two_keepers_run_their_tables_through_a_real_jupyterhub_and_their_players_join_by_its_url(
@@ -98,23 +91,7 @@ def test_two_keepers_run_their_tables_through_a_real_jupyterhub_and_their_player
             phone = Phone(browser, links[keeper][evening.player], f"hub-{keeper}", artifacts)
             phones.append(phone)
             assert phone.page.locator(".db-mine .db-name").all_inner_texts() == [evening.delver]
-            k.panel("play")
-            k.select(evening.delver)
-            skill = {"Wren": "Stealth", "Brakka": "Athletics"}[evening.delver]
-            k.act(k.table.locator(".db-checks button", has_text=skill), "check")
-            phone.shows_seq(k.events()[-1]["seq"])
-            start = time.monotonic()
-            phone.page.locator(".db-spend .db-luck-plus").first.click()
-            request = k.table.locator(".db-requests .db-request",
-                                      has_text=f"{evening.player} ({evening.delver}) asks: a luck die (+)")
-            request.wait_for(timeout=5_000)
-            seen = time.monotonic() - start
-            start = time.monotonic()
-            k.act(request.locator("button", has_text="Accept"), "check")
-            lucky = k.events()[-1]
-            phone.shows_seq(lucky["seq"])
-            back = time.monotonic() - start
-            assert f"= {lucky['rolls']['check']['total']}" in phone.page.locator(".db-latest").inner_text()
+            seen, back, _ = luck_accepted(k, phone, evening.player, evening.delver)
             assert phone.page.locator(".db-luckleft").inner_text() == "2 of 3 luck dice"
             print(f"through the hub's proxy ({keeper}): phone request -> keeper sees {seen:.2f} s; accept -> phone "
                   f"shows the new total {back:.2f} s")
@@ -130,10 +107,7 @@ def test_two_keepers_run_their_tables_through_a_real_jupyterhub_and_their_player
             assert page.locator(".db-mine").count() == 0
         page.close()
         for path in ("api/contents", "api/kernels", "api/sessions"):
-            got = phones[0].page.evaluate(
-                "p => fetch(p, {credentials: 'include'}).then(r => 'read ' + r.status).catch(e => 'refused')",
-                f"/user/ann/{path}")
-            assert got == "refused", (path, got)
+            assert phones[0].asks_jupyter(f"/user/ann/{path}") == "refused", path
             try:  # and with no page around it, no cookie: the hub's login stands in the way
                 with urllib.request.urlopen(f"{hub.url}/user/ann/{path}", timeout=10) as r:
                     assert "/hub/login" in r.url or r.status >= 400, (path, r.status, r.url)

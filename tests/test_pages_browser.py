@@ -17,8 +17,8 @@ import time
 import pytest
 
 import delvebook as db
-from conftest import CAMPAIGNS, LabServer, cannot_run, start_run_all
-from test_phones_browser import PHONE, Phone
+from conftest import CAMPAIGNS, LabServer, serving, start_run_all
+from test_phones_browser import PHONE, Phone, luck_accepted, serve_pages
 from test_table_browser import NOTEBOOK, Keeper
 
 pytestmark = pytest.mark.browser
@@ -29,16 +29,7 @@ BASE = "/binder/jupyter/user/delvebook-keeper-7f3a/"
 
 @pytest.fixture(scope="module")
 def binder_lab(tmp_path_factory):
-    try:
-        import jupyterlab  # noqa: F401
-    except ImportError as err:
-        cannot_run(f"jupyterlab is not installed ({err}); run `make test`")
-    server = LabServer(tmp_path_factory.mktemp("binderlab"), base_url=BASE)
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
+    yield from serving(LabServer(tmp_path_factory.mktemp("binderlab"), base_url=BASE))
 
 
 @pytest.fixture(scope="module")
@@ -59,14 +50,7 @@ def served(browser, binder_lab, artifacts):
         k.expected = [e["kind"] for e in k.events()]  # the play copy, made by the run, holds the sixth delver
         k.panel("keeper")
         k.act(k.button("Start session"), "start_session")
-        card = k.table.locator(".db-phones")
-        card.scroll_into_view_if_needed()
-        k.ui(card.locator("button", has_text="Serve the players' pages"))
-        card.locator(".db-link .db-qr").first.wait_for(timeout=30_000)  # the table redraws by itself
-        rows = card.locator(".db-link")
-        urls = {rows.nth(i).get_attribute("data-player"): rows.nth(i).locator(".db-url").inner_text()
-                for i in range(rows.count())}
-        yield k, urls
+        yield k, serve_pages(k)
     except Exception:
         page.screenshot(path=str(artifacts / "pages-binder-failed.png"))
         raise
@@ -89,23 +73,8 @@ def test_a_phone_plays_through_the_jupyter_server_under_its_base_url_and_the_tab
     phone = Phone(browser, urls["Ana"], "binder-ana", artifacts)
     try:
         assert phone.page.locator(".db-mine .db-name").all_inner_texts() == ["Wren"]
-        k.panel("play")
-        k.select("Wren")
-        k.act(k.table.locator(".db-checks button", has_text="Stealth"), "check")
-        check = k.events()[-1]
-        phone.shows_seq(check["seq"])
-        start = time.monotonic()
-        phone.page.locator(".db-spend .db-luck-plus").first.click()
-        request = k.table.locator(".db-requests .db-request", has_text="Ana (Wren) asks: a luck die (+)")
-        request.wait_for(timeout=5_000)
-        seen = time.monotonic() - start
-        start = time.monotonic()
-        k.act(request.locator("button", has_text="Accept"), "check")
-        lucky = k.events()[-1]
-        phone.shows_seq(lucky["seq"])
-        back = time.monotonic() - start
+        seen, back, lucky = luck_accepted(k, phone, "Ana", "Wren")
         total = lucky["rolls"]["check"]["total"]
-        assert f"= {total}" in phone.page.locator(".db-latest").inner_text()
         assert phone.page.locator(".db-luckleft").inner_text() == "2 of 3 luck dice"
         print(f"under jupyter lab at {BASE}: phone request -> keeper sees {seen:.2f} s; accept -> phone shows "
               f"the new total {total} {back:.2f} s")
@@ -122,10 +91,7 @@ def test_a_phone_plays_through_the_jupyter_server_under_its_base_url_and_the_tab
 
         # ---- a Jupyter API asked from a player's page: the page is sandboxed, the answer never reaches it
         for path in ("api/contents", "api/sessions", "api/kernels"):
-            got = phone.page.evaluate(
-                "p => fetch(p, {credentials: 'include'}).then(r => 'read ' + r.status).catch(e => 'refused')",
-                f"{BASE}{path}")
-            assert got == "refused", (path, got)
+            assert phone.asks_jupyter(f"{BASE}{path}") == "refused", path
         assert not phone.errors, phone.errors
     finally:
         phone.context.close()

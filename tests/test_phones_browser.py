@@ -81,6 +81,50 @@ class Phone:
             }); }""", intents)
 
 
+    def asks_jupyter(self, path: str) -> str:
+        """A Jupyter API asked from this player's page, with whatever cookies the browser holds: "refused", or what
+        was read."""
+        return self.page.evaluate(
+            "p => fetch(p, {credentials: 'include'}).then(r => 'read ' + r.status).catch(e => 'refused')", path)
+
+
+SKILL = {"Wren": "Stealth", "Brakka": "Athletics"}
+
+
+def serve_pages(k: Keeper) -> dict[str | None, str]:
+    """The keeper's one click on *Serve the players' pages*: each player's link (the second screen's under None)."""
+    card = k.table.locator(".db-phones")
+    card.scroll_into_view_if_needed()
+    k.ui(card.locator("button", has_text="Serve the players' pages"))
+    card.locator(".db-link .db-qr").first.wait_for(timeout=30_000)  # the table redraws by itself
+    rows = card.locator(".db-link")
+    return {rows.nth(i).get_attribute("data-player"): rows.nth(i).locator(".db-url").inner_text()
+            for i in range(rows.count())}
+
+
+def luck_accepted(k: Keeper, phone: Phone, player: str, delver: str) -> tuple[float, float, dict]:
+    """The keeper rolls ``delver``'s check; the phone spends a luck die (+) on it; the keeper sees the request without
+    a click and accepts it; the phone shows the new total. (seconds from the tap to the keeper seeing it, from the
+    Accept to the phone showing it, the event recorded.)"""
+    k.panel("play")
+    k.select(delver)
+    k.act(k.table.locator(".db-checks button", has_text=SKILL[delver]), "check")
+    phone.shows_seq(k.events()[-1]["seq"])
+    start = time.monotonic()
+    phone.page.locator(".db-spend .db-luck-plus").first.click()
+    request = k.table.locator(".db-requests .db-request", has_text=f"{player} ({delver}) asks: a luck die (+)")
+    request.wait_for(timeout=5_000)
+    seen = time.monotonic() - start
+    start = time.monotonic()
+    k.act(request.locator("button", has_text="Accept"), "check")
+    lucky = k.events()[-1]
+    phone.shows_seq(lucky["seq"])
+    back = time.monotonic() - start
+    assert f"= {lucky['rolls']['check']['total']}" in phone.page.locator(".db-latest").inner_text()
+    assert lucky["asked_by"]["player"] == player
+    return seen, back, lucky
+
+
 def asked_by(k: Keeper) -> list[tuple[str, int | None]]:
     return [(e["kind"], (e.get("asked_by") or {}).get("request")) for e in k.events() if e.get("asked_by")]
 
@@ -99,13 +143,9 @@ def test_players_act_from_their_phones_and_the_keeper_accepts(browser, keeper_la
         k.panel("keeper")
         k.act(k.button("Start session"), "start_session")
 
-        # ---- the keeper starts the players' server with a click; each player's link and QR code show
+        # ---- the keeper serves the players' pages with a click; each player's link and QR code show
         card = k.table.locator(".db-phones")
-        card.scroll_into_view_if_needed()
-        k.ui(card.locator("button", has_text="Serve the players' pages"))
-        card.locator(".db-link .db-qr").first.wait_for(timeout=30_000)  # the table redraws by itself
-        urls = {card.locator(".db-link").nth(i).get_attribute("data-player"):
-                card.locator(".db-link .db-url").nth(i).inner_text() for i in range(card.locator(".db-link").count())}
+        urls = serve_pages(k)
         assert set(urls) >= {"Ana", "Ben", None} and all("/delvebook/#" in u for u in urls.values()), urls
         card.scroll_into_view_if_needed()
         k.shot("links-and-qr-codes")
@@ -256,16 +296,7 @@ def test_players_act_from_their_phones_and_the_keeper_accepts(browser, keeper_la
         k.shot("links-on-the-wifi-too")
         c = Phone(browser, ben_lan, "ben-wifi", artifacts)
         phones.append(c)
-        k.panel("play")
-        k.select("Brakka")
-        k.act(k.table.locator(".db-checks button", has_text="Athletics"), "check")
-        c.shows_seq(k.events()[-1]["seq"])
-        c.page.locator(".db-spend .db-luck-plus").first.click()
-        request = k.table.locator(".db-requests .db-request", has_text="Ben (Brakka) asks: a luck die (+)")
-        request.wait_for(timeout=5_000)
-        k.act(request.locator("button", has_text="Accept"), "check")
-        c.shows_seq(k.events()[-1]["seq"])
-        assert f"= {k.events()[-1]['rolls']['check']['total']}" in c.page.locator(".db-latest").inner_text()
+        luck_accepted(k, c, "Ben", "Brakka")
         c.shot("luck-accepted-on-the-wifi")
 
         # ---- the keeper stops serving: the pages say so, on the Jupyter server and on the Wi-Fi

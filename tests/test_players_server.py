@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import delvebook as db
-from conftest import _free_port
+from conftest import _free_port, stop_group
 from delvebook.players import desk as desks
 from delvebook.players.requests import Exchange
 
@@ -91,13 +91,7 @@ class Served:
         return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=15)
+        stop_group(self.proc)
         self._log.close()
 
 

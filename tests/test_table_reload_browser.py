@@ -20,7 +20,7 @@ import time
 import nbformat
 import pytest
 
-from conftest import LabServer, start_run_all
+from conftest import LabServer, serving, start_run_all
 from test_table_browser import NOTEBOOK, PLAY, Keeper, save_notebook
 
 pytestmark = pytest.mark.browser
@@ -46,12 +46,7 @@ def any_lab(request, tmp_path_factory):
     if request.param == "delvebook lab":
         yield request.getfixturevalue("keeper_lab")
         return
-    server = LabServer(tmp_path_factory.mktemp("plainlab"))
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
+    yield from serving(LabServer(tmp_path_factory.mktemp("plainlab")))
 
 
 def test_the_table_comes_back_after_f5_with_no_save_and_on_a_restarted_server(browser, any_lab, artifacts):
