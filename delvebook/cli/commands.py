@@ -487,13 +487,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--readme", default=None, metavar="FILE",
                    help="also write the badge into FILE (e.g. README.md): its Binder badge line, or under its title")
 
-    p = sub.add_parser("players", help="serve the second screen and each player's page on their phone",
-                       description="Serve the second screen (the table, read-only) and each player's own page: "
+    p = sub.add_parser("players", help="serve the players' pages alone, for the table's Wi-Fi",
+                       description="Serve the second screen (the table, read-only) and each player's own page, "
+                       "alone on this machine's network (the Jupyter server the table runs in serves the same pages "
+                       "with no port of its own: the Keeper panel's button): "
                        "their delver, their luck dice, the rolls the keeper asks of them, their level-up choices. "
                        "Each link carries its own secret (kept in CAMPAIGN/requests/keys.json); a player's click is "
                        "a request the keeper's table accepts or declines.")
     p.add_argument("campaign", metavar="CAMPAIGN")
-    p.add_argument("--port", type=int, default=8866, help="the port (default 8866; the firewall must let it in)")
+    p.add_argument("--port", type=int, default=8866, help="the port (default 8866; if it is taken, the next ten, then "
+                   "any free one, said on start; the firewall must let it in)")
     p.add_argument("--ip", default="127.0.0.1",
                    help="listen address (default 127.0.0.1: this machine only; 0.0.0.0 for the players' phones on "
                    "this network)")
