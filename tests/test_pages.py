@@ -12,7 +12,6 @@ import time
 
 import pytest
 
-import delvebook as db
 from delvebook.players import desk as desks, links
 from delvebook.view.phones import reach
 

@@ -11,7 +11,6 @@ headless Chromium.
 """
 from __future__ import annotations
 
-import re
 import time
 
 import pytest

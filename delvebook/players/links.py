@@ -161,7 +161,8 @@ def link(host: str, port: int, key: str | None) -> str:
 def served_link(origin: str, base_url: str, key: str) -> str:
     """A link to the players' pages the Jupyter server at ``origin`` + ``base_url`` serves (``/delvebook/``
     under it), the secret as its fragment."""
-    return f"{origin.rstrip('/')}/{base_url.strip('/')}/delvebook/#{key}".replace("//delvebook/", "/delvebook/")
+    path = base_url.strip("/")
+    return f"{origin.rstrip('/')}/{path + '/' if path else ''}delvebook/#{key}"
 
 
 def qr(text: str) -> dict | None:
