@@ -45,12 +45,19 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --upgrade pip
 
 # Stamps: reinstall only when pyproject.toml changes.
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+# An editable install leaves out the package's data files (a wheel installs them): the file that switches on the
+# players' pages in every Jupyter server of this venv is put where a wheel puts it.
+SERVER_CONFIG := jupyter-config/jupyter_server_config.d/delvebook.json
+ENABLE_PAGES = install -D -m 644 $(SERVER_CONFIG) $(VENV)/etc/jupyter/jupyter_server_config.d/delvebook.json
+
+$(VENV)/.installed: pyproject.toml $(SERVER_CONFIG) | $(BIN)/python
 	$(BIN)/python -m pip install -e '.[all]'
+	$(ENABLE_PAGES)
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-test: pyproject.toml $(SERVER_CONFIG) | $(BIN)/python
 	$(BIN)/python -m pip install -e '.[test]'
+	$(ENABLE_PAGES)
 	touch $@ $(VENV)/.installed $(VENV)/.installed-lite
 
 # `make lite` needs only the core and JupyterLite (the lite extra), not the table's or the tests' dependencies

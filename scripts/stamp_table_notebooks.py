@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from delvebook.table.slot import stamp
+from delvebook.view.slot import stamp
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOK = REPO / "examples" / "run-a-session.ipynb"

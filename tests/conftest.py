@@ -140,13 +140,14 @@ class LabServer:
     """A JupyterLab server on 127.0.0.1 with no token, serving a throwaway copy of the examples. With
     ``keeper=True`` it is started as a keeper starts it, ``delvebook lab`` (which passes the options on)."""
 
-    def __init__(self, home: Path, keeper: bool = False, campaign: str | None = None):
+    def __init__(self, home: Path, keeper: bool = False, campaign: str | None = None, base_url: str = "/"):
         self.home = home
         self.keeper = keeper
         self.campaign = campaign  # (keeper: ``delvebook lab CAMPAIGN``, a folder under the served root)
         self.root = home / "root"
         self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.base_url = base_url  # as Binder starts it: JupyterLab under a path of the public URL
+        self.url = f"http://127.0.0.1:{self.port}{base_url.rstrip('/')}"
         self.log_path = home / "jupyter.log"
         self.proc: subprocess.Popen | None = None
 
@@ -175,6 +176,7 @@ class LabServer:
             "--no-browser",
             "--ip=127.0.0.1",
             f"--port={self.port}",
+            f"--ServerApp.base_url={self.base_url}",
             "--ServerApp.port_retries=0",
             "--IdentityProvider.token=",
             "--ServerApp.password=",
@@ -189,18 +191,7 @@ class LabServer:
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(cmd, cwd=self.root, env=env, stdout=self._log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited with {self.proc.returncode}:\n{self.log()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/api", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            time.sleep(0.25)
-        raise RuntimeError(f"jupyter lab did not answer within {timeout} s:\n{self.log()}")
+        wait_answering(self.proc, f"{self.url}/api", "jupyter lab", self.log, timeout)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")[-4000:]
@@ -209,12 +200,7 @@ class LabServer:
         # The shutdown API wants a token; signalling the whole group also ends the kernels.
         if self.proc is not None and self.proc.poll() is None:
             pgid = os.getpgid(self.proc.pid)
-            os.killpg(pgid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(pgid, signal.SIGKILL)
-                self.proc.wait(timeout=5)
+            stop_group(self.proc)
             try:  # kernels are in the same group; make sure none outlive the server
                 os.killpg(pgid, signal.SIGKILL)
             except ProcessLookupError:
@@ -229,35 +215,57 @@ class LabServer:
         self.start()
 
 
-@pytest.fixture(scope="session")
-def lab_server(tmp_path_factory):
-    """A running JupyterLab; its config, runtime files and workspaces live in a temporary folder."""
+def wait_answering(proc: subprocess.Popen, url: str, what: str, log, timeout: float) -> None:
+    """Wait until ``url`` answers 200 (the server ``proc`` started); its log in the error when it never does."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with {proc.returncode}:\n{log()}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"{what} did not answer within {timeout} s:\n{log()}")
+
+
+def stop_group(proc: subprocess.Popen, timeout: float = 15) -> None:
+    """SIGTERM to the process group ``proc`` leads (started with ``start_new_session``), SIGKILL if it lingers."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+def serving(server: "LabServer"):
+    """Yield ``server`` running (a fixture's body), stopped after; a machine without JupyterLab cannot run it."""
     try:
         import jupyterlab  # noqa: F401
     except ImportError as err:
         cannot_run(f"jupyterlab is not installed ({err}); run `make test`")
-    server = LabServer(tmp_path_factory.mktemp("jupyterlab"))
     try:
         server.start()
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def lab_server(tmp_path_factory):
+    """A running JupyterLab; its config, runtime files and workspaces live in a temporary folder."""
+    yield from serving(LabServer(tmp_path_factory.mktemp("jupyterlab")))
 
 
 @pytest.fixture(scope="module")
 def keeper_lab(tmp_path_factory):
     """A JupyterLab started as a keeper starts it, ``delvebook lab``, for one test module (which may restart it);
     its config, runtime files and workspaces live in a temporary folder."""
-    try:
-        import jupyterlab  # noqa: F401
-    except ImportError as err:
-        cannot_run(f"jupyterlab is not installed ({err}); run `make test`")
-    server = LabServer(tmp_path_factory.mktemp("keeperlab"), keeper=True)
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
+    yield from serving(LabServer(tmp_path_factory.mktemp("keeperlab"), keeper=True))
 
 
 ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'

@@ -162,10 +162,10 @@ def test_lab_outside_the_repository_lays_out_the_packaged_notebook_and_campaign(
 
 def _players_command(monkeypatch, *args: str) -> dict:
     from delvebook.core import extras
-    from delvebook.pages import server
+    from delvebook.pages import alone as server
     seen = {}
     monkeypatch.setattr(extras, "missing", lambda *names: [])
-    monkeypatch.setattr(server, "run", lambda campaign, **options: seen.update(campaign=campaign, **options) or 0)
+    monkeypatch.setattr(server, "serve", lambda campaign, **options: seen.update(campaign=campaign, **options) or 0)
     keep = __import__("pathlib").Path(__file__).resolve().parent.parent / "campaigns" / "the-sunken-keep"
     assert cli.main(["players", str(keep), *args]) == 0
     return seen
@@ -190,3 +190,30 @@ def test_validate_prints_what_opening_noted(tmp_path, capsys):
                                      '"changes": []}\n- {"seq": 2, "ki')
     assert cli.main(["validate", str(folder)]) == 1  # a torn tail is a problem until a writable open sets it aside
     assert "torn last line" in capsys.readouterr().out
+
+
+def test_new_writes_the_campaigns_table_notebook_beside_it_and_says_the_next_step(tmp_path, monkeypatch, capsys):
+    from delvebook.view.slot import as_written
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["new", "club-night"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    nb = json.loads((tmp_path / "club-night.ipynb").read_text())
+    assert as_written(nb), "the table's slot: a reload finds the live table under any Jupyter server"
+    code, about = nb["cells"]
+    assert code["source"].endswith("camp = playing('club-night')\ncamp.dashboard()")
+    assert about["source"].startswith("# Club Night: the keeper's table")
+    assert out[-1] == "  next: delvebook lab club-night  (or open club-night.ipynb in any JupyterLab and Run All)"
+    (tmp_path / "club-night.ipynb").write_text("{}")  # a notebook of the keeper's own is never written over
+    assert cli.main(["new", "club-night", "--name", "Other"]) == 1
+    assert (tmp_path / "club-night.ipynb").read_text() == "{}"
+
+
+def test_lab_opens_a_campaigns_own_table_notebook_with_the_campaign_in_the_file_browser(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["new", "club-night"]) == 0
+    calls = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd, env, cwd: calls.append((cmd, cwd)) or 0)
+    assert cli.main(["lab", "club-night", "--no-browser"]) == 0
+    (cmd, cwd), = calls
+    assert cwd == tmp_path and f"--ServerApp.root_dir={tmp_path}" in cmd and "club-night.ipynb" in cmd
+    assert "--no-browser" in cmd

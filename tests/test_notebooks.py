@@ -37,10 +37,10 @@ def test_example_notebook_runs_clean(path, tmp_path, monkeypatch):
 
 def test_examples_are_stored_without_outputs_but_the_table_notebooks_slot():
     """No output a run left behind; the table notebook keeps only its table's slot (the output naming the table's
-    model and the stand-in line, as ``delvebook.table.slot.stamp`` writes them: scripts/stamp_table_notebooks.py)."""
+    model and the stand-in line, as ``delvebook.view.slot.stamp`` writes them: scripts/stamp_table_notebooks.py)."""
     import json
 
-    from delvebook.table.slot import stamp
+    from delvebook.view.slot import stamp
     for path in NOTEBOOKS:
         nb = nbformat.read(path, as_version=4)
         if path.name == "run-a-session.ipynb":

@@ -26,7 +26,7 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib
 
-from conftest import CAMPAIGNS, EXAMPLES, REPO, _free_port, build_wheel, cannot_run, copy_source
+from conftest import CAMPAIGNS, EXAMPLES, REPO, _free_port, build_wheel, cannot_run, copy_source, start_run_all
 from delvebook.core.extras import EXTRAS
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
@@ -194,6 +194,66 @@ def test_delvebook_lab_from_a_wheel_opens_the_packaged_session_notebook(tmp_path
     assert "cannot find" not in text
     assert served["type"] == "notebook" and served["name"] == "run-a-session.ipynb"
     assert (work / "delvebook-lab" / "campaigns" / "the-sunken-keep" / "campaign.yaml").is_file()
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_from_a_wheel_new_then_lab_lands_on_the_campaigns_own_table(tmp_path, delvebook_wheel, browser, artifacts):
+    """A fresh venv with the wheel: the players' pages are switched on in its Jupyter servers; `delvebook new
+    club-night` then `delvebook lab club-night` opens the campaign's own table notebook (what JupyterLab's launch
+    page sends a browser to), headed "Club Night", the campaign's files in the file browser, and Run All shows the
+    table of club-night."""
+    with zipfile.ZipFile(delvebook_wheel) as z:
+        assert any(n.endswith(".data/data/etc/jupyter/jupyter_server_config.d/delvebook.json") for n in z.namelist())
+    py = _venv(tmp_path / "venv")
+    _pip(py, f"{delvebook_wheel}[lab,players]")
+    assert (tmp_path / "venv" / "etc" / "jupyter" / "jupyter_server_config.d" / "delvebook.json").is_file()
+    work = tmp_path / "home"
+    work.mkdir()
+    bin_ = py.parent
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "jcfg"), JUPYTER_DATA_DIR=str(tmp_path / "jdata"),
+               JUPYTER_RUNTIME_DIR=str(tmp_path / "jrun"), IPYTHONDIR=str(tmp_path / "ipython"))
+    env.pop("DELVEBOOK_CAMPAIGN", None)
+    (tmp_path / "jcfg" / "labconfig").mkdir(parents=True)  # the news toast would cover the page
+    (tmp_path / "jcfg" / "labconfig" / "page_config.json").write_text(json.dumps(
+        {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+    made = subprocess.run([str(bin_ / "delvebook"), "new", "club-night"], cwd=work, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    assert "next: delvebook lab club-night" in made.stdout
+    port = _free_port()
+    log = open(tmp_path / "lab.log", "w")
+    proc = subprocess.Popen([str(bin_ / "delvebook"), "lab", "club-night", "--no-browser", f"--port={port}",
+                             "--ServerApp.ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
+                             "--LabApp.news_url=None"]
+                            + (["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
+                            cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.set_default_timeout(90_000)
+    try:
+        deadline = time.monotonic() + 120
+        while not list((tmp_path / "jrun").glob("jpserver-*-open.html")):
+            assert time.monotonic() < deadline and proc.poll() is None, (tmp_path / "lab.log").read_text()[-3000:]
+            time.sleep(0.5)
+        time.sleep(1)
+        sent = [re.search(r'href="([^"]+)"', f.read_text()).group(1)
+                for f in (tmp_path / "jrun").glob("jpserver-*-open.html")]
+        landing = next((u for u in sent if u.endswith("/lab/tree/club-night.ipynb")), None)
+        assert landing is not None, sent
+        start_run_all(page, landing)
+        heading = page.locator(".jp-MarkdownOutput h1").first
+        assert heading.inner_text().startswith("Club Night: the keeper's table")
+        listed = page.locator(".jp-DirListing-itemName").all_inner_texts()
+        assert {"club-night", "club-night.ipynb"} <= {x.strip() for x in listed}, listed
+        title = page.locator(".jp-OutputArea-output .db-table .db-title").first
+        title.wait_for(state="visible")
+        assert title.inner_text() == "Club Night"
+        page.screenshot(path=str(artifacts / "wheel-club-night-table.png"))
+    finally:
+        page.close()
+        os.killpg(os.getpgid(proc.pid), signal.SIGTERM)
+        proc.wait(timeout=30)
+        log.close()
 
 
 def _members(wheel: Path) -> dict[str, bytes]:

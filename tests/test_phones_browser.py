@@ -1,12 +1,13 @@
 """Players at the table from their own phones, in real browsers: the keeper's JupyterLab at 1366x768 (started as a
-keeper starts it, ``delvebook lab``) and two phones at 390x844 on ``delvebook players``, which the keeper starts
-with a click in the Keeper panel.
+keeper starts it, ``delvebook lab``) and phones at 390x844 on the players' pages that JupyterLab's own server
+serves once the keeper clicks in the Keeper panel, then on the table's Wi-Fi (``delvebook players``, one click more).
 
 Player A (Ana, Wren) spends a luck die on her roll -> the keeper's table shows the request without a click ->
 Accept -> every screen shows the new total within 1 s; player B's (Ben, Brakka) is declined; the keeper sends a
 Stealth check to A, who rolls it with a tap, then types her own dice for the next one; a level-up choice is made
 from A's phone; a forged request for another delver, a stale one and a flood of 1,000 are refused with nothing
-recorded; the log holds exactly the events accepted. Screenshots of each phone and of the keeper's table go to
+recorded; the log holds exactly the events accepted; a phone on the Wi-Fi server plays the same way; stopping
+serves no page any more. Screenshots of each phone and of the keeper's table go to
 tests/artifacts/.
 """
 from __future__ import annotations
@@ -54,19 +55,74 @@ class Phone:
     def shot(self, name: str) -> None:
         self.page.screenshot(path=str(self.artifacts / f"phone-{self.name}-{name}.png"), full_page=True)
 
-    def post(self, intents: list[dict]) -> list[int]:
-        """What a forged page would send: these clicks straight to the server, with this phone's secret."""
+    def post(self, intents: list[dict]) -> list[tuple[int, str | None]]:
+        """What a forged page would send: these clicks straight down a page connection of its own, with this
+        phone's secret; each answer as (429 when refused by rate, else 200; the refusal's text or None)."""
         return self.page.evaluate("""async (intents) => {
-            const key = new URLSearchParams(location.search).get("key");
+            const key = decodeURIComponent(location.hash.slice(1));
+            const url = new URL(document.getElementById("db").dataset.live, location.href);
+            url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+            url.hash = "";
+            const ws = new WebSocket(url.href);
             const out = [];
-            for (let i = 0; i < intents.length; i += 50) {
-              const batch = intents.slice(i, i + 50).map((intent, j) => fetch(`/intent?key=${key}`, {
-                method: "POST", headers: {"Content-Type": "application/json"},
-                body: JSON.stringify({type: "intent", id: `forged:${i + j}`, intent})}).then(async r => {
-                  const v = await r.json(); return [r.status, v.refusal ? v.refusal.text : null]; }));
-              out.push(...await Promise.all(batch));
-            }
-            return out; }""", intents)
+            return await new Promise((resolve, reject) => {
+              ws.addEventListener("open", () => {
+                ws.send(JSON.stringify({type: "hello", key}));
+                intents.forEach((intent, i) => ws.send(JSON.stringify({type: "intent", id: `forged:${i}`, intent})));
+              });
+              ws.addEventListener("message", (e) => {
+                const m = JSON.parse(e.data);
+                if (m.type !== "answer") return;
+                const said = m.view.refusal ? m.view.refusal.text : null;
+                out.push([said && said.startsWith("too many requests") ? 429 : 200, said]);
+                if (out.length === intents.length) { ws.close(); resolve(out); }
+              });
+              ws.addEventListener("close", () => { if (out.length < intents.length) reject(new Error("closed")); });
+            }); }""", intents)
+
+
+    def asks_jupyter(self, path: str) -> str:
+        """A Jupyter API asked from this player's page, with whatever cookies the browser holds: "refused", or what
+        was read."""
+        return self.page.evaluate(
+            "p => fetch(p, {credentials: 'include'}).then(r => 'read ' + r.status).catch(e => 'refused')", path)
+
+
+SKILL = {"Wren": "Stealth", "Brakka": "Athletics"}
+
+
+def serve_pages(k: Keeper) -> dict[str | None, str]:
+    """The keeper's one click on *Serve the players' pages*: each player's link (the second screen's under None)."""
+    card = k.table.locator(".db-phones")
+    card.scroll_into_view_if_needed()
+    k.ui(card.locator("button", has_text="Serve the players' pages"))
+    card.locator(".db-link .db-qr").first.wait_for(timeout=30_000)  # the table redraws by itself
+    rows = card.locator(".db-link")
+    return {rows.nth(i).get_attribute("data-player"): rows.nth(i).locator(".db-url").inner_text()
+            for i in range(rows.count())}
+
+
+def luck_accepted(k: Keeper, phone: Phone, player: str, delver: str) -> tuple[float, float, dict]:
+    """The keeper rolls ``delver``'s check; the phone spends a luck die (+) on it; the keeper sees the request without
+    a click and accepts it; the phone shows the new total. (seconds from the tap to the keeper seeing it, from the
+    Accept to the phone showing it, the event recorded.)"""
+    k.panel("play")
+    k.select(delver)
+    k.act(k.table.locator(".db-checks button", has_text=SKILL[delver]), "check")
+    phone.shows_seq(k.events()[-1]["seq"])
+    start = time.monotonic()
+    phone.page.locator(".db-spend .db-luck-plus").first.click()
+    request = k.table.locator(".db-requests .db-request", has_text=f"{player} ({delver}) asks: a luck die (+)")
+    request.wait_for(timeout=5_000)
+    seen = time.monotonic() - start
+    start = time.monotonic()
+    k.act(request.locator("button", has_text="Accept"), "check")
+    lucky = k.events()[-1]
+    phone.shows_seq(lucky["seq"])
+    back = time.monotonic() - start
+    assert f"= {lucky['rolls']['check']['total']}" in phone.page.locator(".db-latest").inner_text()
+    assert lucky["asked_by"]["player"] == player
+    return seen, back, lucky
 
 
 def asked_by(k: Keeper) -> list[tuple[str, int | None]]:
@@ -87,14 +143,10 @@ def test_players_act_from_their_phones_and_the_keeper_accepts(browser, keeper_la
         k.panel("keeper")
         k.act(k.button("Start session"), "start_session")
 
-        # ---- the keeper starts the players' server with a click; each player's link and QR code show
+        # ---- the keeper serves the players' pages with a click; each player's link and QR code show
         card = k.table.locator(".db-phones")
-        card.scroll_into_view_if_needed()
-        k.ui(card.locator("button", has_text="Serve the players' pages"))
-        card.locator(".db-link .db-qr").first.wait_for(timeout=30_000)  # the table redraws by itself
-        urls = {card.locator(".db-link").nth(i).get_attribute("data-player"):
-                card.locator(".db-link .db-url").nth(i).inner_text() for i in range(card.locator(".db-link").count())}
-        assert set(urls) >= {"Ana", "Ben", None} and all("?key=" in u for u in urls.values()), urls
+        urls = serve_pages(k)
+        assert set(urls) >= {"Ana", "Ben", None} and all("/delvebook/#" in u for u in urls.values()), urls
         card.scroll_into_view_if_needed()
         k.shot("links-and-qr-codes")
         a = Phone(browser, urls["Ana"], "ana", artifacts)
@@ -231,10 +283,27 @@ def test_players_act_from_their_phones_and_the_keeper_accepts(browser, keeper_la
             name_px = phone.page.eval_on_selector(".db-mine .db-name", "e => parseFloat(getComputedStyle(e).fontSize)")
             assert name_px >= 20, f"the delver's name in {name_px} px type on a phone"
 
-        # ---- the keeper stops the players' server: the phones say so
+        # ---- JupyterLab answers on 127.0.0.1 alone: the card says so and serves the table's Wi-Fi with one more
+        # click (``delvebook players --ip 0.0.0.0``, the same pages); a phone there plays the same way
         k.panel("keeper")
-        k.ui(k.table.locator(".db-phones button", has_text="Stop the players' server"))
+        assert "Only this computer reaches these links" in card.locator(".db-reach").inner_text()
+        k.ui(card.locator("button", has_text="Serve on this Wi-Fi too"))
+        lan = card.locator(".db-lan")
+        lan.wait_for(timeout=30_000)
+        assert "each player scans their own code on the same Wi-Fi" in lan.inner_text()
+        ben_lan = card.locator('.db-links').last.locator('.db-link[data-player="Ben"] .db-url').inner_text()
+        assert "/delvebook/" not in ben_lan and ":88" in ben_lan and "#" in ben_lan, ben_lan
+        k.shot("links-on-the-wifi-too")
+        c = Phone(browser, ben_lan, "ben-wifi", artifacts)
+        phones.append(c)
+        luck_accepted(k, c, "Ben", "Brakka")
+        c.shot("luck-accepted-on-the-wifi")
+
+        # ---- the keeper stops serving: the pages say so, on the Jupyter server and on the Wi-Fi
+        k.panel("keeper")
+        k.ui(k.table.locator(".db-phones button", has_text="Stop serving the players' pages"))
         a.page.wait_for_selector("#db-connection", timeout=10_000)
+        c.page.wait_for_selector("#db-connection", timeout=10_000)
         card.locator("button", has_text="Serve the players' pages").wait_for(timeout=10_000)
     finally:
         for phone in phones:

@@ -132,8 +132,11 @@ def test_the_page_sets_every_text_as_text_and_never_builds_markup():
                           "createContextualFragment", "eval(", "new Function", "import("):
             assert forbidden not in js, (name, forbidden)
         assert not re.search(r"\bhttps?://(?!www\.w3\.org/2000/svg)", js), f"{name}: nothing from a network"
-        # the players' pages post a click to the server that served them (a path, never an address)
-        assert re.findall(r"fetch\((.{0,10})", js) == (["`/intent?$"] if name == "players.js" else []), name
+        # nothing is fetched; the players' pages speak to the server that served them over one WebSocket, at the
+        # path the page's shell names (a path, never an address)
+        assert "fetch(" not in js and "XMLHttpRequest" not in js, name
+        assert re.findall(r"new WebSocket\(([^)]*)\)", js) == (["url.href"] if name == "players.js" else []), name
+    assert "new URL(root.dataset.live, location.href)" in (STATIC / "players.js").read_text()
     js = (STATIC / "table.js").read_text()
     assert "textContent" in js and "createTextNode" in js
 

@@ -16,8 +16,8 @@ import delvebook as db  # noqa: E402
 from delvebook.cli import commands as cli  # noqa: E402
 from delvebook.store import holder  # noqa: E402
 from delvebook.table import dashboard, playing  # noqa: E402
-from delvebook.table import slot  # noqa: E402
-from delvebook.table.slot import PLAIN, SLOT, only_stamped, stamp  # noqa: E402
+from delvebook.view import slot  # noqa: E402
+from delvebook.view.slot import PLAIN, SLOT, only_stamped, stamp  # noqa: E402
 
 from conftest import CAMPAIGNS, EXAMPLES, REPO  # noqa: E402
 
@@ -157,19 +157,36 @@ def test_a_campaign_no_one_holds_is_free_and_no_sentence_is_said(tmp_path, capsy
     assert capsys.readouterr().err == ""
 
 
-# ---------------------------------------------------------------- delvebook lab trusts the slot, and only it
+# ---------------------------------------------------------------- the pages' extension trusts the slot, and only it
 
-def test_delvebook_lab_trusts_the_table_notebook_only_while_it_holds_nothing_but_the_slot(tmp_path, monkeypatch):
-    from nbformat import read
-    from nbformat.sign import NotebookNotary
-    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "data"))
-    notebook = tmp_path / "run-a-session.ipynb"
-    shutil.copyfile(TABLE_NOTEBOOK, notebook)
-    cli._trust_table_notebook(notebook)
-    assert NotebookNotary().check_signature(read(notebook, as_version=4))
-    nb = json.loads(notebook.read_text())
+def test_the_table_notebook_shows_trusted_under_any_jupyter_server_only_while_it_holds_nothing_but_the_slot(
+        tmp_path):
+    """The players' pages' Jupyter server extension marks the table notebook's cells trusted as the contents
+    manager reads it (what a reloaded page gets), while it is exactly as the table writes it; a notebook with any
+    other output, or none, is left untrusted, and nothing is signed."""
+    pytest.importorskip("jupyter_server")
+    from jupyter_server.services.contents.filemanager import FileContentsManager
+    from delvebook.pages.extension import trust_table_notebooks
+
+    manager = FileContentsManager(root_dir=str(tmp_path))
+    trust_table_notebooks(manager)
+    shutil.copyfile(TABLE_NOTEBOOK, tmp_path / "table.ipynb")
+
+    def trusted(name: str) -> list:
+        nb = manager.get(name)["content"]
+        return [c["metadata"].get("trusted") for c in nb["cells"] if c["cell_type"] == "code"]
+
+    assert trusted("table.ipynb") == [True]
+    nb = json.loads((tmp_path / "table.ipynb").read_text())
     slot.table_cell(nb)["outputs"].append({"output_type": "display_data", "metadata": {},
                                             "data": {"text/html": "<img src=x onerror=alert(1)>"}})
-    notebook.write_text(json.dumps(nb))
-    cli._trust_table_notebook(notebook)
-    assert not NotebookNotary().check_signature(read(notebook, as_version=4))
+    (tmp_path / "look-alike.ipynb").write_text(json.dumps(nb))
+    assert trusted("look-alike.ipynb") == [False], "a notebook carrying any other output stays untrusted"
+    slot.table_cell(nb)["outputs"] = []
+    (tmp_path / "empty.ipynb").write_text(json.dumps(nb))
+    assert trusted("empty.ipynb") == [False], "a notebook without the table's output is not one the table wrote"
+    nb = json.loads((tmp_path / "table.ipynb").read_text())
+    nb["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]["delvebook-table"]["state"][
+        "value"] = "<script>alert(1)</script>"
+    (tmp_path / "other-state.ipynb").write_text(json.dumps(nb))
+    assert trusted("other-state.ipynb") == [False], "a widget state other than the stand-in stays untrusted"

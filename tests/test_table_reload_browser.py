@@ -1,5 +1,5 @@
 """The table survives what a real evening does to a page, in a real JupyterLab started as a keeper starts it
-(``delvebook lab``), at 1366x768 in headless Chromium, with no save by the keeper:
+(``delvebook lab``) and as anyone else does (plain ``jupyter lab``: Binder, a hub), at 1366x768 in headless Chromium, with no save by the keeper:
 
 - F5 soon after Run All (long before JupyterLab's autosave), and again mid-fight: the table is back as it stood
   (the panel open, who acts, the last outcome), and play goes on (how long it takes is printed here and measured by
@@ -20,7 +20,7 @@ import time
 import nbformat
 import pytest
 
-from conftest import start_run_all
+from conftest import LabServer, serving, start_run_all
 from test_table_browser import NOTEBOOK, PLAY, Keeper, save_notebook
 
 pytestmark = pytest.mark.browser
@@ -39,7 +39,18 @@ def f5(page, k: Keeper) -> float:
     return time.monotonic() - start
 
 
-def test_the_table_comes_back_after_f5_with_no_save_and_on_a_restarted_server(browser, keeper_lab, artifacts):
+@pytest.fixture(scope="module", params=["jupyter lab", "delvebook lab"])
+def any_lab(request, tmp_path_factory):
+    """The table's JupyterLab started as a keeper starts it (``delvebook lab``) and as Binder, a hub or anyone else
+    starts one (plain ``jupyter lab``): the reload finds the table under both, nothing trusted by hand."""
+    if request.param == "delvebook lab":
+        yield request.getfixturevalue("keeper_lab")
+        return
+    yield from serving(LabServer(tmp_path_factory.mktemp("plainlab")))
+
+
+def test_the_table_comes_back_after_f5_with_no_save_and_on_a_restarted_server(browser, any_lab, artifacts):
+    keeper_lab = any_lab  # (the name the steps below read best with)
     shipped = (keeper_lab.root / NOTEBOOK).read_bytes()
     context = browser.new_context(viewport={"width": W, "height": H})
     page = context.new_page()

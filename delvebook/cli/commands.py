@@ -104,23 +104,15 @@ def _say_if_held(play: Path) -> None:
         print(f"delvebook lab: note: {held(play, again='run the table notebook again')}", file=sys.stderr)
 
 
-def _trust_table_notebook(notebook: Path) -> None:
-    """Trust the table notebook while it holds only the table's slot (``delvebook.table.slot.trust``), so a page
-    reloaded before a save draws the live table; said in one line when it cannot."""
-    try:
-        from delvebook.table.slot import trust
-        trust(notebook)
-    except Exception as err:  # noqa: BLE001  (trust is a convenience: JupyterLab opens the notebook regardless)
-        print(f"delvebook lab: note: the table notebook is not trusted ({type(err).__name__}: {err}); a reload "
-              "before it is saved shows the line that says how to open the table", file=sys.stderr)
-
-
 def _cmd_lab(args: argparse.Namespace, extra: list[str]) -> int:
     from delvebook.core.extras import install_hint, missing
     if missing("jupyterlab"):
         print(f"delvebook lab needs JupyterLab, which the core install of delvebook leaves out: "
               f"{install_hint('lab')} (or {install_hint('all')} for the table and the charts too)", file=sys.stderr)
         return 2
+    own = _own_table_notebook(Path(args.campaign)) if args.campaign else None
+    if own is not None:  # the campaign's own table notebook, the campaign beside it in the file browser
+        return _open_lab(own, own.parent, dict(os.environ), extra)
     notebook = _find_notebook()
     if notebook is None:  # installed from a wheel: the package carries the notebook and the prepared campaign
         folder = Path.cwd() / LAB_FOLDER
@@ -137,7 +129,36 @@ def _cmd_lab(args: argparse.Namespace, extra: list[str]) -> int:
         print(f"delvebook lab: campaign {campaign} (DELVEBOOK_CAMPAIGN)")
     play = notebook.parent / "play" / (Path(args.campaign).name if args.campaign else DEFAULT_CAMPAIGN.name)
     _say_if_held(play)
-    _trust_table_notebook(notebook)
+    return _open_lab(notebook, root, env, extra)
+
+
+def _own_table_notebook(campaign: Path) -> Path | None:
+    """The campaign's own table notebook (``delvebook new`` wrote it beside the folder), written now for a campaign
+    that has none when no checkout's session notebook plays it (a wheel install); None for a campaign played by the
+    checkout's session notebook (a play copy of a prepared campaign) or a folder that is no campaign."""
+    notebook = _table_notebook_of(campaign.resolve())
+    if notebook.is_file():
+        return notebook
+    if _find_notebook() is not None or not (campaign / "campaign.yaml").is_file():
+        return None
+    name = _name_of(campaign) or campaign.resolve().name.replace("-", " ").title()
+    written = _write_table_notebook(campaign.resolve(), name)
+    if written is not None:
+        _say(f"delvebook lab: wrote {written}, the table notebook of {name!r}")
+    return written
+
+
+def _name_of(campaign: Path) -> str | None:
+    try:
+        from delvebook.core.yamlsafe import load
+        name = load((campaign / "campaign.yaml").read_text(encoding="utf-8")).get("name")
+        return name if isinstance(name, str) and name.strip() else None
+    except Exception:  # noqa: BLE001  (a name for a heading: the folder's stands in)
+        return None
+
+
+def _open_lab(notebook: Path, root: Path, env: dict, extra: list[str]) -> int:
+    """JupyterLab at ``root`` (its file browser), opening ``notebook``; options in ``extra`` passed on."""
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
         # Jupyter refuses to run as root without it; root is the norm in containers and CI.
         extra = [*extra, "--allow-root"]
@@ -226,9 +247,29 @@ def _cmd_new(args: argparse.Namespace) -> int:
         return 1
     camp.close()
     _say(f"{args.path}: new campaign {name!r} (campaign.yaml and an empty log.yaml)")
-    print("  add delvers in a notebook: camp.add_delver('Wren', 'rogue', player='Ana'), "
-          "or list them under delvers: in campaign.yaml")
+    notebook = _write_table_notebook(Path(args.path), name)
+    if notebook is not None:
+        _say(f"{notebook}: its table notebook (the table, headed {name!r}; the Keeper panel adds the party)")
+    _say(f"  next: delvebook lab {args.path}  (or open {_table_notebook_of(Path(args.path)).name} in any "
+         "JupyterLab and Run All)")
     return 0
+
+
+def _table_notebook_of(campaign: Path) -> Path:
+    """Where a campaign's table notebook is: beside its folder, named after it (``club-night.ipynb``)."""
+    return campaign.parent / f"{campaign.name}.ipynb"
+
+
+def _write_table_notebook(campaign: Path, name: str) -> Path | None:
+    """Write ``campaign``'s table notebook beside it (never over a file that is there); the path, or None."""
+    from delvebook.share.notebook import table_notebook_text
+    from delvebook.store.publish import write_file
+    target = _table_notebook_of(campaign)
+    if target.exists() or target.is_symlink():
+        _say(f"delvebook: note: {target} is there already and is left as it is", file=sys.stderr)
+        return None
+    write_file(target, table_notebook_text(name, campaign.name))
+    return target
 
 
 def _cmd_players(args: argparse.Namespace) -> int:
@@ -245,18 +286,18 @@ def _cmd_players(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         print(f"delvebook players: --port is 0 to 65535, not {args.port}", file=sys.stderr)
         return 2
-    from delvebook.pages.server import run
+    from delvebook.pages.alone import serve
     from delvebook.players.requests import RequestError
     try:
-        return run(campaign, ip=args.ip, port=args.port, hide_hearts=args.hide_hearts,
-                   foe_hearts=args.show_foe_hearts, parent=args.parent, allow_hosts=tuple(args.allow_host),
-                   new_links=args.new_links, qr=args.qr)
+        return serve(campaign, ip=args.ip, port=args.port, hide_hearts=args.hide_hearts,
+                     foe_hearts=args.show_foe_hearts, parent=args.parent, allow_hosts=tuple(args.allow_host),
+                     new_links=args.new_links, qr=args.qr)
     except RequestError as err:  # (a file of the requests folder it cannot use: keys.json a folder)
         print(f"delvebook players: {err}", file=sys.stderr)
         return 1
     except OSError as err:
-        print(f"delvebook players: cannot listen on {args.ip} port {args.port}: {err.strerror or err}",
-              file=sys.stderr)
+        print(f"delvebook players: cannot listen on {args.ip} (port {args.port}, the next ten, or any free one): "
+              f"{err.strerror or err}", file=sys.stderr)
         return 1
 
 
@@ -456,13 +497,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--readme", default=None, metavar="FILE",
                    help="also write the badge into FILE (e.g. README.md): its Binder badge line, or under its title")
 
-    p = sub.add_parser("players", help="serve the second screen and each player's page on their phone",
-                       description="Serve the second screen (the table, read-only) and each player's own page: "
+    p = sub.add_parser("players", help="serve the players' pages alone, for the table's Wi-Fi",
+                       description="Serve the second screen (the table, read-only) and each player's own page, "
+                       "alone on this machine's network (the Jupyter server the table runs in serves the same pages "
+                       "with no port of its own: the Keeper panel's button): "
                        "their delver, their luck dice, the rolls the keeper asks of them, their level-up choices. "
                        "Each link carries its own secret (kept in CAMPAIGN/requests/keys.json); a player's click is "
                        "a request the keeper's table accepts or declines.")
     p.add_argument("campaign", metavar="CAMPAIGN")
-    p.add_argument("--port", type=int, default=8866, help="the port (default 8866; the firewall must let it in)")
+    p.add_argument("--port", type=int, default=8866, help="the port (default 8866; if it is taken, the next ten, then "
+                   "any free one, said on start; the firewall must let it in)")
     p.add_argument("--ip", default="127.0.0.1",
                    help="listen address (default 127.0.0.1: this machine only; 0.0.0.0 for the players' phones on "
                    "this network)")

@@ -70,13 +70,18 @@ class Desk:
         self.exchanges: dict[str, Exchange] = {}
         self.problem: str | None = None  # an answer that could not be written (a full or linked file)
         self.listeners: list[Callable[[], None]] = []
-        self.server: dict | None = None
+        self.server: dict | None = None       # where ``delvebook players`` (the table's Wi-Fi) listens, while it runs
+        self.jupyter: dict | None = None      # the Jupyter server's pages, while they serve this campaign
+        self.reached: tuple[str, str] | None = None  # (origin, base URL) as the keeper's browser reaches Jupyter
         self.keys: links.Keys | None = None
         self._started: subprocess.Popen | None = None
         self._marks: tuple = ()
         self._polls = 0
         self._links_aside: list = []  # keys.json or server.json set aside (``store.careful.Unreadable``)
         self._aside_said: list[str] = []  # what the keeper's table was last told is set aside
+        pages = links.jupyter_pages()
+        if pages is not None and links.served_here(pages, self.folder):  # this kernel's table served it already
+            self.jupyter = {"base_url": pages["base_url"]}
 
     # ---- reading
     def players(self) -> list[str]:
@@ -123,12 +128,16 @@ class Desk:
             except OSError:
                 marks.append(None)
         self._polls += 1
+        if self.jupyter is not None and not self._polls % 8:
+            changed = self._check_jupyter()
+        else:
+            changed = False
         if tuple(marks) == self._marks and (self.server is None or self._polls % 8):
-            return False
+            return changed
         aside: list = []
         info = links.read_server(self.folder, aside) if marks[0] else None
         server = info if links.server_alive(info) else None
-        changed = tuple(marks) != self._marks or server != self.server or aside != self._links_aside
+        changed |= tuple(marks) != self._marks or server != self.server or aside != self._links_aside
         self._marks, self.server = tuple(marks), server
         self.keys = links.read_keys(self.folder, aside) if marks[1] else None
         if marks[2]:
@@ -143,6 +152,20 @@ class Desk:
         for ex in self.exchanges.values():
             found += [u for u in ex.set_aside() if u not in found]
         return [u.words(self.folder) for u in found]
+
+    def _check_jupyter(self) -> bool:
+        """The Jupyter server's pages still serve this campaign (its server runs), with a secret for every player."""
+        pages = links.jupyter_pages()
+        if pages is None or not links.served_here(pages, self.folder):
+            self.jupyter = None
+            return True
+        if self.keys is None or any(p not in self.keys.players for p in self.players()):
+            try:
+                self.keys = links.ensure_keys(self.folder, self.players())
+            except RequestError as err:  # keys.json unusable (a folder in its place): said beside the requests
+                self.problem = str(err)
+            return True
+        return False
 
     def _settle(self, ex: Exchange) -> bool:
         """Answer what needs no keeper: refuse what is unreadable, refused by the state or one too many; record a
@@ -317,36 +340,62 @@ class Desk:
         name = self.camp.rules.class_(d["class_id"])["skills"].get(skill, {}).get("name") if skill else None
         return f"{who}: {name + ' ' if name else ''}{roll} against {target}"
 
-    # ---- the players' server
+    # ---- serving the players' pages
     def start_server(self) -> None:
-        """Start ``delvebook players`` for this campaign for the players' devices (``--ip 0.0.0.0``), as a child
-        of this kernel: it stops when the kernel does."""
+        """Serve the players' pages: by the Jupyter server this kernel runs under when it has the pages' extension
+        (links that work wherever the keeper's JupyterLab is reachable), else by ``delvebook players`` on this
+        machine's network (``serve_lan``)."""
+        if self.jupyter is not None or self.server is not None:
+            raise Refused("the players' pages are already served")
+        pages = links.jupyter_pages()
+        if pages is None:
+            self.serve_lan()
+            return
+        self.keys = links.ensure_keys(self.folder, self.players())
+        links.serve_here(pages, self.folder)
+        self.jupyter = {"base_url": pages["base_url"]}
+        self._tell()
+
+    def serve_lan(self) -> None:
+        """Start ``delvebook players`` for this campaign for the players' devices on this machine's network
+        (``--ip 0.0.0.0``), as a child of this kernel: it stops when the kernel does. What it says goes to
+        ``requests/server.log``: never a link (the table shows them; a link's secret is in no file but the keys')."""
         if self.server is not None:
-            raise Refused("the players' server already runs")
+            raise Refused("the players' server on this network already runs")
         if self._started is not None and self._started.poll() is None:
             raise Refused("the players' server is starting")
         folder = self.folder / "requests"
         folder.mkdir(mode=0o700, exist_ok=True)
-        with open(folder / "server.log", "ab") as log:  # what it says goes there, not into the notebook
+        with open(folder / "server.log", "ab") as log:
             self._started = subprocess.Popen(
                 [sys.executable, "-m", "delvebook", "players", str(self.folder.resolve()), "--ip", "0.0.0.0",
                  "--parent", str(os.getpid())], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True)
 
     def stop_server(self) -> None:
-        """Stop the players' server this table started, and wait for it to end (it lets go of its port and its
-        file of where it listens first): the view drawn after the click already offers to start it again."""
-        if self._started is None or self._started.poll() is not None:
-            raise Refused("this table started no players' server (stop one started in a terminal with Ctrl-C)")
-        self._started.terminate()
-        try:
-            self._started.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self._started.kill()
-            self._started.wait(timeout=5)
+        """Stop serving the players' pages: the Jupyter server's pages let this campaign go, and the server on this
+        network this table started stops (waited for: it lets go of its port and its file of where it listens
+        first), so the view drawn after the click already offers to start again."""
+        stopped = False
+        if self.jupyter is not None:
+            pages = links.jupyter_pages()
+            if pages is not None:
+                links.unserve_here(pages, self.folder)
+            self.jupyter = None
+            stopped = True
+        if self._started is not None and self._started.poll() is None:
+            self._started.terminate()
+            try:
+                self._started.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._started.kill()
+                self._started.wait(timeout=5)
+            stopped = True
+        if not stopped:
+            raise Refused("this table serves no players' pages (stop a server started in a terminal with Ctrl-C)")
         self._marks = None  # read where it listened again, whatever the files say: its process is gone
         self._read_links()
-
+        self._tell()
 
 def _words(err: Exception) -> str:
     """An error met reading or writing the requests folder, as the keeper reads it (no exception's class)."""

@@ -2,13 +2,19 @@
 listens, and a link as a QR code to scan.
 
 The secrets live in ``requests/keys.json`` (readable by its owner only; export and zips leave the folder out),
-written by the players' server alone (``ensure_keys``) and read by the keeper's table to show each link. A secret
-never goes on a command line (``ps`` shows command lines). ``server.json`` beside it says where the server listens
-(its addresses and port) while it runs.
+written by whoever serves the pages (``ensure_keys``: ``delvebook players``, or the keeper's table under Jupyter)
+and read by the keeper's table to show each link. A secret never goes on a command line (``ps`` shows command
+lines), in a link's path or query (it is the fragment, which no server or log sees) or in any other file.
+``server.json`` beside it says where ``delvebook players`` listens (its addresses and port) while it runs.
+
+Under a Jupyter server with the pages' extension (``delvebook.pages.extension``), the extension makes a folder of
+its own (named in ``DELVEBOOK_PAGES``, which the kernels it starts inherit) and serves the campaigns the tables in
+its kernels register there (``serve_here``), while the kernel that registered one runs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import os
@@ -21,7 +27,8 @@ from ..store.publish import pid_alive, write_file
 from .requests import FOLDER, RequestError
 
 __all__ = ["KEYS", "SERVER", "Keys", "read_keys", "ensure_keys", "read_server", "write_server", "clear_server",
-           "server_alive", "link", "qr", "KEY_BYTES"]
+           "server_alive", "link", "served_link", "qr", "KEY_BYTES", "PAGES_ENV", "jupyter_pages", "serve_here",
+           "unserve_here", "served_here", "registered", "announce_pages"]
 
 KEYS = "keys.json"
 SERVER = "server.json"
@@ -154,8 +161,17 @@ def server_alive(info: Mapping | None) -> bool:
 
 
 def link(host: str, port: int, key: str | None) -> str:
+    """A link to ``delvebook players`` on ``host``:``port``. The secret is the link's fragment (after ``#``),
+    which a browser keeps to itself: no server, proxy or log ever sees it."""
     shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}/" + (f"?key={key}" if key else "")
+    return f"http://{shown}:{port}/" + (f"#{key}" if key else "")
+
+
+def served_link(origin: str, base_url: str, key: str) -> str:
+    """A link to the players' pages the Jupyter server at ``origin`` + ``base_url`` serves (``/delvebook/``
+    under it), the secret as its fragment."""
+    path = base_url.strip("/")
+    return f"{origin.rstrip('/')}/{path + '/' if path else ''}delvebook/#{key}"
 
 
 def qr(text: str) -> dict | None:
@@ -179,3 +195,79 @@ def qr(text: str) -> dict | None:
             else:
                 x += 1
     return {"size": len(rows), "d": "".join(parts)}
+
+
+# ---------------------------------------------------------------- the pages under the Jupyter server
+
+PAGES_ENV = "DELVEBOOK_PAGES"
+"""The folder where the Jupyter server's pages extension reads which campaigns to serve (its kernels inherit it)."""
+_INFO = "server.json"
+
+
+def jupyter_pages(env: Mapping[str, str] | None = None) -> dict | None:
+    """The pages extension of the Jupyter server this kernel runs under, while it runs: ``{"pid", "base_url",
+    "folder"}``; None outside such a server (a script, ``delvebook players`` alone, JupyterLite)."""
+    folder = (os.environ if env is None else env).get(PAGES_ENV)
+    if not folder:
+        return None
+    info = _read_json(Path(folder) / _INFO)
+    if not isinstance(info, dict) or not isinstance(info.get("pid"), int) or not pid_alive(info["pid"]):
+        return None
+    base = info.get("base_url")
+    if not isinstance(base, str) or not base.startswith("/") or len(base) > 300:
+        return None
+    return {"pid": info["pid"], "base_url": base, "folder": Path(folder)}
+
+
+def announce_pages(folder: str | os.PathLike, base_url: str) -> None:
+    """What the extension writes in its folder: its process and base URL (no secret)."""
+    write_file(Path(folder) / _INFO, json.dumps({"pid": os.getpid(), "base_url": base_url}) + "\n")
+
+
+def _entry(folder: Path, campaign: str | os.PathLike) -> Path:
+    name = hashlib.sha256(str(Path(campaign).resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return folder / f"{name}.json"
+
+
+def serve_here(pages: Mapping, campaign: str | os.PathLike) -> None:
+    """Register ``campaign`` with the Jupyter server's pages (``jupyter_pages()``), served while this process runs."""
+    write_file(_entry(pages["folder"], campaign), json.dumps({"campaign": str(Path(campaign).resolve()),
+                                                              "pid": os.getpid()}) + "\n")
+
+
+def unserve_here(pages: Mapping, campaign: str | os.PathLike) -> None:
+    try:
+        os.unlink(_entry(pages["folder"], campaign))
+    except OSError:
+        pass
+
+
+def served_here(pages: Mapping, campaign: str | os.PathLike) -> bool:
+    """Whether ``campaign`` is registered with these pages by a process that still runs."""
+    data = _read_json(_entry(pages["folder"], campaign))
+    return isinstance(data, dict) and isinstance(data.get("pid"), int) and pid_alive(data["pid"])
+
+
+def registered(folder: str | os.PathLike) -> list[Path]:
+    """The campaigns registered in the extension's ``folder`` by processes that still run (entries of processes
+    gone are removed)."""
+    out = []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return out
+    for name in names:
+        if not name.endswith(".json") or name == _INFO or len(name) != 29:
+            continue
+        data = _read_json(Path(folder) / name)
+        if not isinstance(data, dict) or not isinstance(data.get("campaign"), str) or \
+                not isinstance(data.get("pid"), int):
+            continue
+        if not pid_alive(data["pid"]):
+            try:
+                os.unlink(Path(folder) / name)
+            except OSError:
+                pass
+            continue
+        out.append(Path(data["campaign"]))
+    return out

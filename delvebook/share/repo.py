@@ -17,6 +17,7 @@ import urllib.parse
 from pathlib import Path
 
 from .. import __version__
+from .notebook import table_notebook_text
 from ..store.publish import markdown_code, markdown_text, read_file, write_file
 
 __all__ = ["new_repo", "binder_link", "binder_spec", "pinned_requirement", "write_badge", "badge_notebook",
@@ -33,36 +34,9 @@ _BADGE = re.compile(r"^\[!\[Binder\]\(https://mybinder\.org/badge_logo\.svg\)\]\
                     re.MULTILINE)
 
 
-def _session_notebook(name: str) -> dict:
-    """The campaign repository's table notebook: one cell that opens this folder's campaign and shows the table,
-    as ``examples/run-a-session.ipynb`` does; run again in the same kernel (Run All, a reloaded page) it gets the
-    campaign it already has open (``table.playing``), so it never trips over the campaign's own write lock and
-    changes nothing on disk."""
-    cells = [
-        ("markdown",
-         f"# {markdown_text(name)}: the keeper's table\n\n"
-         "Run this cell (*Run ▸ Run All Cells* does the same): it opens the campaign in this folder and shows the "
-         "keeper's table, with the party, the fight tracker and the log. Every click is written to this folder's "
-         "`log.yaml` at once, and can be undone. Running the cell again, or reloading the page, changes nothing on "
-         "disk: it only opens the campaign and shows the table (in the same kernel, the campaign already open).\n\n"
-         "**On Binder this session is thrown away when you close it.** Before you leave, press the table's "
-         "*Download* button (in the *Keeper* panel): it saves the whole campaign folder as a zip, which "
-         "`delvebook.Campaign.open('the.zip')` opens again."),
-        ("code",
-         "import delvebook as db\n"
-         "from delvebook.table import playing\n\n"
-         "camp = playing('.')  # this folder is the campaign\n"
-         "camp.dashboard()"),
-    ]
-    nb_cells = []
-    for i, (kind, text) in enumerate(cells):
-        cell = {"cell_type": kind, "id": f"session-{i}", "metadata": {}, "source": text}
-        if kind == "code":
-            cell.update(execution_count=None, outputs=[])
-        nb_cells.append(cell)
-    return {"cells": nb_cells, "nbformat": 4, "nbformat_minor": 5,
-            "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-                         "language_info": {"name": "python"}}}
+BINDER_NOTE = ("**On Binder this session is thrown away when you close it.** Before you leave, press the table's "
+               "*Download* button (in the *Keeper* panel): it saves the whole campaign folder as a zip, which "
+               "`delvebook.Campaign.open('the.zip')` opens again.")
 
 
 def new_repo(path: Path, name: str, seed: int | None = None, requirement: str | None = None) -> list[str]:
@@ -79,7 +53,7 @@ def new_repo(path: Path, name: str, seed: int | None = None, requirement: str | 
     camp = Campaign.create(path, name=name, seed=seed)
     camp.close()
     files = {
-        SESSION_NOTEBOOK: json.dumps(_session_notebook(name), indent=1, ensure_ascii=False) + "\n",
+        SESSION_NOTEBOOK: table_notebook_text(name, ".", BINDER_NOTE),
         "binder/requirements.txt": (
             "# What Binder installs: delvebook with the table, the charts and JupyterLab, every version pinned by\n"
             "# constraints.txt (resolved with repo2docker's base image, so `pip check` holds there).\n"

@@ -30,7 +30,7 @@ require("table", "delvebook.table (the keeper's table)")  # before the imports: 
 
 from .intents import perform  # noqa: E402
 from . import keeping, preparing  # noqa: E402,F401  (the Keeper panel's intents register)
-from .slot import SLOT  # noqa: E402
+from ..view.slot import SLOT  # noqa: E402
 from ..view import UI, table_view  # noqa: E402
 from .widget import Table  # noqa: E402
 

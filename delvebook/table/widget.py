@@ -28,7 +28,7 @@ from ..view import front
 from .forecasting import PUSH, SLICE, Runner
 from .intents import perform
 from ..core.rules.schema.bounds import shorten
-from .slot import PLAIN
+from ..view.slot import PLAIN
 from ..view import UI, table_view
 from ..view.header import in_browser
 

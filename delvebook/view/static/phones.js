@@ -34,17 +34,40 @@ function phoneParts(kit) {
       (r.set_aside || []).map((t) => text("div", "db-set-aside", t)));
   }
 
-  // ---- the Keeper panel: each player's link and QR code, or how to start the players' server
+  // ---- the Keeper panel: each player's link and QR code, or how to serve the pages
+  // Under Jupyter the links are made as this browser reaches the server: its origin and the server's base URL
+  // (JupyterLab's page config), told to the table once a page.
+  let reachedSent = null;
+  function tellReach(ask) {
+    let base = null;
+    try {
+      const cfg = document.getElementById("jupyter-config-data");
+      base = cfg ? JSON.parse(cfg.textContent).baseUrl || null : null;
+    } catch (err) { base = null; }
+    const said = `${location.origin} ${base}`;
+    if (reachedSent === said) return;
+    reachedSent = said;
+    setTimeout(() => kit.send({ ...ask, origin: location.origin, base }), 0);
+  }
+
+  function linkRows(rows) {
+    return h("div", { cls: "db-links" }, rows.map((r) => h("div", { cls: "db-link", data: { player: r.player } },
+      qrEl(r.qr, `QR code of ${r.label}'s link`), h("div", { cls: "db-link-text" }, text("b", null, r.label),
+        text("code", "db-code db-url", r.link)))));
+  }
+
   function phonesCard(p) {
     if (!p) return null;
-    const body = [text("div", "db-note", p.text)];
+    if (p.ask_reach) tellReach(p.ask_reach);
+    const body = [text("div", "db-note db-reach", p.text)];
     if (!p.running) {
       body.push(h("div", { cls: "db-row db-wrap" }, button(p.start.label, p.start.intent, { cls: "db-primary" }),
-        text("span", "db-muted", "or in a terminal:"), text("code", "db-code", p.command)));
+        text("span", "db-muted", "or, for the table's Wi-Fi, in a terminal:"), text("code", "db-code", p.command)));
     } else {
-      body.push(h("div", { cls: "db-links" }, p.rows.map((r) => h("div", { cls: "db-link", data: { player: r.player } },
-        qrEl(r.qr, `QR code of ${r.label}'s link`), h("div", { cls: "db-link-text" }, text("b", null, r.label),
-          text("code", "db-code db-url", r.link))))));
+      if ((p.rows || []).length) body.push(linkRows(p.rows));
+      if (p.lan) body.push(h("div", { cls: "db-row db-wrap" }, button(p.lan.label, p.lan.intent, { cls: "db-primary" }),
+        text("span", "db-muted", "or in a terminal:"), text("code", "db-code", p.command)));
+      if (p.lan_rows) body.push(text("div", "db-note db-lan", p.lan_text), linkRows(p.lan_rows));
       if (p.qr_missing) body.push(text("div", "db-muted", "QR codes need the players extra: pip install 'delvebook[players]'"));
       body.push(button(p.stop.label, p.stop.intent, { cls: "db-mini" }));
     }

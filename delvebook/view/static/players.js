@@ -1,19 +1,26 @@
-// delvebook's players' pages, served by `delvebook players`: the table's own front end (table.js) drawn from the
-// view model the server computes, with this stand-in for anywidget's model: the view comes by server-sent events
-// (one stream a page, ended when the page closes), a click goes back as one POST to the same server, carrying the
-// link's secret. Nothing is fetched from anywhere else.
+// delvebook's players' pages, served under the keeper's Jupyter server or by `delvebook players`: the table's own
+// front end (table.js) drawn from the view model the server computes, with this stand-in for anywidget's model.
+// One WebSocket a page carries everything: the link's secret first (read from the link's fragment, which no
+// server or log ever sees), then the page's view as it changes, and its clicks, each answered on it. A browser's
+// six connections to a host are not spent on it, so a dozen pages of one origin all follow. Nothing is fetched
+// from anywhere else.
 
 import table from "./table.js";
 
-const key = new URLSearchParams(location.search).get("key") || "";
-const q = `key=${encodeURIComponent(key)}`;
+const root = document.getElementById("db");
+const key = decodeURIComponent(location.hash.slice(1));
 const listeners = { "change:view": [], "msg:custom": [] };
 let view = {};
+let last = {};
 let kept = { refusal: null, ack: null };  // what the answer to this page's last click said, until the next click
+let socket = null;
+let refused = false;
+let tries = 0;
 
 function emit(name, ...args) { for (const fn of listeners[name] || []) fn(...args); }
 
 function show(v) {
+  if (v.title) document.title = v.title;
   view = { ...v, ack: kept.ack, refusal: kept.refusal || v.refusal || null };
   emit("change:view");
 }
@@ -30,21 +37,40 @@ function said(line) {  // one line above the page: the connection to the keeper'
   el.textContent = line;
 }
 
-let last = {};
-async function click(message) {
+function connect() {
+  const url = new URL(root.dataset.live, location.href);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  url.hash = "";
+  socket = new WebSocket(url.href);
+  socket.addEventListener("open", () => { socket.send(JSON.stringify({ type: "hello", key })); });
+  socket.addEventListener("message", (e) => {
+    let m;
+    try { m = JSON.parse(e.data); } catch (err) { return; }
+    if (m.type === "view") { tries = 0; said(null); last = m.view; show(last); }
+    else if (m.type === "answer") {
+      kept = { refusal: m.view.refusal || null, ack: m.view.ack };
+      last = { ...m.view, refusal: null };
+      show(m.view);
+    } else if (m.type === "refused") { refused = true; said(m.text); }
+  });
+  socket.addEventListener("close", () => {
+    if (refused) return;
+    tries += 1;
+    said(tries > 20 ? "This page lost the keeper's laptop: reload it to try again."
+      : "Connection to the keeper's laptop lost: trying again\u2026");
+    if (tries <= 20) setTimeout(connect, Math.min(500 * tries, 3000));
+  });
+}
+
+function click(message) {
   const intent = message.intent || {};
   if (intent.do === "dismiss") { kept = { refusal: null, ack: message.id }; show(last); return; }
-  try {
-    const r = await fetch(`/intent?${q}`, { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(message), credentials: "omit", cache: "no-store" });
-    const v = await r.json();
-    kept = { refusal: v.refusal || null, ack: v.ack || message.id };
-    last = { ...v, refusal: null };
-    show(v);
-  } catch (err) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) {
     kept = { refusal: { text: "The keeper's laptop did not answer: try again.", where: intent.where || null }, ack: message.id };
     show(last);
+    return;
   }
+  socket.send(JSON.stringify({ type: "intent", id: message.id, intent }));
 }
 
 const model = {
@@ -57,11 +83,5 @@ const model = {
   },
 };
 
-const stream = new EventSource(`/events?${q}`);
-stream.addEventListener("view", (e) => { said(null); last = JSON.parse(e.data); show(last); });
-stream.addEventListener("error", () => {
-  said(stream.readyState === EventSource.CLOSED ? "This page lost the keeper's laptop: reload it to try again."
-    : "Connection to the keeper's laptop lost: trying again\u2026");
-});
-
-table.render({ model, el: document.getElementById("db") });
+connect();
+table.render({ model, el: root });

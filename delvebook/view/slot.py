@@ -9,20 +9,24 @@ table for the campaign played there takes that id (``dashboard``). So:
 - a notebook opened on a fresh kernel (a restarted server) finds no such model there; the notebook's saved widget
   state (Jupyter's own ``widgets`` metadata) holds a stand-in under the same id, one plain line saying how to open
   the table, instead of "Error displaying widget: model not found";
-- where the notebook is not trusted (JupyterLab draws no widget then), the output's text says the same.
+- JupyterLab draws a widget output only from a trusted notebook, and a page reloaded before a save reads the file
+  as it was written, untrusted: the players' pages' server extension (``delvebook.pages.extension``) shows the
+  table notebook's cells as trusted when the notebook holds exactly what this module writes and nothing else
+  (``as_written``), under any Jupyter server it is enabled in (``jupyter lab``, Binder, a hub, Notebook 7), with
+  nothing signed and nothing asked of the keeper; any other notebook is left to Jupyter's own trust;
+- where the notebook is not trusted all the same (no extension), the output's text says how to open the table.
 
 ``stamp(nb)`` writes that output and stand-in into a notebook; ``only_stamped(nb)`` says whether a notebook holds
-nothing else a browser would run (``delvebook lab`` trusts the table notebook only then).
+nothing else a browser would run; ``notebook(title, code, text)`` is a table notebook made whole.
 """
 
 from __future__ import annotations
 
 import copy
-import json
-import os
 from typing import Any
 
-__all__ = ["SLOT", "STANDIN", "PLAIN", "output", "widget_state", "stamp", "only_stamped", "table_cell", "trust"]
+__all__ = ["SLOT", "STANDIN", "PLAIN", "output", "widget_state", "stamp", "only_stamped", "as_written", "table_cell",
+           "notebook"]
 
 SLOT = "delvebook-table"
 """The model id of the table in the table notebook (its output names it; the kernel's table takes it)."""
@@ -103,17 +107,23 @@ def only_stamped(nb: dict) -> bool:
     return widgets is None or widgets == widget_state()
 
 
-
-def trust(notebook: str | os.PathLike) -> bool:
-    """Sign the notebook as Jupyter's own ``jupyter trust`` does (nbformat's notary, in this Jupyter's data folder)
-    when it holds nothing a browser would run but the table's slot (``only_stamped``): JupyterLab then draws its
-    saved table output, which finds the live table after a reload with no save. Anything else in it is left to
-    JupyterLab's trust as ever (False)."""
-    from nbformat import reads
-    from nbformat.sign import NotebookNotary
-    with open(notebook, encoding="utf-8") as f:
-        text = f.read()
-    if not only_stamped(json.loads(text)):
+def as_written(nb: Any) -> bool:
+    """Whether ``nb`` is a table notebook exactly as this module writes it: its table cell holds the slot's output
+    and nothing else, no other code cell holds any output, and its widget state is the stand-in or none. Only such
+    a notebook may be shown as trusted: it runs nothing but the table its own kernel makes."""
+    if not isinstance(nb, dict):
         return False
-    NotebookNotary().sign(reads(text, as_version=4))
-    return True
+    cell = table_cell(nb)
+    return cell is not None and cell.get("outputs") == [output()] and only_stamped(nb)
+
+
+def notebook(title: str, code: str, text: str) -> dict:
+    """A table notebook: its table cell (``code``, ending with ``.dashboard()``, folded) holding the slot, then a
+    Markdown cell headed ``title`` with ``text`` under it (both Markdown the caller made safe)."""
+    cells = [{"cell_type": "code", "id": "table", "metadata": {"jupyter": {"source_hidden": True}},
+              "execution_count": None, "outputs": [], "source": code},
+             {"cell_type": "markdown", "id": "about", "metadata": {}, "source": f"# {title}\n\n{text}"}]
+    nb = {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+                       "language_info": {"name": "python"}}}
+    return stamp(nb)
