@@ -67,7 +67,7 @@ def _folder(campaign: str | os.PathLike) -> Path:
 _MOST = 256 * 1024  # bytes of keys.json or server.json: a secret for each of a few thousand players
 
 
-def _read_json(file: Path, aside: list | None) -> Any:
+def _read_json(file: Path, aside: list | None = None) -> Any:
     """The JSON ``file`` holds, read carefully (``store.careful``: a regular file of at most ``_MOST`` bytes); None
     if there is none, or what is there is not (why is added to ``aside``, when given)."""
     raw, problem = read_small(file, _MOST)
