@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ..core.dice import parse
-from ..core.distribution import odds
 from ..core.events import clone
 from ..core.model import (CREATURE, FOES, PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
                      is_dying, present, used_this_turn)
@@ -28,8 +27,8 @@ from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, names_in_play
 from .gear import fired, spend_ammo
 from .progress import award
-from .queries import (armor_in, attack_ready, attack_result, countered_after, healing_banned, plan_attack_on,
-                      unarmed, weapon_of)
+from .queries import (armor_in, attack_ready, attack_result, chances_of, countered_after, healing_banned,
+                      plan_attack_on, unarmed, weapon_of)
 
 __all__ = ["PARTY", "FOES", "current_actor", "deal_damage", "damage_roll", "heal", "attack",
            "strike", "prepare_attack", "resolve_attack", "ATTACK_WORDS", "CLASS_OPTIONS"]
@@ -525,7 +524,10 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
     ctx.end_on_action(attacker, "attack")
     if not ctx.records:  # a simulated attack: the odds and the offers below are words for the record only
         return
-    chance = odds(plan.expr, vs=plan.resist)
+    chances = chances_of(ctx.core, plan)  # what the attack's button showed: the same question
+    chance = {"win": str(chances.each.win), "tie": str(chances.each.tie), "lose": str(chances.each.lose)}
+    if n > 1:
+        chance.update({"any": str(chances.any), "all": str(chances.all)})
     extra = {}
     if ammo:
         extra["ammo"] = ammo
@@ -540,7 +542,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
     ctx.out(attacker=attacker, target=target, weapon=w["name"], multi=n, advantage=plan.advantage,
             attack_totals=totals, resist_total=resists[0], results=results, damage=damage, counter=countered,
             attack_expr=plan.expr, resist_expr=plan.resist,
-            chance={"win": str(chance.win), "tie": str(chance.tie), "lose": str(chance.lose)}, **extra)
+            chance=chance, **extra)
 
 
 def strike(ctx: Ctx, attacker: str, target: str, weapon: Any = None, *, on_landed: Callable | None = None,

@@ -93,7 +93,10 @@ def attack_story(e: Mapping, pre: str, hidden: tuple) -> dict:
     text = f"{pre}{e['attacker']} attacks {e['target']} with {e['weapon']}{adv}{multi}: {totals} vs " \
            f"{resist}, {word}"
     chance = e.get("chance") or {}
-    if chance.get("win"):
+    if chance.get("any"):  # a multi-attack: the chances of its attacks together
+        lines.append(f"odds were {pct(chance['any'])} that at least one hits, {pct(chance['all'])} that "
+                     f"{'both' if n == 2 else 'all'} hit")
+    elif chance.get("win"):
         lines.append(f"odds were {pct(chance['win'])} to hit, {pct(chance.get('tie'))} a tie")
     for d in e.get("damage", []):
         lines.append(dealt(d, hidden))
