@@ -486,11 +486,8 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
         if added:
             d["added"] = added
         damage.append(d)
-    for d in damage:
-        if d.get("vanquished"):
-            for vanquished in effects.ON_VANQUISH.now(ctx.state):
-                vanquished(ctx, plan)
-            break
+    if any(d.get("vanquished") for d in damage):
+        _slain(ctx, effects.Kill(attacker, plan.attacker_side, w, target))
     for opt in hooks:
         if opt.after is not None:
             opt.after(ctx, plan, results)
@@ -521,6 +518,9 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                 countered = {"by": target, "possible": True, "weapon": tw["name"], "damage": d}
                 if spent:
                     countered["ammo"] = spent
+                ctx.end_on_action(target, "attack")  # hitting back is an attack: it ends what an attack ends
+                if d.get("vanquished"):
+                    _slain(ctx, effects.Kill(target, plan.target_side, tw, attacker))
     ctx.end_on_action(attacker, "attack")
     if not ctx.records:  # a simulated attack: the odds and the offers below are words for the record only
         return
@@ -543,6 +543,12 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
             attack_totals=totals, resist_total=resists[0], results=results, damage=damage, counter=countered,
             attack_expr=plan.expr, resist_expr=plan.resist,
             chance=chance, **extra)
+
+
+def _slain(ctx: Ctx, kill: effects.Kill) -> None:
+    """A blow slew a creature: what that does for whoever struck it (a Blood Magic sword is charged)."""
+    for vanquished in effects.ON_VANQUISH.now(ctx.state):
+        vanquished(ctx, kill)
 
 
 def strike(ctx: Ctx, attacker: str, target: str, weapon: Any = None, *, on_landed: Callable | None = None,

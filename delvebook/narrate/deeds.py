@@ -104,7 +104,7 @@ def _deed(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     cost = paid(ctx, e.get("paid"))
     via = f" from the {e['via']}" if k == "cast" and e.get("via") in ("wand", "sword") else ""
     if attacked:  # the attack told, the deed named
-        told = attack_story(e, "", hidden)
+        told = attack_story(e, "", hidden, ctx)
         text = f"{pre}{name}{via}: " + "; ".join(heads + [told["text"]])
         lines = told["lines"] + lines
         found = told["verdict"]

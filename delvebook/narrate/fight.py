@@ -7,7 +7,8 @@ from typing import Any, Mapping
 
 from ..core.roles import KEEPER
 from .keeping import xp_lines
-from .words import fight_name, hearts, names, pct, plural, said, skill_name, spaced, story, tells, verdict
+from .words import (fight_name, hearts, names, pct, plural, said, skill_name, spaced, spell_name, story, tells,
+                    verdict)
 
 __all__ = ["dealt", "healed"]
 
@@ -66,7 +67,7 @@ def _by_hand(entry: Mapping | None, default: str) -> str:
 
 # ---------------------------------------------------------------- attacks
 
-def attack_story(e: Mapping, pre: str, hidden: tuple) -> dict:
+def attack_story(e: Mapping, pre: str, hidden: tuple, ctx: Any = None) -> dict:
     results = e.get("results", [])
     totals = "/".join(map(str, e["attack_totals"]))
     n = len(results)
@@ -113,7 +114,7 @@ def attack_story(e: Mapping, pre: str, hidden: tuple) -> dict:
                      + (f" ({o['cost_text']}" + (f", +{o['adds']})" if o.get("adds") else ")") if o.get("cost_text")
                         else ""))
     if e.get("blood_magic_charged"):
-        lines.append(f"the sword's traced spell is charged ({spaced(e['blood_magic_charged'])})")
+        lines.append(f"the Blood Magic sword is charged: {spell_name(ctx, e['blood_magic_charged'])}")
     if "sentry_attacks_left" in e:
         lines.append(f"Sentry: {plural(e['sentry_attacks_left'], 'attack')} left")
     return story(text, lines, verdict(word.split(":")[0] if n == 1 else word, good))
@@ -121,7 +122,7 @@ def attack_story(e: Mapping, pre: str, hidden: tuple) -> dict:
 
 @tells("attack", title=lambda e, ctx: f"{e['attacker']}'s attack on {e['target']}")
 def _attack(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    return attack_story(e, pre, hidden)
+    return attack_story(e, pre, hidden, ctx)
 
 
 @tells("damage", title=lambda e, ctx: "the damage to " + names([d["target"] for d in e.get("damage", ())]))

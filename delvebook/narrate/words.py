@@ -13,7 +13,7 @@ from ..core.distribution import percent
 from ..core.model import format_purse
 
 __all__ = ["pct", "plural", "money", "fight_name", "names", "hearts", "duration", "story", "verdict", "Teller",
-           "TELLERS", "tells", "said", "spaced", "skill_name", "paid", "rules_of"]
+           "TELLERS", "tells", "said", "spaced", "skill_name", "spell_name", "paid", "rules_of"]
 
 
 # ---------------------------------------------------------------- the story of an event
@@ -143,6 +143,14 @@ def skill_name(ctx: Any, who: str | None, sid: str | None) -> str | None:
         if spec is not None:
             return spec["name"]
     return spaced(sid).capitalize()
+
+
+def spell_name(ctx: Any, sid: Any) -> str:
+    """A spell by its name in the rules ('Magic Missile'); its id in words where the rules are not at hand or do not
+    hold it (a namer's own spell is named by its id)."""
+    rules = rules_of(ctx)
+    spec = rules.spells.get(sid) if rules is not None and isinstance(sid, str) else None
+    return str(spec["name"]) if spec is not None else spaced(sid)
 
 
 def paid(ctx: Any, costs: Mapping | None) -> str:
