@@ -684,6 +684,23 @@ def test_guiding_bolt_deals_3d6_and_marks_the_target_until_the_clerics_next_turn
     assert not t.conditions("Ogre", "marked")
 
 
+def test_guiding_bolt_mark_ends_when_the_dead_clerics_next_turn_would_have_come(t):
+    _divine(t)
+    t.fight({"foe": "ogre", "name": "Ogre"})
+    t.do("cast", who="Cy", spell="guiding_bolt", target="Ogre",
+         faces={"attack": [12, 2], "resist": [9], "damage": [4, 4, 4]})
+    t.do("next_turn")  # Bo
+    t.do("next_turn")  # the ogre's turn: Cy falls and dies
+    t.do("damage", who="Cy", amount=40)
+    t.do("death_save", who="Cy", faces={"death_save": [1]})
+    assert t.d("Cy")["status"] == "dead" and t.conditions("Ogre", "marked"), "Cy's next turn has not come yet"
+    e = t.do("next_turn")  # round 2: Cy's turn is skipped, and the mark ends where it would have begun
+    assert e["turn_of"] == "Bo" and e["round"] == 2 and not t.conditions("Ogre", "marked")
+    assert {"kind": "marked", "who": "Ogre"}.items() <= e["conditions_ended"][0].items()
+    a = t.do("attack", attacker="Bo", target="Ogre", faces={"attack": [15, 1], "resist": [10], "damage": [2]})
+    assert not a["advantage"]
+
+
 def test_guiding_bolt_that_misses_marks_nothing(t):
     _divine(t)
     t.fight({"foe": "ogre", "name": "Ogre"})

@@ -152,9 +152,11 @@ def initiative(ctx: Ctx, first: str | None = None) -> None:
     ctx.set(["encounter", "round"], 1)
     ctx.set(["encounter", "acted"], [])
     order = ctx.state["encounter"]["order"][first]
-    nxt = _next_in(ctx, order, [])
+    passed: list = []
+    nxt = _next_in(ctx, order, [], passed)
     ctx.set(["encounter", "turn"], order.index(nxt) if nxt is not None else 0)
     ctx.out(first=first, initiative_rolls=rolls, order=ctx.state["encounter"]["order"])
+    _turns_passed(ctx, passed)
     _start_turn(ctx)
 
 
@@ -164,12 +166,24 @@ def _takes_a_turn(ctx: Reader, name: str) -> bool:
     return not is_dead(c)
 
 
-def _next_in(ctx: Reader, order: list, acted: list) -> str | None:
-    """The first in ``order`` who has not had their turn this round and takes one."""
+def _next_in(ctx: Reader, order: list, acted: list, passed: list | None = None) -> str | None:
+    """The first in ``order`` who has not had their turn this round and takes one; those before it who take none
+    (the dead) are added to ``passed``: their turn would have come now."""
     for n in order:
-        if n not in acted and _takes_a_turn(ctx, n):
-            return n
+        if n not in acted:
+            if _takes_a_turn(ctx, n):
+                return n
+            if passed is not None:
+                passed.append(n)
     return None
+
+
+def _turns_passed(ctx: Ctx, passed: list) -> None:
+    """What lasted until the start of a turn that is skipped (a dead cleric's Guiding Bolt mark) ends when that turn
+    would have come."""
+    if passed:
+        ends = {f"turn:{n}": n for n in passed}
+        ctx.end_conditions(lambda c: c["ends_on"] not in ends, "the turn it lasted until passed")
 
 
 def _start_turn(ctx: Ctx) -> None:
@@ -216,7 +230,8 @@ def next_turn(ctx: Ctx) -> None:
     if actor is not None and actor not in acted:
         acted.append(actor)
     side, rnd = enc["side"], enc["round"]
-    nxt = _next_in(ctx, enc["order"][side], acted)
+    passed: list = []  # the dead whose turn comes and goes
+    nxt = _next_in(ctx, enc["order"][side], acted, passed)
     sides_ended = []
     for _ in range(2):
         if nxt is not None:
@@ -226,7 +241,7 @@ def next_turn(ctx: Ctx) -> None:
         if other == enc["first"]:
             rnd += 1
         side, acted = other, []
-        nxt = _next_in(ctx, enc["order"][side], acted)
+        nxt = _next_in(ctx, enc["order"][side], acted, passed)
     order = enc["order"][side]
     new_round = rnd != enc["round"]
     ctx.set(["encounter", "side"], side)
@@ -238,6 +253,7 @@ def next_turn(ctx: Ctx) -> None:
         ctx.set(["encounter", "round"], rnd)
         ctx.advance_clock(ctx.core["time"]["round_seconds"])
     ctx.out(side=side, round=rnd, new_round=new_round)
+    _turns_passed(ctx, passed)
     _start_turn(ctx)
 
 
