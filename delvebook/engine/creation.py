@@ -142,15 +142,16 @@ def _random_spells(ctx: Ctx, who: str, list_id: str, count: int, known: list[str
 
 def _random_true_names(ctx: Ctx, who: str, count: int, known: list[str]) -> list[str]:
     """Rolled on the true names table (D66; the campaign may change it like any roll table), a name already known
-    rolled again; a total a luck die pushed off the table lands on its first or last entry."""
+    rolled again; a total a luck die pushed off the table lands on its first or last entry, one it pushed between
+    two results on the next the way it was pushed (``entry_for``)."""
     table = roll_table(ctx.state, ctx.rules, TRUE_NAMES)
     if table is None:
         ctx.refuse("there is no true names table to roll the namer's names on (the roll table true_names)")
     names = list(known)
     target = min(count, len({e.get("result") for e in table["entries"] if e.get("result")} | set(known)))
     while len(names) < target:
-        n = ctx.roll("true_name", table["dice"], who=who, why="random true name").total
-        name = entry_for(table, n)[1].get("result")
+        r = ctx.roll("true_name", table["dice"], who=who, why="random true name")
+        name = entry_for(table, r.total, r.total - r.base_total)[1].get("result")
         if name and name not in names:
             names.append(name)
     return names
