@@ -34,6 +34,11 @@ _SAID = (("invisible", lambda e, who: f"{e['invisible']} is invisible for an hou
                                    + (f" from the {e['from']}" if e.get("from") else "")
                                    + (", which is destroyed" if e.get("scroll_destroyed") else "")),
          ("written", lambda e, who: f"written on the {e['written']}: a mage may copy it or cast it"),
+         ("copied_out", lambda e, who: f"{e.get('spell_name') or spaced(e['copied_out'])} copied out onto a new "
+                                       f"{'book' if str(e.get('onto', '')).startswith('Book') else 'scroll'}, "
+                                       f"the {e.get('onto')}"
+                                       + (f"; as {who}'s signature spell it leaves {who}'s book" if e.get("left_the_book")
+                                          else f"; it stays in {who}'s book")),
          ("scroll", lambda e, who: f"read from the {e['scroll']}, which is used up"),
          ("bard_spell", lambda e, who: f"the bard's spell is now {spaced(e['bard_spell'])}"),
          ("sentry_attacks", lambda e, who: f"{who} stands sentry: up to {e['sentry_attacks']} attacks before the "
