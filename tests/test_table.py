@@ -204,9 +204,13 @@ def test_the_target_number_and_an_opponent_change_the_odds_every_button_shows(ca
 
 def test_a_luck_die_by_any_player_replaces_the_roll_and_the_log_marks_the_original(camp, ui):
     click(camp, ui, do="start_session")
-    view = click(camp, ui, do="check", who="Wren", skill="stealth", where="checks")
+    camp.check("Wren", "stealth", 10, faces={"check": [8, 2]})  # 10 vs 10: it succeeds, and only a die off fails it
+    view = table_view(camp, ui)
     row = view["luck"]["rows"][0]
-    assert row["player"] == "Ana" and row["plus"]["label"] == "+ Ana"
+    assert row["player"] == "Ana" and row["minus"]["label"] == "\u2212 Ana" and "plus" not in row
+    assert row["minus"]["title"] == "Ana spends a luck die: taken off Wren's Stealth check; any face: success " \
+                                    "becomes failure"
+    assert row["note"] == "a luck die added cannot change the outcome: success"
     view = click(camp, ui, do="luck_player", player="Ben", seq=view["luck"]["seq"], where="luck")
     row = view["luck"]["rows"][0]
     assert row["player"] == "Ben"  # any player may spend on any roll
@@ -214,7 +218,7 @@ def test_a_luck_die_by_any_player_replaces_the_roll_and_the_log_marks_the_origin
     e = camp.events[-1]
     assert e["luck"] == {"player": "Ben", "roll": "check", "sign": -1, "face": e["luck"]["face"]}
     assert chip(view, "Brakka")["luck"] == 2 and chip(view, "Wren")["luck"] == 3
-    assert view["outcome"]["text"].startswith("Ben spends a luck die on the check roll: -")
+    assert view["outcome"]["text"].startswith("Ben spends a luck die on Wren's Stealth check: -")
     assert any(d.get("luck") == "Ben" for d in view["outcome"]["rolls"][0]["dice"])
     marks = {r["seq"]: r["mark"] for r in view["log"]}
     assert marks[e["replaces"]] == "replaced" and marks[e["seq"]] == ""
@@ -229,6 +233,24 @@ def test_after_a_foe_attacks_the_defenders_player_is_offered_the_luck_die(camp, 
     assert rows["attack"]["player"] == "Eli" and rows["resist"]["player"] == "Eli"  # Sable's player, one click
 
 
+def test_luck_is_offered_where_it_can_change_the_outcome_and_says_what_it_would_change(camp, ui):
+    fight_started(camp, ui, first="foes")
+    camp.fight.attack("Bog goblin 1", "Sable", faces={"attack": [3], "resist": [15], "counter_damage": [2]})
+    rows = {r["name"]: r for r in table_view(camp, ui)["luck"]["rows"]}
+    for name in ("attack", "resist"):  # the goblin missed by 12: no die of six turns that
+        assert "plus" not in rows[name] and "minus" not in rows[name]
+        assert rows[name]["note"] == "no luck die can change the outcome: miss, countered"
+    assert rows["counter_damage"]["label"] == "Sable's damage roll hitting back (Dagger)"
+    assert rows["counter_damage"]["plus"]["title"] == "Eli spends a luck die: added to Sable's damage roll hitting " \
+                                                      "back (Dagger)"
+    camp.undo()
+    camp.fight.attack("Bog goblin 1", "Sable", faces={"attack": [13], "resist": [10], "damage": [1]})
+    rows = {r["name"]: r for r in table_view(camp, ui)["luck"]["rows"]}
+    assert rows["attack"]["minus"]["title"] == "Eli spends a luck die: taken off Bog goblin 1's attack roll; a 3 or " \
+                                               "more: hit becomes a tie"
+    assert "plus" not in rows["attack"] and rows["attack"]["note"] == "a luck die added cannot change the outcome: hit"
+
+
 def test_real_dice_typed_replace_the_roll_and_make_the_outcome_exact(camp, ui):
     click(camp, ui, do="start_session")
     click(camp, ui, do="check", who="Wren", skill="stealth", where="checks")
@@ -237,7 +259,8 @@ def test_real_dice_typed_replace_the_roll_and_make_the_outcome_exact(camp, ui):
     view = click(camp, ui, **amend["submit"]["intent"], args={"faces": "14 3"})
     e = camp.events[-1]
     assert e["amended"] == ["check"] and e["rolls"]["check"]["faces"] == [14, 3] and e["total"] == 17
-    assert view["outcome"]["text"].startswith("Real dice for check. Wren: Stealth check 17 vs 10: succeeds")
+    assert view["outcome"]["text"].startswith("Real dice for Wren's Stealth check. Wren: Stealth check 17 vs 10: "
+                                              "succeeds")
     view = click(camp, ui, **amend["submit"]["intent"], args={"faces": "14 9"})
     assert view["refusal"]["where"] == "luck" and "9" in view["refusal"]["text"]
     assert len(camp.events) == e["seq"]  # refused: nothing recorded

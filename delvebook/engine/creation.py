@@ -210,6 +210,7 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
         new_max = res["max"][new]
         delver["resource_max"][rid] = new_max
         delver["resources"][rid] = delver["resources"].get(rid, 0) + max(0, new_max - old_max)
+    spells_before, names_before = list(delver["spells"]), list(delver["true_names"])
     for aid, ability in data_items(cls["abilities"]):
         mech = ability.get("mechanics", {})
         if ability["level"] == new and mech.get("spells_known") and "spellbook" in mech.get("spells_from", ()):
@@ -223,6 +224,12 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
         delver["pending_choices"].append({"level": new, "choice": cid})
     out = {"who": delver["name"], "level": new, "max_hearts": delver["max_hearts"], "hearts_gained": gained,
            "choices": [p["choice"] for p in delver["pending_choices"] if p["level"] == new]}
+    learned = [sid for sid in delver["spells"] if sid not in spells_before]
+    if learned:
+        out["spells_learned"] = learned
+    named = [n for n in delver["true_names"] if n not in names_before]
+    if named:
+        out["true_names_learned"] = named
     if held is not None:
         out["hearts_held_back"] = held  # the maximum rose; the hearts it adds are healing, and healing is banned
     return out

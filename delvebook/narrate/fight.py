@@ -7,8 +7,8 @@ from typing import Any, Mapping
 
 from ..core.roles import KEEPER
 from .keeping import xp_lines
-from .words import (fight_name, hearts, names, pct, plural, said, skill_name, spaced, spell_name, story, tells,
-                    verdict)
+from .words import (dealer, fight_name, hearts, names, pct, plural, said, skill_name, spaced, spell_name, story,
+                    tells, verdict)
 
 __all__ = ["dealt", "healed"]
 
@@ -58,11 +58,10 @@ def healed(h: Mapping, hidden=()) -> str:
 def _by_hand(entry: Mapping | None, default: str) -> str:
     """How damage or healing by the keeper's hand is headed: its words ('A falling block: '), else the hazard
     that dealt it, else 'Damage by hand: '."""
-    if entry is None:
-        return default
-    src, by = entry.get("source"), entry.get("by")
-    said = src if src and src != KEEPER else by if by and by != KEEPER else None
-    return f"{str(said).capitalize()}: " if said else default
+    said = dealer(entry) if entry is not None else "the keeper"
+    if entry is not None and entry.get("source") not in (None, "", KEEPER):
+        said = str(entry["source"])  # the keeper's words say what, also for a hazard named by ``by``
+    return default if said == "the keeper" else f"{said[:1].upper()}{said[1:]}: "
 
 
 # ---------------------------------------------------------------- attacks
@@ -215,4 +214,4 @@ def _end_encounter(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     kept = e.get("kept") or []
     more = [f"{names(kept)} {'stays' if len(kept) == 1 else 'stay'} in the story as "
             f"{'an NPC' if len(kept) == 1 else 'NPCs'}"] if kept else []
-    return story(text, more + xp_lines(e))
+    return story(text, more + xp_lines(e, ctx))

@@ -258,6 +258,17 @@ def chances_of(core: Mapping, plan: AttackPlan) -> AttackChances:
     shows them (``attack_chances``). Conditioned on the bonus rolled once for every attack, then on each resist
     roll, the attack D20s are independent."""
     n = plan.n
+    each = odds(plan.expr, vs=plan.resist)
+    tie = core["attack"]["tie"]
+    can_counter = plan.counter and plan.t.get("counters") is not False
+    if n == 1:  # one attack: its own win, tie and lose, a tie read as core.attack.tie says
+        lands = each.win + (each.tie if tie != "defender" else 0)
+        misses = 1 - lands
+        countered = None
+        if can_counter:
+            countered = (each.tie if tie == "both_hit" else 0) + \
+                (misses if core["attack"]["counter_attack_on_miss"] else 0)
+        return AttackChances(1, each, lands, lands, countered)
     resist = distribution(plan.resist)
     if n > 1 and core["multi_attack"]["bonus_rolled_once"]:
         own = distribution(plan.base)
@@ -266,7 +277,6 @@ def chances_of(core: Mapping, plan: AttackPlan) -> AttackChances:
         own, shared = distribution(plan.expr), Distribution.constant(0)
     rolls = max(1, min(n, int(core["multi_attack"]["target_rolls"])))
     groups = [1] * (rolls - 1) + [n - rolls + 1]  # attacks each resist roll meets (the last meets the rest)
-    tie = core["attack"]["tie"]
     below = [0]  # below[i]: the weight of own totals under own.lo + i
     for w in own.weights:
         below.append(below[-1] + w)
@@ -301,11 +311,11 @@ def chances_of(core: Mapping, plan: AttackPlan) -> AttackChances:
         no_tie += p_untied
         clean += p_clean
     countered = None
-    if plan.counter and plan.t.get("counters") is not False:
+    if can_counter:
         countered = 1 - no_tie  # a tie anywhere: both sides hit
         if core["attack"]["counter_attack_on_miss"]:
             countered += all_miss if core["multi_attack"]["counter_only_if_all_fail"] else no_tie - clean
-    return AttackChances(n, odds(plan.expr, vs=plan.resist), 1 - all_miss, none_miss, countered)
+    return AttackChances(n, each, 1 - all_miss, none_miss, countered)
 
 
 def attack_chances(state: dict, rules: Rules, attacker: str, target: str, weapon: Any = None,
