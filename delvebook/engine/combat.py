@@ -27,7 +27,7 @@ from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, names_in_play
 from .gear import fired, spend_ammo
 from .progress import award
-from .queries import (armor_in, attack_ready, attack_result, chances_of, countered_after, healing_banned,
+from .queries import (armor_in, attack_ready, attack_result, countered_after, each_attack, healing_banned,
                       plan_attack_on, unarmed, weapon_of)
 
 __all__ = ["PARTY", "FOES", "current_actor", "deal_damage", "damage_roll", "heal", "attack",
@@ -540,10 +540,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
     ctx.end_on_action(attacker, "attack")
     if not ctx.records:  # a simulated attack: the odds and the offers below are words for the record only
         return
-    chances = chances_of(ctx.core, plan)  # what the attack's button showed: the same question
-    chance = {"win": str(chances.each.win), "tie": str(chances.each.tie), "lose": str(chances.each.lose)}
-    if n > 1:
-        chance.update({"any": str(chances.any), "all": str(chances.all)})
+    each = each_attack(plan)  # the odds the attack's button is worked out from (``chances_of``)
     extra = {}
     if ammo:
         extra["ammo"] = ammo
@@ -558,7 +555,7 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
     ctx.out(attacker=attacker, target=target, weapon=w["name"], multi=n, advantage=plan.advantage,
             attack_totals=totals, resist_total=resists[0], results=results, damage=damage, counter=countered,
             attack_expr=plan.expr, resist_expr=plan.resist,
-            chance=chance, **extra)
+            chance={"win": str(each.win), "tie": str(each.tie), "lose": str(each.lose)}, **extra)
 
 
 def _slain(ctx: Ctx, kill: effects.Kill) -> None:

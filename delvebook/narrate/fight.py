@@ -93,9 +93,8 @@ def attack_story(e: Mapping, pre: str, hidden: tuple, ctx: Any = None) -> dict:
     text = f"{pre}{e['attacker']} attacks {e['target']} with {e['weapon']}{adv}{multi}: {totals} vs " \
            f"{resist}, {word}"
     chance = e.get("chance") or {}
-    if chance.get("any"):  # a multi-attack: the chances of its attacks together
-        lines.append(f"odds were {pct(chance['any'])} that at least one hits, {pct(chance['all'])} that "
-                     f"{'both' if n == 2 else 'all'} hit")
+    if chance.get("win") and n > 1:  # a multi-attack records the odds of each of its attacks
+        lines.append(f"odds were {pct(chance['win'])} to hit, {pct(chance.get('tie'))} a tie, each attack")
     elif chance.get("win"):
         lines.append(f"odds were {pct(chance['win'])} to hit, {pct(chance.get('tie'))} a tie")
     for d in e.get("damage", []):

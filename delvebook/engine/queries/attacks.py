@@ -20,7 +20,7 @@ from .gear import attack_ready
 from .rolls import _d20_parts, _fmt_dice, _text, d20_in
 
 __all__ = ["unarmed", "weapon_of", "ANY_WEAPON_SKILL", "weapon_skill", "weapons", "plan_attack", "plan_attack_on",
-           "attack_exprs", "attack_odds", "AttackChances", "chances_of", "attack_chances", "attack_problem", "hit_chance", "SpellAttack", "plan_spell_attack",
+           "attack_exprs", "attack_odds", "AttackChances", "each_attack", "chances_of", "attack_chances", "attack_problem", "hit_chance", "SpellAttack", "plan_spell_attack",
            "spell_attack_odds", "dark", "cannot_see", "attack_result", "countered_after"]
 
 
@@ -253,12 +253,17 @@ class AttackChances(NamedTuple):
     countered: Fraction | None
 
 
+def each_attack(plan: AttackPlan) -> Opposed:
+    """The exact odds of each attack roll of ``plan`` against the target's (what the attack command records)."""
+    return odds(plan.expr, vs=plan.resist)
+
+
 def chances_of(core: Mapping, plan: AttackPlan) -> AttackChances:
     """The exact chances of ``plan`` as ``resolve_attack`` rolls it: the attack command records them and a view
     shows them (``attack_chances``). Conditioned on the bonus rolled once for every attack, then on each resist
     roll, the attack D20s are independent."""
     n = plan.n
-    each = odds(plan.expr, vs=plan.resist)
+    each = each_attack(plan)
     tie = core["attack"]["tie"]
     can_counter = plan.counter and plan.t.get("counters") is not False
     if n == 1:  # one attack: its own win, tie and lose, a tie read as core.attack.tie says
