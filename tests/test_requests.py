@@ -13,6 +13,7 @@ import zipfile
 import pytest
 
 import delvebook as db
+from delvebook import narrate
 from delvebook.players import allowed, desk as desks, links
 from delvebook.players.requests import (MAX_FILE, MAX_LINE, Exchange, RequestError, answers_file, append, decode,
                                         encode, file_stem, request_problem, requests_file)
@@ -266,6 +267,21 @@ def test_a_roll_the_keeper_asked_for_is_recorded_when_the_player_rolls_it(camp, 
     again = ask_for(camp, "Ana", kind="roll", ask=k)
     desk.poll()
     assert "done" in answer(desk, "Ana", again["n"])["why"] and typed["n"] < again["n"]
+
+
+def test_a_roll_a_player_asked_the_table_to_make_reads_on_their_phone_as_what_came_of_it(camp, desk):
+    from delvebook.players.allowed import request_words
+    k = desk.ask("Wren", "check", "stealth", 12)
+    ex = desk.exchange("Ana")
+    line = ask_for(camp, "Ana", kind="roll", ask=k)
+    ex.poll()
+    assert request_words(camp, ex, ex.requests[line["n"]]) == "Wren: Stealth check against 12: the keeper's table " \
+                                                               "rolls it"
+    desk.poll()
+    ex.poll()
+    said = request_words(camp, ex, ex.requests[line["n"]], ex.answers[line["n"]])
+    assert said == narrate.tell(camp.events[-1], camp)["text"] and said.startswith("Wren: Stealth check ")
+    assert "rolled by the table" not in said
 
 
 def test_a_level_up_choice_from_a_phone(camp, desk):

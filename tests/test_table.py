@@ -1048,3 +1048,17 @@ def test_a_resource_the_delver_does_not_have_yet_is_not_on_the_card(camp, ui):
     assert camp.state["delvers"]["Ilse"]["level"] == 1 and camp.state["delvers"]["Ilse"]["resource_max"].get("wand_charges", 0) == 0
     texts = [r["text"] for r in chip(view, "Ilse")["resources"]]
     assert texts == ["spellbook 1/1"], texts  # no "wand charges 0/0" before level 2 brings the wand
+
+
+def test_a_new_mage_and_a_new_namer_outcome_names_the_spells_and_true_names_the_dice_gave(camp, ui):
+    camp.add_delver("Mira", "mage", "Zed", faces={"spell": [5], "spell#2": [1], "spell#3": [5], "spell#4": [2]})
+    out = table_view(camp, ui)["outcome"]
+    assert out["text"] == "Mira joins the party (mage, 11 hearts, player Zed)"
+    assert out["lines"] == ["Mira's spellbook: Invisibility, Light and Magic Missile"]
+    assert [r["label"] for r in out["rolls"]] == ["Mira's random spell roll", "Mira's 2nd random spell roll",
+                                                  "Mira's 3rd random spell roll", "Mira's 4th random spell roll"]
+    camp.add_delver("Nim", "namer", "Yu", faces={"true_name": [1, 2], "true_name#2": [6, 3], "true_name#3": [6, 5]})
+    assert table_view(camp, ui)["outcome"]["lines"] == ["Nim's true names: Fire, Bind and Locate"]
+    camp.level_up("Mira")
+    level = table_view(camp, ui)["outcome"]["text"]
+    assert "Mira reaches level 2" in level and "learns Find Familiar, Firebolt and Minor Illusion" in level
