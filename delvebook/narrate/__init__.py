@@ -19,7 +19,7 @@ and money in the text's coins. ``hidden``: names whose hearts are not said (the 
 Each kind of event is told in one place, where it registers (``words.tells``): ``fight`` (attacks, damage, healing,
 a fight's course), ``deeds`` (abilities and spells), ``keeping`` (the rest of play), ``preparing`` (the party's
 seats, the bestiary, prepared encounters, roll tables). A kind no teller knows is said
-by its name. Text only: callers set it as text or escape it. Standard library only: part of the pure core.
+by its name. ``narrate.luck`` tells what a luck die would change (where the table offers one). Text only: callers set it as text or escape it. Standard library only: part of the pure core.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What a luck die would change, told: a luck die is offered on a roll where it can change the outcome, and says
-what it would change ('a 3 or more turns the miss into a hit'); where no face can (a foe's attack that already
+what it would change ('a 3 or more: miss becomes hit'); where no face can (a foe's attack that already
 missed, taken further down), it says so instead of being offered.
 
 The latest action is played again with a face of the die (``Engine.luck_would``: the very re-run a luck die makes),

@@ -109,10 +109,11 @@ def _luck_buttons(camp, player: str, name: str, rec: Mapping, where: str) -> dic
                     "title": f"{player} spends a luck die: {verb} {'to ' if sign > 0 else ''}{said}"
                              + (f"; {reach.said}" if reach.said else ""),
                     "intent": {"do": "luck", "player": player, "sign": sign, "roll": name, "where": where}}
-    if len(notes) == 2:
-        out["note"] = f"no luck die {notes[0][1] or 'can change it'}".replace("no luck die cannot", "no luck die can")
-    elif notes and notes[0][1]:
-        out["note"] = f"a luck die {notes[0][0]} {notes[0][1]}"
+    why = [said for _, said in notes if said]  # ('cannot change the outcome: miss'; '' where the rules refuse it)
+    if len(notes) == 2 and why:
+        out["note"] = "no luck die " + why[0].replace("cannot", "can", 1)
+    elif len(notes) == 1 and why:
+        out["note"] = f"a luck die {notes[0][0]} {why[0]}"
     return out
 
 
