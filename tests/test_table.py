@@ -379,7 +379,8 @@ def test_a_dying_delver_makes_a_death_save_that_shows_its_odds(camp, ui):
     assert view["outcome"]["follow"][0]["label"] == "Death save for Wren: D6, needs 6: 17%"
     view = click(camp, ui, **w["death_save"]["intent"])
     view = click(camp, ui, do="amend", roll="death_save", args={"faces": "6"}, where="luck")
-    assert view["outcome"]["text"] == "Real dice for death save. Wren's death save: 6 (needs 6: 17%): defies death, alive at 0 hearts"
+    assert view["outcome"]["text"] == "Real dice for Wren's death save. Wren's death save: 6 (needs 6: 17%): defies death, " \
+                                      "alive at 0 hearts"
     assert not chip(view, "Wren")["dying"]
 
 
@@ -422,7 +423,7 @@ def test_second_wind_says_what_it_healed(camp, ui):
     assert sw["kind"] == "button" and sw["cost"] == "2 grit" and sw["effect"] == "Heal D6 hearts."
     click(camp, ui, **sw["intent"])
     view = click(camp, ui, do="amend", roll="heal", args={"faces": "3"}, where="luck")
-    assert view["outcome"]["text"] == "Real dice for heal. Second Wind: Brakka heals 3 (0 -> 3 hearts)"
+    assert view["outcome"]["text"] == "Real dice for Brakka's healing roll. Second Wind: Brakka heals 3 (0 -> 3 hearts)"
     assert "paid 2 grit" in view["outcome"]["lines"]
 
 
@@ -1016,7 +1017,7 @@ def test_a_familiar_stands_beside_the_party_acts_in_its_mages_turn_and_can_be_at
     view = click(scratch, ui, do="amend", roll="resist", args={"faces": "3"}, where="luck")  # a hit: no counter
     e = scratch.events[-1]
     assert e["attacker"] == "Pip" and e["target"] == "Gob" and e["results"] == ["hit"]
-    assert view["outcome"]["text"].startswith("Real dice for resist. Pip attacks Gob with attack: 15 vs 3, hit")
+    assert view["outcome"]["text"].startswith("Real dice for Gob's roll to resist. Pip attacks Gob with attack: 15 vs 3, hit")
     assert queries.may_act(scratch.state, scratch.rules, "Mo").action  # Pip's attack was not Mo's action
     view = click(scratch, ui, **view["fight"]["next"]["intent"])  # Bo's turn: Pip waits for Mo's
     view = click(scratch, ui, do="select", who="Pip", where="party")
