@@ -198,6 +198,9 @@ def test_every_rule_of_the_table_is_played_by_clicks(browser, keeper_lab, artifa
         assert k.events()[-1]["args"]["counter"] is True
         k.real_dice("resist", "20")  # the real dice: the wisp's resist high, Bea's shot low: it shoots back
         k.real_dice("attack", "1 1 1", says="Marsh wisp 1 hits back")
+        missed = k.table.locator('.db-luckrow[data-roll="attack"]')  # 3 vs 20: no luck die changes that
+        assert "no luck die can change the outcome" in missed.inner_text() and missed.locator("button.db-mini").count() == 0
+        missed.scroll_into_view_if_needed()
         k.shot("duel")
         k.act(k.button("Moved this turn"), "moved", says="Bea moves this turn")
         volley = k.table.locator('[data-where="use:Bea:steady_volley"]')
