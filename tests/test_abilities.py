@@ -417,6 +417,47 @@ def test_blood_magic_sword_charge_is_lost_on_rest(t):
     assert not t.conditions("Fa", "blood_magic_charge") and not t.conditions("Fa", "blood_magic_trace")
 
 
+def _blood_fighter(t):
+    """Fa, a level-3 fighter with a sword and Magic Missile traced on it, in a fight with a giant rat."""
+    t.add("Fa", "fighter", level=3, weapon="sword_and_shield", specialty="armorer", technique="blood_magic")
+    t.do("use", who="Fa", ability="blood_magic_sword", trace="magic_missile")
+    t.fight({"foe": "giant_rat", "name": "Rat"}, {"foe": "ogre", "name": "Ogre"}, first="foes")
+
+
+def test_blood_magic_a_kill_made_by_hitting_back_with_the_sword_charges_it(t):
+    _blood_fighter(t)
+    e = t.turn("Rat").do("attack", attacker="Rat", target="Fa", faces={"attack": [4], "resist": [15],
+                                                                        "counter_damage": [1, 2]})
+    assert e["results"] == ["miss"] and e["counter"]["weapon"] == "Sword" and e["counter"]["damage"]["vanquished"]
+    assert t.conditions("Fa", "blood_magic_charge")[0]["data"]["spell"] == "magic_missile"
+    assert e["blood_magic_charged"] == "magic_missile"
+    c = t.turn("Fa").do("cast", who="Fa", spell="magic_missile", target="Ogre", via="sword")
+    assert c["via"] == "sword" and t.foe("Ogre")["hearts"] == 20 - 6
+
+
+def test_blood_magic_a_kill_on_a_tie_charges_the_sword_whoever_attacked(t):
+    _blood_fighter(t)
+    e = t.turn("Rat").do("attack", attacker="Rat", target="Fa", faces={"attack": [9], "resist": [9],
+                                                                        "counter_damage": [1, 1]})
+    assert e["results"] == ["tie"] and e["counter"]["damage"]["vanquished"]  # both hit: Fa's sword slays the rat
+    assert t.conditions("Fa", "blood_magic_charge")
+    t.do("end_encounter")
+    t.do("rest")  # charges are lost on a rest; the trace too: traced again, and Fa's own tie this time
+    t.do("use", who="Fa", ability="blood_magic_sword", trace="firebolt")
+    t.fight({"foe": "giant_rat", "name": "Rat 2"})
+    e = t.turn("Fa").do("attack", attacker="Fa", target="Rat 2", weapon="Sword",
+                        faces={"attack": [7, 1], "resist": [8], "damage": [1, 1]})
+    assert e["results"] == ["tie"] and e["damage"][0]["vanquished"] and e["blood_magic_charged"] == "firebolt"
+
+
+def test_blood_magic_a_kill_by_hitting_back_with_fists_charges_nothing(t):
+    _blood_fighter(t)
+    t.do("drop", who="Fa", item="Sword")
+    e = t.turn("Rat").do("attack", attacker="Rat", target="Fa", faces={"attack": [4], "resist": [15]})
+    assert e["counter"]["weapon"] == "Unarmed" and e["counter"]["damage"]["vanquished"]
+    assert not t.conditions("Fa", "blood_magic_charge") and "blood_magic_charged" not in e
+
+
 def test_smite_is_declared_with_an_attack(t):
     t.add("Fa", "fighter", level=3, specialty="armorer", technique="oath", oath="truth")
     assert "attack(..., smite=True)" in t.refused("use", who="Fa", ability="smite")
@@ -643,6 +684,23 @@ def test_guiding_bolt_deals_3d6_and_marks_the_target_until_the_clerics_next_turn
     assert not t.conditions("Ogre", "marked")
 
 
+def test_guiding_bolt_mark_ends_when_the_dead_clerics_next_turn_would_have_come(t):
+    _divine(t)
+    t.fight({"foe": "ogre", "name": "Ogre"})
+    t.do("cast", who="Cy", spell="guiding_bolt", target="Ogre",
+         faces={"attack": [12, 2], "resist": [9], "damage": [4, 4, 4]})
+    t.do("next_turn")  # Bo
+    t.do("next_turn")  # the ogre's turn: Cy falls and dies
+    t.do("damage", who="Cy", amount=40)
+    t.do("death_save", who="Cy", faces={"death_save": [1]})
+    assert t.d("Cy")["status"] == "dead" and t.conditions("Ogre", "marked"), "Cy's next turn has not come yet"
+    e = t.do("next_turn")  # round 2: Cy's turn is skipped, and the mark ends where it would have begun
+    assert e["turn_of"] == "Bo" and e["round"] == 2 and not t.conditions("Ogre", "marked")
+    assert {"kind": "marked", "who": "Ogre"}.items() <= e["conditions_ended"][0].items()
+    a = t.do("attack", attacker="Bo", target="Ogre", faces={"attack": [15, 1], "resist": [10], "damage": [2]})
+    assert not a["advantage"]
+
+
 def test_guiding_bolt_that_misses_marks_nothing(t):
     _divine(t)
     t.fight({"foe": "ogre", "name": "Ogre"})
@@ -769,6 +827,26 @@ def test_invisibility_ends_when_the_creature_attacks(t):
     t.fight({"foe": "ogre", "name": "Ogre"})
     e = t.turn("Bo").do("attack", attacker="Bo", target="Ogre", faces={"attack": [15, 1], "resist": [2], "damage": [1]})
     assert not t.conditions("Bo", "invisible") and e["conditions_ended"][-1]["kind"] == "invisible"
+
+
+def test_invisibility_ends_when_the_creature_hits_back(t):
+    _mage(t, spells=["invisibility", "light", "magic_missile"])
+    t.add("Bo", "rogue")
+    t.do("cast", who="Mo", spell="invisibility", target="Bo")
+    t.fight({"foe": "giant_rat", "name": "Rat"}, first="foes")
+    e = t.turn("Rat").do("attack", attacker="Rat", target="Bo", faces={"attack": [3], "resist": [16],
+                                                                        "counter_damage": [1]})
+    assert e["counter"]["possible"] and not t.conditions("Bo", "invisible")
+    assert {"kind": "invisible", "who": "Bo"}.items() <= e["conditions_ended"][-1].items()
+
+
+def test_invisibility_holds_when_the_creature_is_hit_and_does_not_hit_back(t):
+    _mage(t, spells=["invisibility", "light", "magic_missile"])
+    t.add("Bo", "rogue")
+    t.do("cast", who="Mo", spell="invisibility", target="Bo")
+    t.fight({"foe": "giant_rat", "name": "Rat"}, first="foes")
+    e = t.turn("Rat").do("attack", attacker="Rat", target="Bo", faces={"attack": [16], "resist": [3]})
+    assert e["results"] == ["hit"] and t.conditions("Bo", "invisible")
 
 
 def test_invisibility_ends_when_the_creature_casts(t):

@@ -80,6 +80,48 @@ def test_rules_assumptions_lists_each_with_its_path_and_reason():
     assert any(line.startswith("- core.luck_dice.die: ") for line in lines)
 
 
+RULES_MD_ASSUMED = (
+    ("A luck die is a **D6** (assumed; the text does not name the die).", "core.luck_dice.die"),
+    ("On a success the delver lives at 0 hearts (assumed)", "core.death_save.success_hearts"),
+    ("Hearts never go below 0 in the record (assumed); damage past 0 is still logged.", "core.hearts"),
+    ("on a tie both re-roll (assumed).", "core.initiative.tie"),
+    ("The target rolls **one** D20 against them all (assumed).", "core.multi_attack.target_rolls"),
+    ("**A tie inside a multi-attack** (assumed; ...): the tied attack hits, and the target ... hits back **once**",
+     "core.multi_attack.counter_only_if_all_fail"),
+    ("**Blindness and darkness** (assumed; ...): a creature that cannot see ... attacks with disadvantage",
+     "core.sight"),
+    ("Defaults (assumed): leather armor AV 1 DV 10;", "gear.armor.leather_armor.av"),
+    ("Defaults (assumed): leather armor AV 1 DV 10;", "gear.armor.leather_armor.dv"),
+    ("shield AV 1 DV 10.", "gear.armor.shield.av"),
+    ("shield AV 1 DV 10.", "gear.armor.shield.dv"),
+    ("A combat round is 6 seconds (assumed: the text gives no length)", "core.time.round_seconds"),
+    ("a night's rest is 8 hours, assumed", "core.time.rest_hours"),
+    ("the remainder is kept in the party's pool and added to the next award (assumed; ...)", "core.xp.remainder"),
+    ("| rogue | 12 (assumed) / 14 / 16 | Stealth, Daggers, Bows (assumed: the level-1 block is lost; ...)",
+     "classes.rogue.levels.1"),
+    ("\"Advantage\" is not defined by the text: read it as rolling two D20 and keeping the higher (assumed).",
+     "core.advantage"),
+    ("Lay on Hands' repeated death save is spent once per death, whether the repeat succeeds or fails (assumed: ...)",
+     "classes.cleric.abilities.lay_on_hands_revive.mechanics.once_per_death"),
+    ("a luck die shifts the total ... (clamped to the table's first and last range, assumed).",
+     "core.roll_tables.past_ends"),
+    ("a table may be drawn without replacement (assumed: for decks and unique treasures).",
+     "core.roll_tables.without_replacement"),
+)
+"""Every reading RULES.md calls assumed, in its words, and where the rules data labels it: each sentence of RULES.md
+with '(assumed' or 'assumed)' in it, one or more entries each."""
+
+
+def test_rules_assumptions_lists_every_reading_rules_md_calls_assumed():
+    out = delvebook("rules", "--assumptions")
+    assert out.returncode == 0, out.stderr
+    listed = {line[2:].split(": ", 1)[0]: line.split(": ", 1)[1] for line in out.stdout.strip().splitlines()}
+    missing = [f"{path} ({said})" for said, path in RULES_MD_ASSUMED if not listed.get(path)]
+    assert not missing, f"RULES.md calls these assumed, and `delvebook rules --assumptions` does not list them: " \
+                        f"{missing}"
+    assert "18 -> 21" in listed["core.roll_tables.between"], "the D66 reading a luck die needs is listed too"
+
+
 def test_lab_opens_the_session_notebook_for_the_campaign(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(cli.subprocess, "call", lambda cmd, env, cwd: calls.append((cmd, env, cwd)) or 0)

@@ -127,7 +127,8 @@ def _says_nothing(name: str, fn, state: dict, rules, who: str) -> bool:
         "HEAL_GUARDS": lambda: not fn(r, who),
         "CONJURED_WEAPONS": lambda: fn(r, who, c, "holy weapon") is None,
         "ATTACK_MODIFIERS": lambda: _plan_unchanged(fn, r, queries.plan_attack(r, who, other)),
-        "ON_VANQUISH": lambda: fn(ctx, queries.plan_attack(r, who, other)) is None,
+        "ON_VANQUISH": lambda: fn(ctx, effects.Kill(who, r.combatant(who)[0], queries.weapon_of(r, who, c), other))
+        is None,
         "SKILL_BOOSTS": lambda: fn(r, who, c, "swords", False) is None,
         "DAMAGE_REDUCERS": lambda: fn(ctx, who, 3, {}) is None,
     }

@@ -176,6 +176,35 @@ def test_a_luck_die_shifts_the_entry_and_the_outcome_says_what_it_was(camp):
     assert camp.latest_action["result"] == "a gem"
 
 
+def test_roll_tables_dice_in_an_entry_are_rolled_when_it_is_drawn_shown_and_shifted_by_a_luck_die(camp):
+    camp.add_delver("Wren", "rogue", "Ana")
+    camp.prepare_table("Loot", "d6", {"1-3": "a rusty dagger", "4-5": "2d6 crowns and d4+1 talons", 6: "a gem"})
+    camp.start_session()
+    out = camp.roll_table("loot", faces={"table": [4], "entry": [3, 4], "entry#2": [2]})
+    assert out["result"] == "2d6 crowns and d4+1 talons" and out["rolled"] == "7 crowns and 3 talons"
+    assert camp.events[-1]["rolls"]["entry"]["expr"] == "2d6" and camp.events[-1]["rolls"]["entry#2"]["expr"] == "d4+1"
+    assert told(camp) == "Loot (d6): 4 -> 7 crowns and 3 talons (2d6 crowns and d4+1 talons)"
+    shifted = camp.spend_luck("Ana", +1, roll="entry", face=5)  # the crowns, shifted as any roll
+    assert shifted["rolled"] == "12 crowns and 3 talons" and shifted["total"] == 4
+    plain = camp.roll_table("loot", faces={"table": [6]})
+    assert plain["result"] == "a gem" and "rolled" not in plain and "entry" not in camp.events[-1]["rolls"]
+
+
+def test_roll_tables_a_d66_roll_a_luck_die_shifts_between_results_goes_on_to_the_next_result_that_way(camp):
+    camp.add_delver("Wren", "rogue", "Ana")
+    camp.start_session()
+    out = camp.roll_table("true_names", faces={"table": [1, 6]})
+    assert (out["total"], out["result"]) == (16, "Word")
+    up = camp.spend_luck("Ana", +1, face=2)  # 18 is no D66 result: the next one up, 21
+    assert (up["total"], up["result"], up["range"]) == (18, "Create", "21")
+    camp.undo()
+    out = camp.roll_table("true_names", faces={"table": [2, 1]})
+    down = camp.spend_luck("Ana", -1, face=2)  # 19: the next one down, 16
+    assert (out["result"], down["total"], down["result"]) == ("Create", 19, "Word")
+    assert entry_for(camp.roll_tables["true_names"], 18, +2)[1]["result"] == "Create"
+    assert entry_for(camp.roll_tables["true_names"], 70, +6)[1]["result"] == "Conceal", "past the last: it stays"
+
+
 def test_a_table_drawn_without_replacement_rolls_again_on_an_entry_drawn_and_resets(camp):
     camp.prepare_table("Deck", "d6", {"1-2": "the tower", "3-4": "the moon", "5-6": "the sun"},
                        without_replacement=True)

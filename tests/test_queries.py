@@ -208,3 +208,51 @@ def test_a_refusal_by_a_rule_of_play_says_the_keeper_may_override_it():
     e = t.do("attack", attacker="Bo", target="Gob", keeper_override="Bo was readied",
              faces={"attack": [15, 1], "resist": [2], "damage": [3, 3]})
     assert e["keeper_override"]["reason"] == "Bo was readied" and "it is Wren's turn" in e["keeper_override"]["waived"][0]
+
+
+# ---------------------------------------------------------------- a multi-attack's odds, all its attacks together
+
+def landed_by_brute_force(attacks, resists, bonuses):
+    """Every face of every die, counted: how often at least one attack lands, every attack lands, and the target
+    hits back (the text: higher hits, a tie both hit, countered only if every attack fails)."""
+    import itertools
+    n = len(attacks)
+    counts = {"any": 0, "all": 0, "countered": 0}
+    total = 0
+    for faces in itertools.product(*(range(1, s + 1) for s in attacks + resists + bonuses)):
+        d20s, rs, bonus = faces[:n], faces[n:n + len(resists)], sum(faces[n + len(resists):])
+        results = []
+        for k, d20 in enumerate(d20s):
+            a, r = d20 + bonus, rs[min(k, len(rs) - 1)]
+            results.append("hit" if a > r else "tie" if a == r else "miss")
+        total += 1
+        counts["any"] += any(x != "miss" for x in results)
+        counts["all"] += all(x != "miss" for x in results)
+        counts["countered"] += "tie" in results or all(x == "miss" for x in results)
+    return {k: Fraction(v, total) for k, v in counts.items()}
+
+
+def test_a_multi_attack_2s_odds_are_the_exact_chance_at_least_one_and_both_hit_by_brute_force():
+    t = _fight()
+    chances = queries.attack_chances(t.state, t.rules, "Bo", "Gob", 0, multi=2)
+    brute = landed_by_brute_force([20, 20], [20], [6])  # two D20s, Weapons' D6 rolled once, one D20 to resist
+    assert (chances.n, chances.any, chances.all, chances.countered) == (2, brute["any"], brute["all"],
+                                                                        brute["countered"])
+    assert chances.each == odds("d20+d6", vs="d20") and chances.any > chances.each.win > chances.all
+    e = t.turn("Bo").do("attack", attacker="Bo", target="Gob", weapon=0, multi=2,
+                        faces={"attack": [3], "attack#2": [17], "bonus": [2], "resist": [12]})
+    assert e["results"] == ["miss", "hit"]
+    assert e["chance"] == {k: str(v) for k, v in zip(("win", "tie", "lose"), chances.each)}  # each attack's odds
+
+
+def test_a_multi_attacks_odds_follow_the_house_rules_on_the_targets_rolls():
+    t = Table(seed=4, house_rules={"core": {"multi_attack": {"target_rolls": 2},
+                                            "attack": {"die": "d8", "resist_die": "d8"}}})
+    t.party(("Wren", "rogue"))
+    t.do("start_session")
+    t.do("encounter", foes=[{"foe": "goblin", "name": "Gob"}])
+    t.do("initiative", first="foes")
+    assert queries.attack_exprs(t.state, t.rules, "Gob", "Wren", multi=2) == ("d8", "d8")
+    chances = queries.attack_chances(t.state, t.rules, "Gob", "Wren", multi=2)
+    brute = landed_by_brute_force([8, 8], [8, 8], [])  # each attack meets its own resist roll
+    assert (chances.any, chances.all, chances.countered) == (brute["any"], brute["all"], brute["countered"])

@@ -80,7 +80,7 @@ def test_a_roll_a_luck_die_replaced_is_told_as_it_stands(camp):
     r = dict(session_recap(camp, 1).sections)
     assert camp.standing.replaced_by(seqs["failed"]) == seqs["turned"]
     assert r["Luck that turned a roll"] == [told_as_it_stands(camp, seqs["turned"])]
-    assert r["Luck that turned a roll"][0].startswith("Ana spends a luck die on the check roll: +6.")
+    assert r["Luck that turned a roll"][0].startswith("Ana spends a luck die on Wren's Stealth check: +6.")
     assert "succeeds" in r["Luck that turned a roll"][0]
     assert told_as_it_stands(camp, seqs["failed"]) not in text(session_recap(camp, 1))
 
@@ -107,7 +107,7 @@ def test_a_death_a_death_save_and_the_closest_call_are_told_with_their_fight(cam
     fight.end()
     camp.end_session()
     fights = dict(session_recap(camp, 2).sections)["A fight begins (Encounter 2): Goblin 1"]
-    assert any(line.startswith("Closest call: keeper hit Brakka: Brakka takes 2") for line in fights)
+    assert any(line.startswith("Closest call: the keeper hit Brakka: Brakka takes 2") for line in fights)
 
 
 def test_the_latest_session_that_ended_is_told_unless_another_is_asked(camp):
@@ -159,3 +159,16 @@ def test_the_report_folds_a_telling_of_each_session(long_delve):
     assert "<summary>Session 10 · 5 fights · Ilse and Father Odo died</summary>" in page
     assert "<h2>Previously on... each session told</h2>" in page
     assert session_recap(long_delve, 12).html() in page
+
+
+def test_the_recap_credits_hearts_taken_by_hand_to_what_the_keeper_named(camp):
+    camp.start_session()
+    fight = camp.encounter(["goblin"])
+    fight.initiative(first="party")
+    fell = camp.damage("Wren", 5, source="a collapsing floor")
+    fight.end(keep=["Goblin 1"])
+    camp.end_session()
+    lines = dict(session_recap(camp, 1).sections)["A fight begins (Encounter 1): Goblin 1"]
+    assert "Closest call: a collapsing floor hit Wren: Wren takes 5 (12 -> 7 hearts)" in lines
+    assert not any("keeper hit" in line for line in lines)
+    assert narrate.tell(camp.event(fell["seq"]), camp)["text"] == "A collapsing floor: Wren takes 5 (12 -> 7 hearts)"

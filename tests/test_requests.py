@@ -13,6 +13,7 @@ import zipfile
 import pytest
 
 import delvebook as db
+from delvebook import narrate
 from delvebook.players import allowed, desk as desks, links
 from delvebook.players.requests import (MAX_FILE, MAX_FOREIGN, MAX_LINE, Exchange, RequestError, answers_file, append,
                                         decode, encode, file_stem, request_problem, requests_file)
@@ -273,6 +274,21 @@ def test_a_roll_the_keeper_asked_for_is_recorded_when_the_player_rolls_it(camp, 
     assert "done" in answer(desk, "Ana", again["n"])["why"] and typed["n"] < again["n"]
 
 
+def test_a_roll_a_player_asked_the_table_to_make_reads_on_their_phone_as_what_came_of_it(camp, desk):
+    from delvebook.players.allowed import request_words
+    k = desk.ask("Wren", "check", "stealth", 12)
+    ex = desk.exchange("Ana")
+    line = ask_for(camp, "Ana", kind="roll", ask=k)
+    ex.poll()
+    assert request_words(camp, ex, ex.requests[line["n"]]) == "Wren: Stealth check against 12: the keeper's table " \
+                                                               "rolls it"
+    desk.poll()
+    ex.poll()
+    said = request_words(camp, ex, ex.requests[line["n"]], ex.answers[line["n"]])
+    assert said == narrate.tell(camp.events[-1], camp)["text"] and said.startswith("Wren: Stealth check ")
+    assert "rolled by the table" not in said
+
+
 def test_a_level_up_choice_from_a_phone(camp, desk):
     camp.award_xp(500)
     camp.level_up("Wren")
@@ -322,7 +338,7 @@ def test_the_keepers_table_shows_a_request_and_accepts_it_by_a_click(camp, desk)
     desk.poll()
     ui = UI()
     [row] = table_view(camp, ui)["requests"]["rows"]
-    assert row["text"] == "Ana (Wren) asks: a luck die (+) on the check roll" and row["why_not"] is None
+    assert row["text"] == "Ana (Wren) asks: a luck die (+) on Wren's Stealth check" and row["why_not"] is None
     out = perform(camp, ui, row["accept"])
     assert ui.refusal is None and out["asked_by"] == {"player": "Ana", "request": line["n"]}
     assert table_view(camp, ui)["requests"] is None, "nothing left to say: no request, no server, no ask"
@@ -348,17 +364,34 @@ def test_a_players_page_offers_only_their_own_and_hides_the_foes_hearts(camp):
     from delvebook.table import UI, table_view
     fight = camp.encounter(["drowned_dead"])
     fight.initiative(first="foes")
-    fight.attack("Drowned dead 1", "Wren", faces={"attack": [15], "resist": [3], "damage": [2]})
+    fight.attack("Drowned dead 1", "Wren", faces={"attack": [9], "resist": [7], "damage": [2]})
     ana = table_view(camp, UI(mode="player", who="Ana"))
     assert [d["name"] for d in ana["delvers"]] == ["Wren"] and ana["luck"] == {"left": 3, "max": 3}
     assert {r["roll"] for r in ana["spend"]["rows"]} >= {"attack"}, "a foe's roll against her delver"
-    assert all(r["plus"]["on"] == camp.latest_action["seq"] for r in ana["spend"]["rows"])
+    assert all((r["plus"] or r["minus"])["on"] == camp.latest_action["seq"] for r in ana["spend"]["rows"])
     ben = table_view(camp, UI(mode="player", who="Ben"))
     assert ben["spend"]["rows"] == [] and "No roll of yours" in ben["spend"]["note"]
     foe = camp.fight.foes[0]
     assert f"{foe.hearts}/{foe.max_hearts}" not in json.dumps(ana), "a foe's hearts stay the keeper's"
     intents = json.dumps(ana)
     assert '"do": "select"' not in intents and '"do": "attack"' not in intents and '"do": "undo"' not in intents
+
+
+def test_luck_on_a_players_page_is_offered_only_where_it_can_change_the_outcome(camp):
+    from delvebook.table import UI, table_view
+    fight = camp.encounter(["drowned_dead"])
+    fight.initiative(first="foes")
+    fight.attack("Drowned dead 1", "Wren", faces={"attack": [3], "resist": [16], "counter_damage": [1]})
+    spend = table_view(camp, UI(mode="player", who="Ana"))["spend"]
+    assert "attack" not in {r["roll"] for r in spend["rows"]}, "the foe's attack already missed by more than a die"
+    assert "cannot change the outcome of Drowned dead 1's attack roll" in spend["note"]
+    damage = next(r for r in spend["rows"] if r["roll"] == "counter_damage")
+    assert damage["plus"] and damage["minus"], "her own damage hitting back: any face changes it"
+    fight.attack("Drowned dead 1", "Wren", faces={"attack": [12], "resist": [10], "damage": [2]},
+                 keeper_override="a second blow")
+    rows = {r["roll"]: r for r in table_view(camp, UI(mode="player", who="Ana"))["spend"]["rows"]}
+    assert rows["attack"]["minus"] and rows["attack"]["plus"] is None, "only taking off the foe's roll helps"
+    assert rows["resist"]["plus"] and rows["resist"]["minus"] is None
 
 
 def test_a_dying_delvers_death_save_is_sent_to_its_player_and_rolled_with_their_die(camp, desk):

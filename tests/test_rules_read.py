@@ -11,6 +11,7 @@ import pytest
 
 import delvebook as db
 from delvebook.engine import queries
+from delvebook.narrate import tell
 
 from test_table_rules import add, refused, turn  # a delver at a level, a refusal that changes nothing, a turn
 
@@ -130,6 +131,38 @@ def test_continued_research_copies_from_a_book_carried_and_the_book_stays(camp):
     book = next(it for it in camp.delver("Mira").data["items"] if it.get("name") == "Vellum grimoire")
     assert book["spells"] == ["truth", "aid"]
     assert [w.spell for w in queries.copyable(camp.state, camp.rules, "Mira")] == ["aid"]
+
+
+def test_signature_spell_copied_out_onto_a_scroll_leaves_the_book_for_20_crowns_of_ink(camp):
+    mira = _researcher(camp)
+    bolt = mira.spells[0]
+    camp.use("Mira", "signature_spell", spell=bolt, name="Mira's Ember", description="it burns twice as long")
+    purse = camp.delver("Mira").purse
+    e = camp.use("Mira", "copy_out", spell="Mira's Ember")  # by its signature name, or by the spell's id
+    assert e["copied_out"] == bolt and e["onto"] == "Scroll of Mira's Ember" and e["left_the_book"]
+    assert e["paid"] == {"crown": 20} and camp.delver("Mira").purse == purse - 200
+    mira = camp.delver("Mira")
+    assert bolt not in mira.spells, "copying it to a new spellbook or scroll removes it from yours"
+    scroll = next(it for it in mira.data["items"] if it["name"] == "Scroll of Mira's Ember")
+    assert scroll["spells"] == [bolt] and scroll["note"] == "Mira's signature spell: it burns twice as long"
+    assert queries.signature_choice(mira.data) is None
+    assert [w.spell for w in queries.copyable(camp.state, camp.rules, "Mira")] == [bolt]  # a mage may copy it back
+    assert "copied out" in refused(camp, camp.use, "Mira", "signature_spell", spell=mira.spells[0], description="x")
+    told = tell(camp.events[-1], camp)["text"]
+    assert told.startswith("Copy a spell out: ") and "leaves Mira's book" in told
+
+
+def test_a_spell_copied_out_that_is_no_signature_stays_in_the_book_and_the_copy_is_a_book_a_mage_reads(camp):
+    mira = _researcher(camp)
+    spell = mira.spells[1]
+    e = camp.use("Mira", "copy_out", spell=spell, book=True)
+    name = camp.rules.spell(spell)["name"]
+    assert e["onto"] == f"Book of {name}" and not e["left_the_book"]
+    mira = camp.delver("Mira")
+    assert spell in mira.spells and [it.get("spells") for it in mira.data["items"] if it["item"] == "spellbook"][-1] == [spell]
+    assert "holds" in refused(camp, camp.use, "Mira", "copy_out", spell="truth")
+    camp.spend("Mira", f"{camp.delver('Mira').purse // 10}C", reason="ink elsewhere")
+    assert "20" in refused(camp, camp.use, "Mira", "copy_out", spell=spell)
 
 
 def test_a_scroll_read_by_a_mage_casts_its_spell_and_is_used_up(camp):

@@ -207,9 +207,13 @@ def test_the_target_number_and_an_opponent_change_the_odds_every_button_shows(ca
 
 def test_a_luck_die_by_any_player_replaces_the_roll_and_the_log_marks_the_original(camp, ui):
     click(camp, ui, do="start_session")
-    view = click(camp, ui, do="check", who="Wren", skill="stealth", where="checks")
+    camp.check("Wren", "stealth", 10, faces={"check": [8, 2]})  # 10 vs 10: it succeeds, and only a die off fails it
+    view = table_view(camp, ui)
     row = view["luck"]["rows"][0]
-    assert row["player"] == "Ana" and row["plus"]["label"] == "+ Ana"
+    assert row["player"] == "Ana" and row["minus"]["label"] == "\u2212 Ana" and "plus" not in row
+    assert row["minus"]["title"] == "Ana spends a luck die: taken off Wren's Stealth check; any face: success " \
+                                    "becomes failure"
+    assert row["note"] == "a luck die added cannot change the outcome: success"
     view = click(camp, ui, do="luck_player", player="Ben", seq=view["luck"]["seq"], where="luck")
     row = view["luck"]["rows"][0]
     assert row["player"] == "Ben"  # any player may spend on any roll
@@ -217,7 +221,7 @@ def test_a_luck_die_by_any_player_replaces_the_roll_and_the_log_marks_the_origin
     e = camp.events[-1]
     assert e["luck"] == {"player": "Ben", "roll": "check", "sign": -1, "face": e["luck"]["face"]}
     assert chip(view, "Brakka")["luck"] == 2 and chip(view, "Wren")["luck"] == 3
-    assert view["outcome"]["text"].startswith("Ben spends a luck die on the check roll: -")
+    assert view["outcome"]["text"].startswith("Ben spends a luck die on Wren's Stealth check: -")
     assert any(d.get("luck") == "Ben" for d in view["outcome"]["rolls"][0]["dice"])
     marks = {r["seq"]: r["mark"] for r in view["log"]}
     assert marks[e["replaces"]] == "replaced" and marks[e["seq"]] == ""
@@ -232,6 +236,24 @@ def test_after_a_foe_attacks_the_defenders_player_is_offered_the_luck_die(camp, 
     assert rows["attack"]["player"] == "Eli" and rows["resist"]["player"] == "Eli"  # Sable's player, one click
 
 
+def test_luck_is_offered_where_it_can_change_the_outcome_and_says_what_it_would_change(camp, ui):
+    fight_started(camp, ui, first="foes")
+    camp.fight.attack("Bog goblin 1", "Sable", faces={"attack": [3], "resist": [15], "counter_damage": [2]})
+    rows = {r["name"]: r for r in table_view(camp, ui)["luck"]["rows"]}
+    for name in ("attack", "resist"):  # the goblin missed by 12: no die of six turns that
+        assert "plus" not in rows[name] and "minus" not in rows[name]
+        assert rows[name]["note"] == "no luck die can change the outcome: miss, countered"
+    assert rows["counter_damage"]["label"] == "Sable's damage roll hitting back (Dagger)"
+    assert rows["counter_damage"]["plus"]["title"] == "Eli spends a luck die: added to Sable's damage roll hitting " \
+                                                      "back (Dagger)"
+    camp.undo()
+    camp.fight.attack("Bog goblin 1", "Sable", faces={"attack": [13], "resist": [10], "damage": [1]})
+    rows = {r["name"]: r for r in table_view(camp, ui)["luck"]["rows"]}
+    assert rows["attack"]["minus"]["title"] == "Eli spends a luck die: taken off Bog goblin 1's attack roll; a 3 or " \
+                                               "more: hit becomes a tie"
+    assert "plus" not in rows["attack"] and rows["attack"]["note"] == "a luck die added cannot change the outcome: hit"
+
+
 def test_real_dice_typed_replace_the_roll_and_make_the_outcome_exact(camp, ui):
     click(camp, ui, do="start_session")
     click(camp, ui, do="check", who="Wren", skill="stealth", where="checks")
@@ -240,7 +262,8 @@ def test_real_dice_typed_replace_the_roll_and_make_the_outcome_exact(camp, ui):
     view = click(camp, ui, **amend["submit"]["intent"], args={"faces": "14 3"})
     e = camp.events[-1]
     assert e["amended"] == ["check"] and e["rolls"]["check"]["faces"] == [14, 3] and e["total"] == 17
-    assert view["outcome"]["text"].startswith("Real dice for check. Wren: Stealth check 17 vs 10: succeeds")
+    assert view["outcome"]["text"].startswith("Real dice for Wren's Stealth check. Wren: Stealth check 17 vs 10: "
+                                              "succeeds")
     view = click(camp, ui, **amend["submit"]["intent"], args={"faces": "14 9"})
     assert view["refusal"]["where"] == "luck" and "9" in view["refusal"]["text"]
     assert len(camp.events) == e["seq"]  # refused: nothing recorded
@@ -359,7 +382,8 @@ def test_a_dying_delver_makes_a_death_save_that_shows_its_odds(camp, ui):
     assert view["outcome"]["follow"][0]["label"] == "Death save for Wren: D6, needs 6: 17%"
     view = click(camp, ui, **w["death_save"]["intent"])
     view = click(camp, ui, do="amend", roll="death_save", args={"faces": "6"}, where="luck")
-    assert view["outcome"]["text"] == "Real dice for death save. Wren's death save: 6 (needs 6: 17%): defies death, alive at 0 hearts"
+    assert view["outcome"]["text"] == "Real dice for Wren's death save. Wren's death save: 6 (needs 6: 17%): defies death, " \
+                                      "alive at 0 hearts"
     assert not chip(view, "Wren")["dying"]
 
 
@@ -402,7 +426,7 @@ def test_second_wind_says_what_it_healed(camp, ui):
     assert sw["kind"] == "button" and sw["cost"] == "2 grit" and sw["effect"] == "Heal D6 hearts."
     click(camp, ui, **sw["intent"])
     view = click(camp, ui, do="amend", roll="heal", args={"faces": "3"}, where="luck")
-    assert view["outcome"]["text"] == "Real dice for heal. Second Wind: Brakka heals 3 (0 -> 3 hearts)"
+    assert view["outcome"]["text"] == "Real dice for Brakka's healing roll. Second Wind: Brakka heals 3 (0 -> 3 hearts)"
     assert "paid 2 grit" in view["outcome"]["lines"]
 
 
@@ -998,7 +1022,7 @@ def test_a_familiar_stands_beside_the_party_acts_in_its_mages_turn_and_can_be_at
     view = click(scratch, ui, do="amend", roll="resist", args={"faces": "3"}, where="luck")  # a hit: no counter
     e = scratch.events[-1]
     assert e["attacker"] == "Pip" and e["target"] == "Gob" and e["results"] == ["hit"]
-    assert view["outcome"]["text"].startswith("Real dice for resist. Pip attacks Gob with attack: 15 vs 3, hit")
+    assert view["outcome"]["text"].startswith("Real dice for Gob's roll to resist. Pip attacks Gob with attack: 15 vs 3, hit")
     assert queries.may_act(scratch.state, scratch.rules, "Mo").action  # Pip's attack was not Mo's action
     view = click(scratch, ui, **view["fight"]["next"]["intent"])  # Bo's turn: Pip waits for Mo's
     view = click(scratch, ui, do="select", who="Pip", where="party")
@@ -1030,3 +1054,17 @@ def test_a_resource_the_delver_does_not_have_yet_is_not_on_the_card(camp, ui):
     assert camp.state["delvers"]["Ilse"]["level"] == 1 and camp.state["delvers"]["Ilse"]["resource_max"].get("wand_charges", 0) == 0
     texts = [r["text"] for r in chip(view, "Ilse")["resources"]]
     assert texts == ["spellbook 1/1"], texts  # no "wand charges 0/0" before level 2 brings the wand
+
+
+def test_a_new_mage_and_a_new_namer_outcome_names_the_spells_and_true_names_the_dice_gave(camp, ui):
+    camp.add_delver("Mira", "mage", "Zed", faces={"spell": [5], "spell#2": [1], "spell#3": [5], "spell#4": [2]})
+    out = table_view(camp, ui)["outcome"]
+    assert out["text"] == "Mira joins the party (mage, 11 hearts, player Zed)"
+    assert out["lines"] == ["Mira's spellbook: Invisibility, Light and Magic Missile"]
+    assert [r["label"] for r in out["rolls"]] == ["Mira's random spell roll", "Mira's 2nd random spell roll",
+                                                  "Mira's 3rd random spell roll", "Mira's 4th random spell roll"]
+    camp.add_delver("Nim", "namer", "Yu", faces={"true_name": [1, 2], "true_name#2": [6, 3], "true_name#3": [6, 5]})
+    assert table_view(camp, ui)["outcome"]["lines"] == ["Nim's true names: Fire, Bind and Locate"]
+    camp.level_up("Mira")
+    level = table_view(camp, ui)["outcome"]["text"]
+    assert "Mira reaches level 2" in level and "learns Find Familiar, Firebolt and Minor Illusion" in level

@@ -12,6 +12,7 @@ from delvebook.core.distribution import percent  # noqa: E402
 from delvebook.engine import queries  # noqa: E402
 from delvebook.table import UI, perform, table_view  # noqa: E402
 
+from test_queries import landed_by_brute_force  # noqa: E402
 from test_table import camp, click  # noqa: E402,F401  (the prepared campaign's scratch copy; a click and its view)
 
 
@@ -39,15 +40,34 @@ def test_a_multi_attack_set_for_wren_is_not_carried_to_brakka_on_the_next_turn(c
     view = in_a_fight(camp, ui)
     assert view["actor"]["name"] == "Wren"
     view = click(camp, ui, do="attack_option", name="multi", value="2", where="attack")
-    assert option(view, "multi")["value"] == 2 and view["actor"]["attacks"]["each"] == "each attack"
+    assert option(view, "multi")["value"] == 2
+    assert button(view, "Bog goblin 1", "Dagger")["odds"].startswith("\u22651 hit ")
     view = click(camp, ui, **view["fight"]["next"]["intent"])
     assert view["actor"]["name"] == "Brakka"
     assert option(view, "multi")["value"] is None, "the field reads empty for the new actor"
-    assert view["actor"]["attacks"]["each"] == "", "no '64% each' on Brakka's sword"
     sword = button(view, "Bog goblin 1", "Sword")
     assert sword["odds"] == plain_odds(camp, "Brakka", "Bog goblin 1")
     click(camp, ui, **sword["intent"])
     assert camp.events[-1]["kind"] == "attack" and camp.events[-1]["multi"] == 1, "Brakka attacked once"
+
+
+def test_the_odds_on_the_attack_button_for_multi_attack_2_are_the_exact_chance_by_brute_force(camp):
+    ui = UI()
+    view = in_a_fight(camp, ui)
+    assert button(view, "Bog goblin 1", "Dagger")["odds"] == plain_odds(camp, "Wren", "Bog goblin 1")
+    view = click(camp, ui, do="attack_option", name="multi", value="2", where="attack")
+    dagger = button(view, "Bog goblin 1", "Dagger")
+    assert queries.attack_exprs(camp.state, camp.rules, "Wren", "Bog goblin 1", 0, multi=2) == ("d20+d6", "d20")
+    brute = landed_by_brute_force([20, 20], [20], [6])  # two D20s, the dagger skill's D6 once, one D20 resisting
+    assert dagger["odds"] == f"\u22651 hit {percent(brute['any'], 0)}, both {percent(brute['all'], 0)}"
+    assert f"{percent(brute['countered'], 0)}" in dagger["title"] and "at least one hits" in dagger["title"]
+    click(camp, ui, do="attack_option", name="advantage", value=True, where="attack")
+    view = click(camp, ui, do="attack_option", name="bonus", value="2", where="attack")
+    moved = button(view, "Bog goblin 1", "Dagger")["odds"]
+    assert moved != dagger["odds"], "advantage and a bonus move a multi-attack's odds"
+    click(camp, ui, **dagger["intent"])
+    e = camp.events[-1]
+    assert e["multi"] == 2 and e["attack_expr"] == "2d20kh1+d6+2"
 
 
 def test_every_attack_option_starts_empty_for_the_next_actor(camp):

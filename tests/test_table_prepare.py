@@ -301,12 +301,15 @@ def test_a_roll_table_is_made_rolled_shifted_by_a_luck_die_changed_and_dropped_b
           args={"name": "Loot", "dice": "d6", "entries": LOOT, "without_replacement": True})
     assert ui.refusal is None and keep.roll_tables["loot"]["entries"][2] == {"range": "6", "result": "a gem",
                                                                               "roll": "gems"}
-    view = click(keep, ui, do="roll_table", table="loot", where="keeper:tables")
+    keep.roll_table("loot", faces={"table": [2]})  # (the dice: a 2, where a luck die added moves the entry)
+    view = table_view(keep, ui)
     assert view["outcome"]["kind"] == "roll_table" and view["outcome"]["text"].startswith("Loot (d6): ")
     assert view["luck"]["rows"][0]["name"] == "table"
     click(keep, ui, do="luck_player", player="Ana", seq=view["luck"]["seq"])
+    assert table_view(keep, ui)["luck"]["rows"][0]["plus"]["title"].startswith(
+        "Ana spends a luck die: added to the keeper's roll on the Loot table")
     view = click(keep, ui, do="luck", player="Ana", sign=1, roll="table", where="luck")
-    assert "Ana spends a luck die on the table roll" in view["outcome"]["text"]
+    assert "Ana spends a luck die on the keeper's roll on the Loot table" in view["outcome"]["text"]
     assert any(line.startswith("before the luck die: ") for line in view["outcome"]["lines"]) or \
         view["outcome"]["text"].count("->") >= 1
     rows = section(table_view(keep, ui), "tables")["rows"]

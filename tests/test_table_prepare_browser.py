@@ -218,7 +218,7 @@ def test_a_new_keeper_prepares_an_evening_by_clicks_and_it_survives_undo_reload_
         k.act(k.table.locator('[data-table="loot"] button', has_text="Roll"), "roll_table", says="Loot (d6): ")
         k.ui(k.table.locator('.db-luckbox .db-player[data-player="Ana"]'))
         plus = k.table.locator('.db-luckrow[data-roll="table"] .db-luck-plus')
-        k.act(plus, "roll_table", says="Ana spends a luck die on the table roll")
+        k.act(plus, "roll_table", says="Ana spends a luck die on the keeper's roll on the Loot table")
         shifted = k.table.locator(".db-outcome").inner_text()
         assert "Loot (d6): " in shifted
         k.shot("loot-luck")

@@ -172,6 +172,23 @@ def test_continued_research_lists_what_a_carried_book_or_scroll_gives_and_copies
     assert values(field(research, "spell")) == ["truth"]
 
 
+def test_signature_spell_copied_out_by_a_click_leaves_the_book_and_the_form_says_so(camp, ui):
+    add(camp, "Mira", "mage", level=3)
+    camp.earn("40C", who="Mira")
+    bolt = camp.delver("Mira").spells[0]
+    camp.use("Mira", "signature_spell", spell=bolt, name="Ember", description="it burns twice as long")
+    copy = action(view_of(camp, ui, "Mira"), "Copy a spell out")
+    assert copy["cost"] == "20 crown" and copy["ready"]
+    offered = {o["value"]: o["label"] for o in field(copy, "spell")["options"]}
+    assert offered[bolt] == "Ember (signature: it leaves your book)" and len(offered) == 6  # the whole list at L2
+    assert [f["name"] for f in copy["form"]["fields"]] == ["spell", "book"]
+    click(camp, ui, copy["form"]["submit"]["intent"], spell=bolt, book=False)
+    assert camp.latest_action["left_the_book"] and bolt not in camp.delver("Mira").spells
+    view = view_of(camp, ui)
+    assert "Scroll of Ember" in view["outcome"]["text"] and "leaves Mira's book" in view["outcome"]["text"]
+    assert bolt not in values(field(action(view, "Copy a spell out"), "spell"))
+
+
 # ---------------------------------------------------------------- Lay on Hands on the dead
 
 def test_lay_on_hands_on_the_dead_offers_the_dead_of_the_last_hour_and_never_the_living(camp, ui):

@@ -1,9 +1,9 @@
 """The rules that work in code, played by clicks in a real JupyterLab page at 1366x768 (issue 26, item 8), started as
 a keeper starts it (``delvebook lab``): a bard chooses its spell and casts it, a Blood Magic fighter traces a spell
-from a scroll it carries, a mage copies a spell from a scroll (Continued Research), the dead wait in the folded row
-of the fallen, a cleric repeats a dead delver's death save, a rogue buys arrows, a fighter says it moved (Steady
-volley greys), a mage splits Magic Missile's darts, an archer duels a wisp that shoots back, the dual swords wait
-for a second sword, Bless lists its caster once.
+from a scroll it carries, a mage copies a spell from a scroll (Continued Research) and its signature spell out onto
+a new scroll, the dead wait in the folded row of the fallen, a cleric repeats a dead delver's death save, a rogue
+buys arrows, a fighter says it moved (Steady volley greys), a mage splits Magic Missile's darts, an archer duels a
+wisp that shoots back, the dual swords wait for a second sword, Bless lists its caster once.
 
 The party is the bundled one with the delvers these rules need, made in the play copy before the page opens. Each
 outcome is inside the viewport and the log on disk holds exactly what was clicked (``Keeper.act``); screenshots go
@@ -51,6 +51,8 @@ def _party(root) -> None:
         camp.give("Mira", "spellbook", spells=["truth"], name="Vellum grimoire")
         camp.give("Mira", "scroll", spells=["magic_missile"], count=2)
         camp.earn("40C", who="Mira")
+        camp.use("Mira", "signature_spell", spell=camp.delver("Mira").spells[0], name="Ember",
+                 description="it burns twice as long")
         add("Tam", "rogue", "Dev", 1)
         camp.damage("Tam", 99, source="a fall into the well")
         camp.death_save("Tam", faces={"death_save": [2]})
@@ -122,6 +124,14 @@ def test_every_rule_of_the_table_is_played_by_clicks(browser, keeper_lab, artifa
               says="Aid copied into the book from the Scroll of Aid, which is destroyed")
         k.shot("research")
 
+        # ---- the signature spell copied out onto a new scroll leaves the book
+        copy = open_form("Copy a spell out", "use:Mira:copy_out")
+        copy.locator('select[name="spell"]').select_option(label="Ember (signature: it leaves your book)")
+        k.act(copy.locator("button", has_text="Use Copy a spell out"), "use",
+              says="Ember copied out onto a new scroll, the Scroll of Ember; as Mira's signature spell it leaves")
+        assert k.events()[-1]["left_the_book"]
+        k.shot("copy-out")
+
         # ---- the fallen: Tam left the party strip for its folded row, named when opened, picked from there
         assert k.chip("Tam").count() == 0
         fallen = k.table.locator(".db-party .db-fallen")
@@ -188,6 +198,9 @@ def test_every_rule_of_the_table_is_played_by_clicks(browser, keeper_lab, artifa
         assert k.events()[-1]["args"]["counter"] is True
         k.real_dice("resist", "20")  # the real dice: the wisp's resist high, Bea's shot low: it shoots back
         k.real_dice("attack", "1 1 1", says="Marsh wisp 1 hits back")
+        missed = k.table.locator('.db-luckrow[data-roll="attack"]')  # 3 vs 20: no luck die changes that
+        assert "no luck die can change the outcome" in missed.inner_text() and missed.locator("button.db-mini").count() == 0
+        missed.scroll_into_view_if_needed()
         k.shot("duel")
         k.act(k.button("Moved this turn"), "moved", says="Bea moves this turn")
         volley = k.table.locator('[data-where="use:Bea:steady_volley"]')

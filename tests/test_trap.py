@@ -45,15 +45,16 @@ def test_trap_a_luck_die_on_the_save_lifts_it_and_the_damage_is_gone(kept):
     assert analysis.damage(kept).query("by == 'a falling block'").empty
 
 
-def test_trap_the_save_rolls_the_house_rules_save_die_and_armor_only_if_asked(tmp_path):
+def test_trap_the_save_rolls_the_house_rules_save_die_and_armor_absorbs_its_damage_unless_unticked(tmp_path):
     c = db.Campaign.create(tmp_path / "c", name="C", seed=1, house_rules={"core": {"save": {"die": "d12"}}})
     c.add_delver("Bo", "fighter", "Ann", faces={"hearts": [6]})  # in leather armor, AV 1
     spring(c, {"check": [11], "damage": [3, 3]}, who="Bo")
     e = c.events[-1]
-    assert e["expr"] == "d12" and e["damage"][0]["av"] == 0 and e["damage"][0]["dealt"] == 6
-    c.heal("Bo", 6)
-    spring(c, {"check": [11], "damage": [3, 3]}, who="Bo", armor=True)
-    assert c.events[-1]["damage"][0]["av"] == 1 and c.events[-1]["damage"][0]["dealt"] == 5
+    assert e["expr"] == "d12" and e["damage"][0]["av"] == 1 and e["damage"][0]["dealt"] == 5
+    assert e["damage"][0]["dv"] == [{"piece": "Leather armor", "dv": 9, "broken": False}]
+    assert narrate.tell(e, c)["lines"] == ["Bo takes 5 (21 -> 16 hearts) [armor absorbed 1]"]
+    spring(c, {"check": [11], "damage": [3, 3]}, who="Bo", armor=False)  # a needle slips past armor
+    assert c.events[-1]["damage"][0]["av"] == 0 and c.events[-1]["damage"][0]["dealt"] == 6
     c.close()
 
 
@@ -76,6 +77,7 @@ def test_trap_springs_from_the_keepers_card(kept):
     ui = UI(panel="keeper")
     card = next(d for d in table_view(kept, ui)["keeper"]["deeds"] if d["form"]["id"] == "trap")
     assert [f["name"] for f in card["form"]["fields"]] == ["who", "name", "target", "skill", "damage", "armor"]
+    assert card["form"]["fields"][-1]["value"] is True, "armor absorbs a trap's damage unless the keeper unticks it"
     intent = card["form"]["submit"]["intent"]
     perform(kept, ui, {**intent, "args": {"who": "Wren", "name": "", "target": "twelve", "damage": "2d6"}})
     assert ui.refusal["field"] == "target" and not [e for e in kept.events if e["kind"] == "trap"]

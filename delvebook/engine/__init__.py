@@ -77,6 +77,7 @@ class Engine:
                 history.fold(upgrade_event(e, history.state))
         self.history: History = history
         self._last_rolls: tuple | None = None  # (the event decided last, the Roll objects behind its records)
+        self._luck_would: tuple = (None, {})  # (the latest action's seq, what luck dice on it would make of it)
 
     @property
     def state(self) -> dict:
@@ -205,6 +206,27 @@ class Engine:
         luck = LuckDie(sides, face, sign, player)
         return self._rerun_latest(rng, seq, target["rolls"], extra_luck={name: [luck]},
                                   luck={"player": player, "roll": name, "sign": sign, "face": face})
+
+    def luck_would(self, player: str, sign: int, roll: str, face: int) -> dict | None:
+        """The latest action as a luck die of ``face`` on ``roll`` would leave it (``decide_luck``'s event, not
+        applied, and not remembered as the event decided last), or None when that luck die would be refused: what
+        a view asks to say whether a luck die can change the outcome. Remembered while the latest action stands
+        (the state is then the one it was played on), so a table redrawn without a new action asks nothing again."""
+        latest = self.history.latest_action()
+        key = (player, sign, roll, face)
+        seq = latest["seq"] if latest is not None else None
+        if self._luck_would[0] != seq:
+            self._luck_would = (seq, {})
+        known = self._luck_would[1]
+        if key not in known:
+            last = self._last_rolls
+            try:
+                known[key] = self.decide_luck(player, sign, random.Random(face), 0, roll=roll, face=face)
+            except (Refused, DiceError):
+                known[key] = None
+            finally:
+                self._last_rolls = last
+        return known[key]
 
     def decide_amend(self, faces: Mapping[str, Any], rng: random.Random, seq: int) -> dict:
         """Replace the latest action's rolls with the faces real dice showed (by roll name)."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ..core.dice import parse
-from ..core.distribution import odds
 from ..core.events import clone
 from ..core.model import (CREATURE, FOES, PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
                      is_dying, present, used_this_turn)
@@ -28,8 +27,8 @@ from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, names_in_play
 from .gear import fired, spend_ammo
 from .progress import award
-from .queries import (armor_in, attack_ready, attack_result, countered_after, healing_banned, plan_attack_on,
-                      unarmed, weapon_of)
+from .queries import (armor_in, attack_ready, attack_result, countered_after, each_attack, healing_banned,
+                      plan_attack_on, unarmed, weapon_of)
 
 __all__ = ["PARTY", "FOES", "current_actor", "deal_damage", "damage_roll", "heal", "attack",
            "strike", "prepare_attack", "resolve_attack", "ATTACK_WORDS", "CLASS_OPTIONS"]
@@ -153,9 +152,11 @@ def initiative(ctx: Ctx, first: str | None = None) -> None:
     ctx.set(["encounter", "round"], 1)
     ctx.set(["encounter", "acted"], [])
     order = ctx.state["encounter"]["order"][first]
-    nxt = _next_in(ctx, order, [])
+    passed: list = []
+    nxt = _next_in(ctx, order, [], passed)
     ctx.set(["encounter", "turn"], order.index(nxt) if nxt is not None else 0)
     ctx.out(first=first, initiative_rolls=rolls, order=ctx.state["encounter"]["order"])
+    _turns_passed(ctx, passed)
     _start_turn(ctx)
 
 
@@ -165,12 +166,24 @@ def _takes_a_turn(ctx: Reader, name: str) -> bool:
     return not is_dead(c)
 
 
-def _next_in(ctx: Reader, order: list, acted: list) -> str | None:
-    """The first in ``order`` who has not had their turn this round and takes one."""
+def _next_in(ctx: Reader, order: list, acted: list, passed: list | None = None) -> str | None:
+    """The first in ``order`` who has not had their turn this round and takes one; those before it who take none
+    (the dead) are added to ``passed``: their turn would have come now."""
     for n in order:
-        if n not in acted and _takes_a_turn(ctx, n):
-            return n
+        if n not in acted:
+            if _takes_a_turn(ctx, n):
+                return n
+            if passed is not None:
+                passed.append(n)
     return None
+
+
+def _turns_passed(ctx: Ctx, passed: list) -> None:
+    """What lasted until the start of a turn that is skipped (a dead cleric's Guiding Bolt mark) ends when that turn
+    would have come."""
+    if passed:
+        ends = {f"turn:{n}": n for n in passed}
+        ctx.end_conditions(lambda c: c["ends_on"] not in ends, "the turn it lasted until passed")
 
 
 def _start_turn(ctx: Ctx) -> None:
@@ -217,7 +230,8 @@ def next_turn(ctx: Ctx) -> None:
     if actor is not None and actor not in acted:
         acted.append(actor)
     side, rnd = enc["side"], enc["round"]
-    nxt = _next_in(ctx, enc["order"][side], acted)
+    passed: list = []  # the dead whose turn comes and goes
+    nxt = _next_in(ctx, enc["order"][side], acted, passed)
     sides_ended = []
     for _ in range(2):
         if nxt is not None:
@@ -227,7 +241,7 @@ def next_turn(ctx: Ctx) -> None:
         if other == enc["first"]:
             rnd += 1
         side, acted = other, []
-        nxt = _next_in(ctx, enc["order"][side], acted)
+        nxt = _next_in(ctx, enc["order"][side], acted, passed)
     order = enc["order"][side]
     new_round = rnd != enc["round"]
     ctx.set(["encounter", "side"], side)
@@ -239,6 +253,7 @@ def next_turn(ctx: Ctx) -> None:
         ctx.set(["encounter", "round"], rnd)
         ctx.advance_clock(ctx.core["time"]["round_seconds"])
     ctx.out(side=side, round=rnd, new_round=new_round)
+    _turns_passed(ctx, passed)
     _start_turn(ctx)
 
 
@@ -487,11 +502,8 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
         if added:
             d["added"] = added
         damage.append(d)
-    for d in damage:
-        if d.get("vanquished"):
-            for vanquished in effects.ON_VANQUISH.now(ctx.state):
-                vanquished(ctx, plan)
-            break
+    if any(d.get("vanquished") for d in damage):
+        _slain(ctx, effects.Kill(attacker, plan.attacker_side, w, target))
     for opt in hooks:
         if opt.after is not None:
             opt.after(ctx, plan, results)
@@ -522,10 +534,13 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
                 countered = {"by": target, "possible": True, "weapon": tw["name"], "damage": d}
                 if spent:
                     countered["ammo"] = spent
+                ctx.end_on_action(target, "attack")  # hitting back is an attack: it ends what an attack ends
+                if d.get("vanquished"):
+                    _slain(ctx, effects.Kill(target, plan.target_side, tw, attacker))
     ctx.end_on_action(attacker, "attack")
     if not ctx.records:  # a simulated attack: the odds and the offers below are words for the record only
         return
-    chance = odds(plan.expr, vs=plan.resist)
+    each = each_attack(plan)  # the odds the attack's button is worked out from (``chances_of``)
     extra = {}
     if ammo:
         extra["ammo"] = ammo
@@ -540,7 +555,13 @@ def resolve_attack(ctx: Ctx, plan, on_landed: Callable | None = None) -> None:
     ctx.out(attacker=attacker, target=target, weapon=w["name"], multi=n, advantage=plan.advantage,
             attack_totals=totals, resist_total=resists[0], results=results, damage=damage, counter=countered,
             attack_expr=plan.expr, resist_expr=plan.resist,
-            chance={"win": str(chance.win), "tie": str(chance.tie), "lose": str(chance.lose)}, **extra)
+            chance={"win": str(each.win), "tie": str(each.tie), "lose": str(each.lose)}, **extra)
+
+
+def _slain(ctx: Ctx, kill: effects.Kill) -> None:
+    """A blow slew a creature: what that does for whoever struck it (a Blood Magic sword is charged)."""
+    for vanquished in effects.ON_VANQUISH.now(ctx.state):
+        vanquished(ctx, kill)
 
 
 def strike(ctx: Ctx, attacker: str, target: str, weapon: Any = None, *, on_landed: Callable | None = None,

@@ -142,15 +142,16 @@ def _random_spells(ctx: Ctx, who: str, list_id: str, count: int, known: list[str
 
 def _random_true_names(ctx: Ctx, who: str, count: int, known: list[str]) -> list[str]:
     """Rolled on the true names table (D66; the campaign may change it like any roll table), a name already known
-    rolled again; a total a luck die pushed off the table lands on its first or last entry."""
+    rolled again; a total a luck die pushed off the table lands on its first or last entry, one it pushed between
+    two results on the next the way it was pushed (``entry_for``)."""
     table = roll_table(ctx.state, ctx.rules, TRUE_NAMES)
     if table is None:
         ctx.refuse("there is no true names table to roll the namer's names on (the roll table true_names)")
     names = list(known)
     target = min(count, len({e.get("result") for e in table["entries"] if e.get("result")} | set(known)))
     while len(names) < target:
-        n = ctx.roll("true_name", table["dice"], who=who, why="random true name").total
-        name = entry_for(table, n)[1].get("result")
+        r = ctx.roll("true_name", table["dice"], who=who, why="random true name")
+        name = entry_for(table, r.total, r.total - r.base_total)[1].get("result")
         if name and name not in names:
             names.append(name)
     return names
@@ -209,6 +210,7 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
         new_max = res["max"][new]
         delver["resource_max"][rid] = new_max
         delver["resources"][rid] = delver["resources"].get(rid, 0) + max(0, new_max - old_max)
+    spells_before, names_before = list(delver["spells"]), list(delver["true_names"])
     for aid, ability in data_items(cls["abilities"]):
         mech = ability.get("mechanics", {})
         if ability["level"] == new and mech.get("spells_known") and "spellbook" in mech.get("spells_from", ()):
@@ -222,6 +224,12 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
         delver["pending_choices"].append({"level": new, "choice": cid})
     out = {"who": delver["name"], "level": new, "max_hearts": delver["max_hearts"], "hearts_gained": gained,
            "choices": [p["choice"] for p in delver["pending_choices"] if p["level"] == new]}
+    learned = [sid for sid in delver["spells"] if sid not in spells_before]
+    if learned:
+        out["spells_learned"] = learned
+    named = [n for n in delver["true_names"] if n not in names_before]
+    if named:
+        out["true_names_learned"] = named
     if held is not None:
         out["hearts_held_back"] = held  # the maximum rose; the hearts it adds are healing, and healing is banned
     return out

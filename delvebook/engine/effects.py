@@ -14,7 +14,8 @@ each class module registers here what its features do, and the core asks the reg
   the keyword), with its hooks: shaping the attack, extra damage on a hit, a check after the hits, and the
   choice it offers once a hit is seen (a smite chosen after the hit replaces the attack, re-run with the same
   dice).
-- ``on_vanquish``: what a kill does for the attacker (a Blood Magic sword is charged).
+- ``on_vanquish``: what a kill does for the one who made it, attacking or hitting back (a Blood Magic sword is
+  charged).
 - ``conjured_weapon``: a weapon a condition provides (the cleric's Holy Weapon), and ``conjured_names``: the ones
   a creature has now (what a view lists as attacks); ``turn_slots``: what acts in a creature's turn besides its
   action (the Holy Weapon's sword, once a turn).
@@ -41,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, NamedTuple
 
-__all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "Edge", "casting",
+__all__ = ["AttackPlan", "Kill", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "Edge", "casting",
            "CASTINGS", "roll_bonus", "skill_boost", "attack_modifier", "attacks_against", "attack_edge",
            "attack_option", "on_vanquish", "Hooks", "Options", "conjured_weapon", "conjured_names", "turn_slots",
            "damage_reducer", "armor_bonus", "sightless", "SIGHTLESS",
@@ -97,6 +98,15 @@ class AttackPlan:
     def spend(self, fn: Callable) -> None:
         """Something the attack uses up or pays (a condition ended, grit spent), done before the dice."""
         self.spends.append(fn)
+
+
+class Kill(NamedTuple):
+    """A creature slain by a blow: who struck it (attacking, or hitting back), their side, the weapon, and whom."""
+
+    who: str
+    side: str
+    weapon: Mapping
+    slain: str
 
 
 class Edge(NamedTuple):
@@ -259,7 +269,7 @@ ATTACK_MODIFIERS = Hooks()               # (reader, plan) -> None
 ATTACKS_AGAINST = Hooks()                # (reader, target) -> bool: attacks against it have advantage
 ATTACK_EDGES = Hooks()                   # (reader, attacker, *, ranged, spell) -> Edge | None
 ATTACK_OPTIONS: dict[str, AttackOption] = {}
-ON_VANQUISH = Hooks()                    # (ctx, plan) -> None
+ON_VANQUISH = Hooks()                    # (ctx, kill) -> None
 CONJURED_WEAPONS = Hooks()               # (reader, who, c, weapon) -> weapon dict | None
 CONJURED_NAMES = Hooks()                 # (reader, who) -> [the weapon argument of each conjured weapon it has now]
 TURN_SLOTS = Hooks()                     # (reader, who) -> [slot names] that act in who's turn besides its action
@@ -309,7 +319,8 @@ def attack_option(name: str, *, shape: Callable | None = None, on_hit: Callable 
 
 
 def on_vanquish(fn: Callable | None = None, *, reads: str | tuple = ()):
-    """Register what an attack that vanquishes its target does afterwards: ``fn(ctx, plan)``."""
+    """Register what a blow that vanquishes a creature does afterwards for whoever struck it, the attacker or the
+    target hitting back: ``fn(ctx, kill)`` (a ``Kill``)."""
     return _registrar(ON_VANQUISH, fn, reads)
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..core.rules.prepared import (ROLL_DEPTH, TRUE_NAMES, encounter_problems, entry_for, normal_foes, parse_range,
-                              range_text, slug, id_problem, table_chains, table_cycles, table_problems)
+from ..core.rules.prepared import (ROLL_DEPTH, TRUE_NAMES, encounter_problems, entry_dice, entry_for, id_problem,
+                                   normal_foes, parse_range, range_text, slug, table_chains, table_cycles,
+                                   table_problems)
 from ..core.names import NameIndex, look_alike, name_problem
 from ..core.rules.schema import foe_problems
 from .base import Ctx, Invalid, command
@@ -264,7 +265,7 @@ def roll_on_table(ctx: Ctx, table: str, who: str | None = None) -> None:
     first = _roll_on(ctx, table, t, roller, [table])
     before = ctx.recorded.get("table") if ctx.recorded else None
     if isinstance(before, Mapping) and before.get("total") != first["total"]:
-        i, was = entry_for(t, before["total"])
+        i, was = entry_for(t, before["total"], before["total"] - before.get("base_total", before["total"]))
         first["was"] = {"total": before["total"], "entry": i, "result": was.get("result") or f"roll on {was['roll']}"}
     ctx.out(who=roller, **first)
 
@@ -276,12 +277,12 @@ def _roll_on(ctx: Ctx, tid: str, t: Mapping, roller: str, trail: list) -> dict:
         ctx.refuse(f"every entry of {t.get('name') or tid} has been drawn: reset it to draw again")
     name = t.get("name") or tid
     r = ctx.roll("table", t["dice"], who=roller, why=f"{name} table")
-    i, entry = entry_for(t, r.total)
+    i, entry = entry_for(t, r.total, r.total - r.base_total)
     rerolled = 0
     while i in taken and rerolled < REROLLS:  # drawn already: rolled again
         rerolled += 1
         r = ctx.roll("table", t["dice"], who=roller, why=f"{name} table, {i + 1} drawn already")
-        i, entry = entry_for(t, r.total)
+        i, entry = entry_for(t, r.total, r.total - r.base_total)
     if i in taken:  # still nothing new: the next entry not yet drawn
         i = next(k % len(t["entries"]) for k in range(i, i + len(t["entries"])) if k % len(t["entries"]) not in taken)
         entry = t["entries"][i]
@@ -289,6 +290,9 @@ def _roll_on(ctx: Ctx, tid: str, t: Mapping, roller: str, trail: list) -> dict:
         _set(ctx, "drawn", tid, drawn(ctx.state, tid) + [i])
     out = {"table": tid, "name": name, "dice": t["dice"], "total": r.total, "entry": i,
            "range": range_text(*parse_range(entry["range"])), "result": entry.get("result")}
+    rolled = _roll_entry(ctx, entry.get("result"), roller, name)
+    if rolled is not None:
+        out["rolled"] = rolled
     if rerolled:
         out["rerolled"] = rerolled
     nested = entry.get("roll")
@@ -304,6 +308,20 @@ def _roll_on(ctx: Ctx, tid: str, t: Mapping, roller: str, trail: list) -> dict:
                        "inside another")
         out["then"] = _roll_on(ctx, nested, inner, roller, trail + [nested])
     return out
+
+
+def _roll_entry(ctx: Ctx, result: Any, roller: str, name: str) -> str | None:
+    """The dice written in an entry's result rolled as it is drawn ('2d6 crowns' -> '7 crowns'), each a roll of
+    its own (``entry``) that a luck die shifts as any roll; None when the result holds no dice."""
+    found = entry_dice(result)
+    if not found:
+        return None
+    out, at = [], 0
+    for start, end, notation in found:
+        r = ctx.roll("entry", notation, who=roller, why=f"{notation} in {name}'s {result!r}")
+        out += [result[at:start], str(r.total)]
+        at = end
+    return "".join(out + [result[at:]])
 
 
 @command("reset_table")

@@ -52,10 +52,12 @@ def lighting(ctx: Ctx, dark: bool) -> None:
 
 @command("trap", targets=("who",))
 def trap(ctx: Ctx, who: str, target: int, name: str = "a trap", damage: str = "2d6", skill: str | None = None,
-         armor: bool = False) -> None:
+         armor: bool = True) -> None:
     """A trap springs on ``who``: a save (the save's die, and the skill the keeper names) that must meet or beat
     ``target``; failed, the trap's ``damage`` is rolled and dealt, credited to the trap (``name``: a hazard, not
-    anyone here), armor absorbing it only if asked. The keeper calls the save: it uses no action."""
+    anyone here). Armor absorbs it as any incoming damage (the text: 'Armor reduces incoming damage') unless the
+    keeper says this trap slips past it (``armor=False``: a poisoned needle). The keeper calls the save: it uses
+    no action."""
     if isinstance(target, bool) or not isinstance(target, int):
         ctx.refuse(f"the save's target is a whole number, not {target!r}")
     problem = name_problem(name, "a trap's name")

@@ -7,7 +7,10 @@ an outcome's summary.
 - ``step(event, ctx)``: what undoing the event takes back and redoing it puts back, the Undo and Redo labels: the
   action, or only the luck die, the real dice or the choice on the hit that re-ran it ("Ana's luck die (+4) on
   Wren's attack on Drowned dead 1");
-- ``describe(event, ctx=None, hidden=())``: the story in one line (a notebook's outcome, the CLI, a report).
+- ``describe(event, ctx=None, hidden=())``: the story in one line (a notebook's outcome, the CLI, a report);
+- ``roll_title(name, record)``: one roll of an action, whose and what ("Bog goblin 2's damage roll hitting back
+  (Spear)"), what a roll's row and a luck die's button say; ``dealer(entry)``: who or what dealt a damage entry,
+  crediting what the keeper named.
 
 ``ctx`` gives what telling needs beyond the event: the rules (skill and option names, money) and the state, and the
 log for undo and redo (``ctx.event(seq)``): a campaign, or an ``engine.Reader``; without one, ids are said in words
@@ -16,7 +19,7 @@ and money in the text's coins. ``hidden``: names whose hearts are not said (the 
 Each kind of event is told in one place, where it registers (``words.tells``): ``fight`` (attacks, damage, healing,
 a fight's course), ``deeds`` (abilities and spells), ``keeping`` (the rest of play), ``preparing`` (the party's
 seats, the bestiary, prepared encounters, roll tables). A kind no teller knows is said
-by its name. Text only: callers set it as text or escape it. Standard library only: part of the pure core.
+by its name. ``narrate.luck`` tells what a luck die would change (where the table offers one). Text only: callers set it as text or escape it. Standard library only: part of the pure core.
 """
 
 from __future__ import annotations
@@ -24,9 +27,10 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from . import deeds, fight, keeping, preparing  # noqa: F401  (each registers its tellers)
-from .words import TELLERS, fight_name, money, names, pct, plural, spaced, story, tells
+from .words import TELLERS, dealer, fight_name, money, names, pct, plural, roll_title, spaced, story, tells
 
-__all__ = ["tell", "title", "step", "describe", "tells", "pct", "plural", "money", "fight_name"]
+__all__ = ["tell", "title", "step", "describe", "tells", "pct", "plural", "money", "fight_name", "roll_title",
+           "dealer"]
 
 
 def title(e: Mapping | None, ctx: Any = None) -> str:
@@ -108,10 +112,12 @@ def _prefix(e: Mapping) -> str:
     """What re-ran the action, said first: a luck die, real dice typed, a choice on the hit."""
     luck = e.get("luck")
     if luck:
-        return f"{luck['player']} spends a luck die on the {spaced(luck['roll'])} roll: " \
+        rec = (e.get("rolls") or {}).get(luck["roll"])
+        return f"{luck['player']} spends a luck die on {roll_title(luck['roll'], rec)}: " \
                f"{'+' if luck['sign'] > 0 else '-'}{luck['face']}. "
     if e.get("amended"):
-        return f"Real dice for {names([spaced(a) for a in e['amended']])}. "
+        rolls = e.get("rolls") or {}
+        return f"Real dice for {names([roll_title(a, rolls.get(a)) for a in e['amended']])}. "
     if e.get("on_hit"):
         return f"{spaced(e['on_hit']).capitalize()} chosen on the hit. "
     return ""

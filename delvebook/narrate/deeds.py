@@ -34,6 +34,11 @@ _SAID = (("invisible", lambda e, who: f"{e['invisible']} is invisible for an hou
                                    + (f" from the {e['from']}" if e.get("from") else "")
                                    + (", which is destroyed" if e.get("scroll_destroyed") else "")),
          ("written", lambda e, who: f"written on the {e['written']}: a mage may copy it or cast it"),
+         ("copied_out", lambda e, who: f"{e.get('spell_name') or spaced(e['copied_out'])} copied out onto a new "
+                                       f"{'book' if str(e.get('onto', '')).startswith('Book') else 'scroll'}, "
+                                       f"the {e.get('onto')}"
+                                       + (f"; as {who}'s signature spell it leaves {who}'s book" if e.get("left_the_book")
+                                          else f"; it stays in {who}'s book")),
          ("scroll", lambda e, who: f"read from the {e['scroll']}, which is used up"),
          ("bard_spell", lambda e, who: f"the bard's spell is now {spaced(e['bard_spell'])}"),
          ("sentry_attacks", lambda e, who: f"{who} stands sentry: up to {e['sentry_attacks']} attacks before the "
@@ -104,7 +109,7 @@ def _deed(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     cost = paid(ctx, e.get("paid"))
     via = f" from the {e['via']}" if k == "cast" and e.get("via") in ("wand", "sword") else ""
     if attacked:  # the attack told, the deed named
-        told = attack_story(e, "", hidden)
+        told = attack_story(e, "", hidden, ctx)
         text = f"{pre}{name}{via}: " + "; ".join(heads + [told["text"]])
         lines = told["lines"] + lines
         found = told["verdict"]

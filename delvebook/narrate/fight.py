@@ -7,7 +7,8 @@ from typing import Any, Mapping
 
 from ..core.roles import KEEPER
 from .keeping import xp_lines
-from .words import fight_name, hearts, names, pct, plural, said, skill_name, spaced, story, tells, verdict
+from .words import (dealer, fight_name, hearts, names, pct, plural, said, skill_name, spaced, spell_name, story,
+                    tells, verdict)
 
 __all__ = ["dealt", "healed"]
 
@@ -57,16 +58,15 @@ def healed(h: Mapping, hidden=()) -> str:
 def _by_hand(entry: Mapping | None, default: str) -> str:
     """How damage or healing by the keeper's hand is headed: its words ('A falling block: '), else the hazard
     that dealt it, else 'Damage by hand: '."""
-    if entry is None:
-        return default
-    src, by = entry.get("source"), entry.get("by")
-    said = src if src and src != KEEPER else by if by and by != KEEPER else None
-    return f"{str(said).capitalize()}: " if said else default
+    said = dealer(entry) if entry is not None else "the keeper"
+    if entry is not None and entry.get("source") not in (None, "", KEEPER):
+        said = str(entry["source"])  # the keeper's words say what, also for a hazard named by ``by``
+    return default if said == "the keeper" else f"{said[:1].upper()}{said[1:]}: "
 
 
 # ---------------------------------------------------------------- attacks
 
-def attack_story(e: Mapping, pre: str, hidden: tuple) -> dict:
+def attack_story(e: Mapping, pre: str, hidden: tuple, ctx: Any = None) -> dict:
     results = e.get("results", [])
     totals = "/".join(map(str, e["attack_totals"]))
     n = len(results)
@@ -93,7 +93,9 @@ def attack_story(e: Mapping, pre: str, hidden: tuple) -> dict:
     text = f"{pre}{e['attacker']} attacks {e['target']} with {e['weapon']}{adv}{multi}: {totals} vs " \
            f"{resist}, {word}"
     chance = e.get("chance") or {}
-    if chance.get("win"):
+    if chance.get("win") and n > 1:  # a multi-attack records the odds of each of its attacks
+        lines.append(f"odds were {pct(chance['win'])} to hit, {pct(chance.get('tie'))} a tie, each attack")
+    elif chance.get("win"):
         lines.append(f"odds were {pct(chance['win'])} to hit, {pct(chance.get('tie'))} a tie")
     for d in e.get("damage", []):
         lines.append(dealt(d, hidden))
@@ -110,7 +112,7 @@ def attack_story(e: Mapping, pre: str, hidden: tuple) -> dict:
                      + (f" ({o['cost_text']}" + (f", +{o['adds']})" if o.get("adds") else ")") if o.get("cost_text")
                         else ""))
     if e.get("blood_magic_charged"):
-        lines.append(f"the sword's traced spell is charged ({spaced(e['blood_magic_charged'])})")
+        lines.append(f"the Blood Magic sword is charged: {spell_name(ctx, e['blood_magic_charged'])}")
     if "sentry_attacks_left" in e:
         lines.append(f"Sentry: {plural(e['sentry_attacks_left'], 'attack')} left")
     return story(text, lines, verdict(word.split(":")[0] if n == 1 else word, good))
@@ -118,7 +120,7 @@ def attack_story(e: Mapping, pre: str, hidden: tuple) -> dict:
 
 @tells("attack", title=lambda e, ctx: f"{e['attacker']}'s attack on {e['target']}")
 def _attack(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    return attack_story(e, pre, hidden)
+    return attack_story(e, pre, hidden, ctx)
 
 
 @tells("damage", title=lambda e, ctx: "the damage to " + names([d["target"] for d in e.get("damage", ())]))
@@ -211,4 +213,4 @@ def _end_encounter(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     kept = e.get("kept") or []
     more = [f"{names(kept)} {'stays' if len(kept) == 1 else 'stay'} in the story as "
             f"{'an NPC' if len(kept) == 1 else 'NPCs'}"] if kept else []
-    return story(text, more + xp_lines(e))
+    return story(text, more + xp_lines(e, ctx))

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .words import (duration, money, names, pct, plural, rules_of, said, skill_name, spaced, story, tells,
-                    verdict)
+from .words import (duration, money, names, pct, plural, rules_of, said, skill_name, spaced, spell_name, story,
+                    tells, verdict)
 
-__all__ = ["xp_lines", "level_line"]
+__all__ = ["xp_lines", "level_line", "learned"]
 
 
-def xp_lines(e: Mapping) -> list[str]:
+def xp_lines(e: Mapping, ctx: Any = None) -> list[str]:
     """How each award split: '100 XP for quest: ... split 5 ways: 20 each; 0 waits in the pool'."""
     out = []
     for a in e.get("xp_awards", ()) or ():
@@ -30,15 +30,19 @@ def xp_lines(e: Mapping) -> list[str]:
         waits = f"; {a['pool_after']} waits in the pool" if a.get("pool_after") else ""
         out.append(f"{a['amount']} XP for {a['reason']}{carried}, {split}{waits}")
     for u in e.get("level_ups", ()) or ():
-        out.append(level_line(u))
+        out.append(level_line(u, ctx))
     return out
 
 
-def level_line(u: Mapping) -> str:
+def level_line(u: Mapping, ctx: Any = None) -> str:
     text = f"{u['who']} reaches level {u['level']}"
     if u.get("max_hearts") is not None:
         gained = u.get("hearts_gained")
         text += f" ({u['max_hearts']} hearts" + (f", +{gained}" if gained else "") + ")"
+    if u.get("spells_learned"):
+        text += f"; learns {names(spell_name(ctx, s) for s in u['spells_learned'])}"
+    if u.get("true_names_learned"):
+        text += f"; new true names: {names(u['true_names_learned'])}"
     if u.get("choices"):
         text += f"; to choose: {names([spaced(c) for c in u['choices']])}"
     return text
@@ -118,7 +122,7 @@ _XP_HEADS = {"award_xp": lambda e: "XP awarded", "complete_quest": lambda e: f"Q
                              "complete_quest": lambda: f"the quest {e.get('quest')!r}",
                              "explore_room": lambda: f"the room {e.get('room')!r}"}[e["kind"]]())
 def _xp(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    xp = xp_lines(e)
+    xp = xp_lines(e, ctx)
     head = _XP_HEADS[e["kind"]](e)
     if e["kind"] == "award_xp":
         return story(xp[0] if xp else head, xp[1:])
@@ -132,7 +136,7 @@ def _earn(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
     split = (f"to {next(iter(purses))}" if len(purses) == 1 else
              "shared by seat: " + ", ".join(f"{n} {money(rules, t)}" for n, t in purses.items()))
     head = f"{money(rules, e['talons'])} earned" + (f" ({e['reason']})" if e.get("reason") else "") + f", {split}"
-    return story(head, xp_lines(e))
+    return story(head, xp_lines(e, ctx))
 
 
 said("spend", lambda e, ctx: f"{e['who']} spends {money(rules_of(ctx), e['talons'])}"
@@ -144,9 +148,25 @@ said("buy", lambda e, ctx: f"{e['who']} buys {e['count']} {spaced(e['item'])} fo
 
 # ---------------------------------------------------------------- the party: joining, choices, levels
 
-said("add_delver", lambda e, ctx: f"{e['who']} joins the party ({e['class_id']}, {e['hearts']} hearts, player "
-                                  f"{e['player']})",
-     title=lambda e, ctx: f"{e['who']} joining the party")
+@tells("add_delver", title=lambda e, ctx: f"{e['who']} joining the party")
+def _add_delver(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
+    """A new delver, and what the dice gave them: the spells a mage knows, a namer's true names."""
+    rules = rules_of(ctx)
+    cls = rules.class_name(e["class_id"]).lower() if rules is not None and e["class_id"] in rules.classes \
+        else e["class_id"]
+    return story(f"{pre}{e['who']} joins the party ({cls}, {e['hearts']} hearts, player {e['player']})",
+                 learned(e["who"], e.get("spells"), e.get("true_names"), ctx))
+
+
+def learned(who: str, spells: Any, true_names: Any, ctx: Any = None) -> list[str]:
+    """What the dice gave a delver to know: 'Mira's spellbook: Firebolt, Light and Invisibility', "Sable's true
+    names: Fire, Bind and Locate"."""
+    out = []
+    if spells:
+        out.append(f"{who}'s spellbook: {names(spell_name(ctx, s) for s in spells)}")
+    if true_names:
+        out.append(f"{who}'s true names: {names(true_names)}")
+    return out
 
 
 @tells("choose", title=lambda e, ctx: f"{e['who']}'s choice of {e.get('option')}")
@@ -163,7 +183,7 @@ def _choose(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
 
 @tells("level_up", title=lambda e, ctx: f"{e['who']}'s level-up")
 def _level_up(e: Mapping, ctx: Any, pre: str, hidden: tuple) -> dict:
-    ups = [level_line(u) for u in e.get("level_ups", ())]
+    ups = [level_line(u, ctx) for u in e.get("level_ups", ())]
     return story(ups[0] if ups else "Level up", ups[1:])
 
 

@@ -33,8 +33,11 @@ def foes_text(foes: Any, ctx: Any = None) -> str:
 
 
 def table_line(r: Mapping) -> str:
-    """One roll on a table: 'Loot (d6): 4 -> a rusty dagger'."""
+    """One roll on a table: 'Loot (d6): 4 -> a rusty dagger'; an entry's dice as rolled: 'Loot (d6): 5 -> 7 crowns
+    (2d6 crowns)'."""
     result = r.get("result") or (f"roll on {r['then']['name']}" if r.get("then") else "")
+    if r.get("rolled"):
+        result = f"{r['rolled']} ({result})"
     again = f", {plural(r['rerolled'], 'entry', 'entries')} drawn already rolled again" if r.get("rerolled") else ""
     return f"{r['name']} ({r['dice']}): {r['total']} -> {result}{again}"
 

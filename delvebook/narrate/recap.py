@@ -21,7 +21,7 @@ from ..core.events import REDO, UNDO
 from . import tell
 from .fight import dealt
 from .keeping import level_line
-from .words import money, names, plural
+from .words import dealer, money, names, plural
 from ..core.roles import FOES, PARTY, damage_entries
 
 __all__ = ["Recap", "session_recap", "recaps", "recap", "session_of"]
@@ -162,7 +162,7 @@ def _told(camp: Any, number: int, events: list[dict], hidden: tuple) -> Recap:
     sections += [(fight[0], fight[1:]) for fight in fights]
     growing = []
     for e in events:
-        growing += [level_line(u) for u in e.get("level_ups") or ()]
+        growing += [level_line(u, camp) for u in e.get("level_ups") or ()]
         if e["kind"] == "choose":
             growing.append(_say(e, camp, hidden))
     if growing:
@@ -209,7 +209,7 @@ def _fights(camp: Any, events: list[dict], hidden: tuple) -> list[list[str]]:
         for entry, _counter in damage_entries(e):
             if entry.get("wasted") or "dealt" not in entry:
                 continue
-            target, by = entry.get("target"), entry.get("by")
+            target, by = entry.get("target"), dealer(entry)  # what the keeper named, for hearts taken by hand
             if entry.get("vanquished") and sides.get(target) == FOES:
                 fight["blows"].append(f"{by} felled {target}: {dealt(entry, hidden)}")
             if sides.get(target) == PARTY and entry.get("hearts_after") is not None and entry["dealt"] > 0:

@@ -13,7 +13,7 @@ from ..core.distribution import percent
 from ..core.model import format_purse
 
 __all__ = ["pct", "plural", "money", "fight_name", "names", "hearts", "duration", "story", "verdict", "Teller",
-           "TELLERS", "tells", "said", "spaced", "skill_name", "paid", "rules_of"]
+           "TELLERS", "tells", "said", "spaced", "skill_name", "spell_name", "paid", "rules_of", "roll_title", "dealer"]
 
 
 # ---------------------------------------------------------------- the story of an event
@@ -125,6 +125,56 @@ def duration(secs: int) -> str:
     return " ".join(bits) or "no time"
 
 
+_ROLLS = {"attack": "attack roll", "resist": "roll to resist", "bonus": "attack bonus roll", "damage": "damage roll",
+          "counter_damage": "damage roll hitting back", "hearts": "hearts roll", "spell": "random spell roll",
+          "true_name": "true name roll", "keep": "keep roll", "check": "check", "save": "save",
+          "opposed": "opposed roll", "death_save": "death save", "dodge": "Dodge roll", "heal": "healing roll",
+          "table": "roll on the table", "entry": "roll in the entry", "initiative_party": "initiative roll",
+          "initiative_foes": "initiative roll", "roll": "roll"}
+"""Each roll a command names, in the game's words (a roll named otherwise is said by why it was rolled)."""
+
+_SAID_BY_WHY = frozenset({"check", "save", "roll"})
+"""Rolls whose why says them best ('save against a falling block', 'check (stealth)')."""
+
+_WHOSE = {None: "the keeper's", "keeper": "the keeper's", "party": "the party's", "foes": "the foes'"}
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def roll_title(name: str, rec: Mapping | None = None) -> str:
+    """One roll of an action as a noun phrase, whose and what, never its id: 'Bog goblin 2's damage roll hitting
+    back (Spear)', "Mira's 2nd random spell roll" (``rec``: the roll's record, its ``who`` and ``why``)."""
+    rec = rec if isinstance(rec, Mapping) else {}
+    base, _, nth = str(name).partition("#")
+    why = rec.get("why") if isinstance(rec.get("why"), str) else None
+    if base in _SAID_BY_WHY and why:  # 'check (stealth)' reads 'Stealth check'
+        made = why.endswith(")") and why.split(" (", 1)
+        words = f"{spaced(made[1][:-1]).capitalize()} {made[0]}" if made and made[0] in _SAID_BY_WHY else why
+    elif base == "table" and why:  # 'Loot table' reads 'roll on the Loot table'
+        words = f"roll on the {why}"
+    else:
+        words = _ROLLS.get(base) or why or f"{spaced(base)} roll"
+    if nth.isdigit():
+        words = f"{_ordinal(int(nth))} {words}"
+    if base in _ROLLS and base not in _SAID_BY_WHY and why and why.endswith(")") and " (" in why:
+        made_with = why.rsplit(" (", 1)[1][:-1]  # what it was made with: 'Spear' (a foe's own 'attack' says nothing)
+        if made_with.lower() not in words.lower():
+            words += f" ({made_with})"
+    who = rec.get("who")
+    return f"{_WHOSE.get(who) or str(who) + chr(39) + 's'} {words}"
+
+
+def dealer(entry: Mapping) -> str:
+    """Who or what dealt a damage or healing entry, as the story credits it: what the keeper named for damage by
+    hand ('a collapsing floor'), a hazard, or the combatant; 'the keeper' only where nothing was named."""
+    by, source = entry.get("by"), entry.get("source")
+    if by in (None, "keeper"):
+        return str(source) if source not in (None, "", "keeper") else "the keeper"
+    return str(by)
+
+
 # ---------------------------------------------------------------- what telling asks its context
 
 def rules_of(ctx: Any):
@@ -143,6 +193,14 @@ def skill_name(ctx: Any, who: str | None, sid: str | None) -> str | None:
         if spec is not None:
             return spec["name"]
     return spaced(sid).capitalize()
+
+
+def spell_name(ctx: Any, sid: Any) -> str:
+    """A spell by its name in the rules ('Magic Missile'); its id in words where the rules are not at hand or do not
+    hold it (a namer's own spell is named by its id)."""
+    rules = rules_of(ctx)
+    spec = rules.spells.get(sid) if rules is not None and isinstance(sid, str) else None
+    return str(spec["name"]) if spec is not None else spaced(sid)
 
 
 def paid(ctx: Any, costs: Mapping | None) -> str:

@@ -128,7 +128,7 @@ class Served:
         said = []
         for n in sorted(ex.requests, reverse=True)[:6]:
             r, a = ex.requests[n], ex.answers.get(n)
-            said.append({"n": n, "text": request_words(self.camp, ex, r),
+            said.append({"n": n, "text": request_words(self.camp, ex, r, a),
                          "status": a["verdict"] if a else "waiting", "why": (a or {}).get("why") or ""})
         return {"asks": ex.open_asks(), "requests": said}
 

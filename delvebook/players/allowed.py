@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..engine import queries
+from ..narrate import roll_title, tell
 from ..core.model import is_dead, is_dying
 from .requests import Exchange
 
@@ -106,6 +107,28 @@ def request_refusal(camp, exchange: Exchange, line: Mapping[str, Any]) -> str | 
     return f"a player cannot ask for {kind!r}"
 
 
+def _event(camp, seq: Any) -> Mapping | None:
+    try:
+        return camp.event(seq) if isinstance(seq, int) else None
+    except KeyError:
+        return None
+
+
+def _made(camp, answer: Mapping[str, Any] | None) -> str | None:
+    """What an accepted request became, in the narrator's words ('Wren: Stealth check 15 vs 12: succeeds (72%
+    chance)'), as it stands now (a luck die since may have replaced it)."""
+    if not answer or answer.get("verdict") != "accepted":
+        return None
+    e = _event(camp, answer.get("seq"))
+    if e is None:
+        return None
+    try:
+        e = camp.event(camp.standing.current(e["seq"]))
+    except KeyError:
+        pass
+    return tell(e, camp)["text"]
+
+
 def ask_refusal(camp, player: str, ask: Mapping[str, Any]) -> str | None:
     """Why the roll the keeper asked for cannot be made now (the delver dead, no longer dying), or None."""
     s = camp.state
@@ -120,17 +143,23 @@ def ask_refusal(camp, player: str, ask: Mapping[str, Any]) -> str | None:
     return None
 
 
-def request_words(camp, exchange: Exchange, r: Mapping[str, Any]) -> str:
-    """A request in a few words, for the keeper's table and the player's page."""
+def request_words(camp, exchange: Exchange, r: Mapping[str, Any], answer: Mapping[str, Any] | None = None) -> str:
+    """A request in a few words, for the keeper's table and the player's page; once accepted (``answer``: the
+    keeper's, with the event it became), what came of it, told by the narrator."""
     kind = r.get("kind")
+    made = _made(camp, answer)
     if kind == "luck":
         sign = "+" if r["sign"] > 0 else "\u2212"
-        return f"a luck die ({sign}) on the {str(r['roll']).replace('_', ' ')} roll"
+        on = _event(camp, r.get("on"))
+        rec = (on or {}).get("rolls", {}).get(r["roll"]) if isinstance(on, Mapping) else None
+        return f"a luck die ({sign}) on {roll_title(str(r['roll']), rec)}"
     if kind == "roll":
         ask = exchange.asks.get(r["ask"])
         what = ask["label"] if ask is not None else f"roll {r['ask']}"
+        if made is not None:
+            return made
         faces = r.get("faces")
-        return f"{what}: " + (f"real dice {' '.join(map(str, faces))}" if faces else "rolled by the table")
+        return f"{what}: " + (f"your dice {' '.join(map(str, faces))}" if faces else "the keeper's table rolls it")
     if kind == "choose":
         d = camp.state["delvers"].get(r["who"])
         option = r["option"]

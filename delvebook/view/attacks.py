@@ -11,7 +11,7 @@ from ..engine import Reader, Refused, effects, queries
 from ..core.model import combatant, is_dead, owner_of
 from .shared import UI, attack_fields, familiars, fields_key, frac, hearts_hidden, odds_text, wound
 
-__all__ = ["attacks", "asked_of"]
+__all__ = ["attacks", "asked_of", "odds_on_button", "chances_said"]
 
 
 def _class_ability_ids(rules) -> set:
@@ -123,7 +123,7 @@ def attacks(camp, ui: UI, who: str, side: str) -> dict | None:
         buttons = []
         for label, arg in weapons:
             try:
-                o = queries.attack_odds(s, rules, who, t, arg, **asked)
+                o = queries.attack_chances(s, rules, who, t, arg, **asked)
             except (Refused, DiceError) as err:
                 o, note = None, str(err)
             try:
@@ -131,13 +131,33 @@ def attacks(camp, ui: UI, who: str, side: str) -> dict | None:
             except DiceError as err:
                 problem = str(err)
             intent = {"do": "attack", "attacker": who, "target": t, "weapon": arg, "where": "attack"}
-            said = (f"{who} attacks {t} with {label}: {percent(o.win, 0)} to hit, {percent(o.tie, 0)} a tie (both "
-                    f"hit), {percent(o.lose, 0)} a miss" if o else f"{who} attacks {t} with {label}")
-            buttons.append({"label": label, "odds": odds_text(o.win) if o else None,
-                            "tie": odds_text(o.tie) if o else None, "intent": intent, "ready": problem is None,
+            said = f"{who} attacks {t} with {label}" + (f": {chances_said(o, t)}" if o else "")
+            buttons.append({"label": label, "odds": odds_on_button(o) if o else None,
+                            "tie": odds_text(o.each.tie) if o else None, "intent": intent, "ready": problem is None,
                             "note": problem or "", "title": said + (f" ({problem})" if problem else "")})
         hide = hearts_hidden(camp, ui, t)
         rows.append({"name": t, "hearts_text": wound(c) if hide else f"{c['hearts']}/{c['max_hearts']}",
                      "frac": frac(c["hearts"], c["max_hearts"]), "status": c["status"], "buttons": buttons})
-    return {"rows": rows, "options": _attack_options(camp, ui, who, side, targets), "note": note,
-            "each": "each attack" if asked.get("multi", 1) > 1 else ""}
+    return {"rows": rows, "options": _attack_options(camp, ui, who, side, targets), "note": note}
+
+
+def odds_on_button(o: queries.AttackChances) -> str:
+    """What an attack's button says of its odds: one attack's chance to hit ('64%'); a multi-attack's, what they
+    are the chances of ('≥1 hit 82%, both 53%': at least one lands, every one lands)."""
+    if o.n == 1:
+        return odds_text(o.each.win)
+    return f"\u22651 hit {odds_text(o.any)}, {'both' if o.n == 2 else 'all'} {odds_text(o.all)}"
+
+
+def chances_said(o: queries.AttackChances, target: str) -> str:
+    """The attack's chances in words, for the button's title."""
+    if o.n == 1:
+        said = f"{percent(o.each.win, 0)} to hit, {percent(o.each.tie, 0)} a tie (both hit), " \
+               f"{percent(o.each.lose, 0)} a miss"
+    else:
+        said = f"multi-attack {o.n}: {percent(o.any, 0)} at least one hits, {percent(o.all, 0)} " \
+               f"{'both' if o.n == 2 else 'all ' + str(o.n)} hit; each attack {percent(o.each.win, 0)}" \
+               f" to hit, {percent(o.each.tie, 0)} a tie"
+    if o.countered:
+        said += f"; {target} hits back {percent(o.countered, 0)}"
+    return said

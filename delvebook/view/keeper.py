@@ -154,7 +154,8 @@ def _trap(ui: UI, party: list) -> dict | None:
         field_("target", "number", "save against", 12, required=True, min=1),
         field_("skill", "text", "skill", "", hint="one that helps, like agility"),
         field_("damage", "text", "or take", "2d6", required=True),
-        field_("armor", "flag", "armor absorbs it", False)], "Spring it",
+        field_("armor", "flag", "armor absorbs it", True, hint="armor reduces incoming damage; untick for a trap "
+                                                               "that slips past it")], "Spring it",
         hint="the delver saves; failed, the trap's damage is rolled (type the real dice after, as for any roll)")
 
 

@@ -9,7 +9,8 @@ from ..core.dice import DiceError, Roll
 from ..core.distribution import percent
 from ..engine import queries
 from ..core.model import is_dying
-from ..narrate import plural, tell, title
+from ..narrate import plural, roll_title, tell, title
+from ..narrate.luck import luck_reach
 from ..core.roles import PARTY
 from .shared import UI, field_, hidden_names
 
@@ -37,8 +38,9 @@ def dice_of(rec: Mapping) -> dict:
 
 
 def roll_label(name: str, rec: Mapping) -> str:
-    who = rec.get("who")
-    return f"{name.replace('_', ' ')}" + (f" · {who}" if who else "")
+    """A roll's row, in the game's words: "Mira's 2nd random spell roll" (the narrator's ``roll_title``)."""
+    said = roll_title(name, rec)
+    return said[:1].upper() + said[1:]
 
 
 def standing_version(camp, seq: int | None) -> dict | None:
@@ -86,14 +88,33 @@ def luck(camp, ui: UI, action: Mapping | None, where: str) -> dict | None:
                                            hint=f"{rec.get('expr')}: {plural(d.get('count', 0), 'face')}")],
                          "submit": {"label": "Real dice", "intent": {"do": "amend", "roll": name, "where": where}}}}
         if player and left > 0:
-            row["plus"] = {"label": f"+ {player}", "title": f"{player} spends a luck die: added to the {name} roll", "intent": {"do": "luck", "player": player, "sign": 1,
-                                                                        "roll": name, "where": where}}
-            row["minus"] = {"label": f"\u2212 {player}",
-                            "title": f"{player} spends a luck die: taken off the {name} roll", "intent": {"do": "luck", "player": player, "sign": -1,
-                                                                         "roll": name, "where": where}}
+            row.update(_luck_buttons(camp, player, name, rec, where))
         rows.append(row)
     return {"on": title(action, camp), "seq": action["seq"], "players": players, "rows": rows,
             "die": queries.luck_die_sides(camp.rules)}
+
+
+def _luck_buttons(camp, player: str, name: str, rec: Mapping, where: str) -> dict:
+    """The + and \u2212 of one roll for ``player``, each offered where a luck die that way can change the outcome
+    and saying what it would change; a way that cannot is left out, and the row's note says why."""
+    out: dict = {}
+    notes = []
+    said = roll_title(name, rec)
+    for sign, key, label, verb in ((1, "plus", "+", "added"), (-1, "minus", "\u2212", "taken off")):
+        reach = luck_reach(camp, player, name, sign)
+        if reach.face is None:
+            notes.append((verb, reach.said))
+            continue
+        out[key] = {"label": f"{label} {player}",
+                    "title": f"{player} spends a luck die: {verb} {'to ' if sign > 0 else ''}{said}"
+                             + (f"; {reach.said}" if reach.said else ""),
+                    "intent": {"do": "luck", "player": player, "sign": sign, "roll": name, "where": where}}
+    why = [said for _, said in notes if said]  # ('cannot change the outcome: miss'; '' where the rules refuse it)
+    if len(notes) == 2 and why:
+        out["note"] = "no luck die " + why[0].replace("cannot", "can", 1)
+    elif len(notes) == 1 and why:
+        out["note"] = f"a luck die {notes[0][0]} {why[0]}"
+    return out
 
 
 def outcome_panel(camp, ui: UI) -> dict | None:

@@ -20,6 +20,8 @@ from ..players.allowed import delvers_of, luck_rolls
 from .choices import choices
 from .header import header_bar
 from .outcome import outcome_panel, roll_label
+from ..narrate.luck import luck_reach
+from ..narrate.words import names as names_of
 from .party import party_strip
 from .shared import UI, field_, odds_text
 
@@ -61,14 +63,23 @@ def _spend(camp, player: str, left: int) -> dict:
         return {"rows": [], "note": "No roll of yours to spend a luck die on right now."}
     if left < 1:
         return {"rows": [], "note": "No luck dice left this session."}
-    rows = []
+    rows, idle = [], []
     for name in names:
         rec = latest["rolls"][name]
         where = f"spend:{name}"
-        rows.append({"roll": name, "label": roll_label(name, rec), "total": rec.get("total"), "where": where,
-                     "plus": {"do": "luck", "on": latest["seq"], "roll": name, "sign": 1, "where": where},
-                     "minus": {"do": "luck", "on": latest["seq"], "roll": name, "sign": -1, "where": where}})
-    return {"rows": rows, "note": ""}
+        row = {"roll": name, "label": roll_label(name, rec), "total": rec.get("total"), "where": where}
+        for sign, key in ((1, "plus"), (-1, "minus")):  # offered only where a luck die that way changes something
+            reach = luck_reach(camp, player, name, sign)
+            row[key] = {"do": "luck", "on": latest["seq"], "roll": name, "sign": sign, "where": where} \
+                if reach.face is not None else None
+        if row["plus"] or row["minus"]:
+            rows.append(row)
+        else:
+            idle.append(roll_label(name, rec))
+    note = f"A luck die cannot change the outcome of {names_of(idle)}." if idle else ""
+    if not rows and not idle:
+        note = "No roll of yours to spend a luck die on right now."
+    return {"rows": rows, "note": note}
 
 
 def _roll_of(camp, ask: dict) -> tuple[str | None, Any]:

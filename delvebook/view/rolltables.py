@@ -59,4 +59,5 @@ def tables_section(camp, ui: UI) -> dict:
                      "reset": {"do": "reset_table", "table": tid, "where": where} if drawn else None,
                      "remove": None if tid == TRUE_NAMES else {"do": "remove_table", "id": tid, "where": where}})
     return {"where": where, "rows": rows, "form": _form(camp, ui, f"{where}:form"),
-            "hint": "a luck die shifts a roll on a table as any roll: the outcome says the entry it moved from"}
+            "hint": "dice written in an entry (2d6 crowns) are rolled when it is drawn; a luck die shifts a roll on a "
+                    "table, or an entry's dice, as any roll: the outcome says the entry it moved from"}

@@ -33,6 +33,12 @@ FIXED: tuple[tuple[tuple, str], ...] = (
     (("core", "turns", "companions"), f"{_ONE_READING}: a familiar and a Holy Weapon act in their owner's turn"),
     (("core", "ammunition", "thrown"), f"{_ONE_READING}: whether a thrown weapon is lost is the keeper's call "
                                        "(drop it)"),
+    (("core", "roll_tables", "past_ends"), f"{_ONE_READING}: a total shifted past a table's ends stays on its "
+                                           "first or last range"),
+    (("core", "roll_tables", "between"), f"{_ONE_READING}: a total shifted between two ranges goes on to the next "
+                                         "result the way it was shifted"),
+    (("core", "roll_tables", "without_replacement"), f"{_ONE_READING}: an entry drawn already is rolled again, "
+                                                     "then the next not drawn is taken"),
     (("core", "xp", "split"), f"{_ONE_READING}: XP is divided equally (the text's words)"),
     (("core", "xp", "remainder"), f"{_ONE_READING}: what does not divide waits in the party's pool"),
     (("core", "levels", "cap"), "the highest level the text describes: every class's levels and the thresholds "

@@ -15,7 +15,9 @@ A roll table is a formula and ranges of totals -> results (loot, wandering monst
 
 Every total the formula can roll falls in exactly one range (a gap or an overlap is refused, and a range the dice
 never reach); a table never rolls on itself, directly or through others. A luck die shifts the total, and so the
-entry, as it shifts any roll: past the first or the last range it stays there (assumed, ``RULES.md``).
+entry, as it shifts any roll: past the first or the last range it stays there, and between two ranges (a D66 table
+shifted to 18) it goes on to the next result the way it was shifted (both assumed: ``core.roll_tables``). Dice
+written in a result ('2d6 crowns') are rolled when the entry is drawn (``entry_dice``).
 
 Every check returns ``Problem(path, reason)``s, paths from the top of what was checked (``campaign.yaml``'s, or a
 click's fields), so a file names its line and a form the field. Standard library only: part of the pure core.
@@ -37,7 +39,7 @@ from .schema.bounds import cut
 from .schema.words import ENCOUNTER_MAX_FOES, Problem, show
 
 __all__ = ["TABLE_FIELDS", "ENTRY_FIELDS", "MAX_ENTRIES", "MAX_TOTALS", "ROLL_DEPTH", "TRUE_NAMES",
-           "table_problems", "table_cycles", "table_chains", "parse_range", "range_text", "entry_for",
+           "table_problems", "table_cycles", "table_chains", "parse_range", "range_text", "entry_for", "entry_dice",
            "true_names_table", "encounter_problems", "normal_foes", "expand_foes", "slug", "id_problem",
            "ENCOUNTER_MAX_FOES"]
 
@@ -355,19 +357,44 @@ def _path_back(rolls: Mapping, start: str, goal: str) -> list[str] | None:
     return None
 
 
-def entry_for(table: Mapping, total: int) -> tuple[int, Mapping]:
-    """(index, entry) where ``total`` lands: the range holding it; a total a luck die pushed past the first or the
-    last range stays there; one between two ranges (a d66 table shifted to 18) lands in the range below it."""
+def entry_for(table: Mapping, total: int, shift: int = 0) -> tuple[int, Mapping]:
+    """(index, entry) where ``total`` lands: the range holding it. A total a luck die pushed past the first or the
+    last range stays there; one it pushed between two ranges (a D66 roll of 16, +2: 18, no D66 result) goes on in
+    the direction it was pushed, to the next result up (21) for a die added, the next down for one taken off, so
+    the die always moves the entry (``core.roll_tables``, assumed). ``shift``: what the luck dice added."""
     spans = sorted((parse_range(e["range"]) + (i,) for i, e in enumerate(table["entries"])), key=lambda s: s[0])
-    if total < spans[0][0]:
-        i = spans[0][2]
-    else:
-        i = spans[0][2]
-        for lo, hi, j in spans:
-            if lo > total:
-                break
-            i = j
-    return i, table["entries"][i]
+    if total <= spans[0][1]:
+        return spans[0][2], table["entries"][spans[0][2]]
+    below = spans[0]
+    for span in spans:
+        lo, hi, i = span
+        if lo <= total <= hi:
+            return i, table["entries"][i]
+        if lo > total:  # between ``below`` and this range
+            i = i if shift > 0 else below[2]
+            return i, table["entries"][i]
+        below = span
+    return below[2], table["entries"][below[2]]
+
+
+_DICE = re.compile(r"(?<![\w.])(\d*)[dD](66|\d+)((?:\s*[+-]\s*\d+(?![\w.]))?)(?![\w.])")
+"""Dice written in an entry's result ('2d6 crowns', 'd6+1 goblins', 'D66 names'): rolled when it is drawn."""
+
+
+def entry_dice(result: Any) -> list[tuple[int, int, str]]:
+    """(start, end, notation) of each dice expression written in an entry's result: '2d6 crowns' -> [(0, 3,
+    '2d6')]. A word like 'd6ft' or '3d' is not dice; what the dice parser refuses is left as words."""
+    if not isinstance(result, str):
+        return []
+    out = []
+    for m in _DICE.finditer(result):
+        text = (f"{m.group(1)}d{m.group(2)}" + m.group(3).replace(" ", "")).lower()
+        try:
+            _parse_dice(text)
+        except DiceError:
+            continue
+        out.append((m.start(), m.end(), text))
+    return out
 
 
 def true_names_table(names: Mapping, dice: str = "d66") -> dict:

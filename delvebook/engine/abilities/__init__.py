@@ -21,7 +21,8 @@ from ..base import Ctx, command
 from ..effects import Input
 from ..queries import ability_timing
 from ..queries import spell_spec
-from .shared import (Options, cast_with, check_names_and_cost, find_ability, require_ability, use_by_mechanics)
+from .shared import (WRITE_ON, Options, cast_with, check_names_and_cost, find_ability, require_ability,
+                     use_by_mechanics, written_item)
 from . import rogue, fighter, mage, cleric, namer  # noqa: F401  (each registers its abilities and spells)
 
 __all__ = ["use", "cast"]
@@ -75,10 +76,6 @@ def _use_spellcasting(ctx, who, d, aid, a, target, opts):
     return cast_with(ctx, who, d, spell, target, via, opts)
 
 
-_WRITE_ON = {"scroll": ("scroll", "Scroll of {name}"), "book": ("spellbook", "Book of {name}")}
-"""Where a namer's signature spell is written: the gear id, and the item's name."""
-
-
 @effects.uses("signature_spell", inputs=(Input("description", "text", True, "the spell as agreed with the keeper"),
                                          Input("spell", "spell", False, "a mage: the book spell improved", _book),
                                          Input("names", "names", False, "a namer: the true names it uses"),
@@ -90,8 +87,10 @@ def _use_signature(ctx, who, d, aid, a, target, opts):
     """Record the signature spell: a mage improves a book spell with the keeper; a namer writes one spell with a
     fixed soul point cost, "written as a mage spell onto a scroll or spell book": an item on the namer's sheet
     that a mage may copy (Continued Research) or read (cast from the scroll)."""
-    if d.get("signature_spell"):
-        ctx.refuse(f"{who} already has a signature spell ({d['signature_spell']['name']})")
+    sig = d.get("signature_spell")
+    if sig:
+        gone = f", copied out onto the {sig['copied_to']}" if sig.get("copied_to") else ""
+        ctx.refuse(f"{who} already has a signature spell ({sig['name']}{gone})")
     description = opts.take("description")
     if not description:
         ctx.refuse("a signature spell needs the description agreed with the keeper (description=...)")
@@ -104,14 +103,12 @@ def _use_signature(ctx, who, d, aid, a, target, opts):
             ctx.refuse(f"{name!r} is the name of a spell of the rules ({clash[0]}): name the signature spell "
                        f"otherwise")
         write = opts.take("write") or "scroll"
-        if write not in _WRITE_ON:
+        if write not in WRITE_ON:
             ctx.refuse(f"a signature spell is written on a scroll or a book, not {write!r}")
         sig = {"name": name, "names": names, "description": description,
                "cost": cost, "resource": a["variable_cost"]["resource"]}
-        item_id, item_name = _WRITE_ON[write]
         words = {"name": name, "effect": description, "by": who, "cost": cost, "names": names}
-        item = {"item": item_id, "name": item_name.format(name=name), "count": 1, "spells": [name],
-                "written": {name: words}}
+        item = written_item(write, name, name, words)
         ctx.append(["delvers", who, "items"], item)
         ctx.set(["delvers", who, "signature_spell"], sig)
         return {"signature_spell": sig, "written": item["name"]}

@@ -24,7 +24,7 @@ from typing import Mapping
 
 from .. import combat, effects
 from ..base import Ctx, Reader, data_items
-from ..effects import AttackPlan, Edge, Input
+from ..effects import AttackPlan, Edge, Input, Kill
 from ..queries import (SpellChoice, ability_ready, ability_refusal, cost_text, hearers, spell_inputs, spell_spec,
                        traceable)
 from .shared import (ATTACK_INPUTS, TARGET, attack_now, begin_cast, cost_paid, dual_wield, end_kind,
@@ -362,10 +362,11 @@ def _use_blood_sword(ctx, who, d, aid, a, target, opts):
 
 
 @effects.on_vanquish(reads="blood_magic_trace")
-def _charge_blood_sword(ctx: Ctx, plan: AttackPlan) -> None:
-    """A kill with a sword charges a traced Blood Magic spell: one charge, never more."""
-    who, w = plan.attacker, plan.weapon
-    if plan.attacker_side != "delver" or w.get("conjured") or not is_sword(w):
+def _charge_blood_sword(ctx: Ctx, kill: Kill) -> None:
+    """'Every time you slay a creature with your sword, it is charged': a kill with a sword, attacking, hitting
+    back, or on a tie, charges a traced Blood Magic spell: one charge, never more."""
+    who, w = kill.who, kill.weapon
+    if kill.side != "delver" or w.get("conjured") or not is_sword(w):
         return
     traced = ctx.conditions(who, "blood_magic_trace")
     if not traced or ctx.conditions(who, "blood_magic_charge"):

@@ -6,6 +6,8 @@ How delvebook reads the text where it is silent (each is in the rules data too):
   no book to keep it in, so no keep roll is made (labelled in spells.yaml).
 - Continued Research copies a spell from a book or a scroll the mage carries (a book it carries if one holds the
   spell, else a scroll, which is destroyed); a spell a namer wrote carries its words into the book.
+- Copying a spell out onto a new scroll or book costs the same 20 coins of ink; the signature spell copied out
+  leaves the book ("Copying it to a new spellbook or scroll removes it from yours") and is not chosen again.
 - A mage may read a scroll it carries to cast its spell (``via="scroll"``): no book charge, and the scroll is used
   up.
 - Magic Missile's darts may be split between targets (one target per dart); armor meets each dart
@@ -28,7 +30,7 @@ from ..creatures import names_in_play, require_name
 from ..effects import Input
 from ..queries import (SpellChoice, copyable, cost_text, scrolls_of, signature_choice, spell_inputs, spell_spec,
                        writings)
-from .shared import (TARGET, begin_cast, cost_paid, damage_with, end_kind, pay, require_ability,
+from .shared import (TARGET, begin_cast, cost_paid, damage_with, end_kind, pay, require_ability, written_item,
                      spell_attack, spell_effect)
 
 __all__: list[str] = []
@@ -113,7 +115,7 @@ def _cast_grimoire(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -
                        f"(each spell once a charge; the wand may still cast it)")
     begin_cast(ctx, who, name)
     out.update(spell_effect(ctx, who, d, spell, target, opts, spec))
-    if sig.get("spell") == spell:
+    if sig.get("spell") == spell and not sig.get("copied_to"):
         out["signature"] = sig["description"]
     if via != "wand" and scroll is None:
         keep = spec.get("keep_on")
@@ -166,6 +168,49 @@ def _use_research(ctx, who, d, aid, a, target, opts):
         _use_up(ctx, who, w)
     return {**out, "copied": spell, "spell_name": w.name, "source": "scroll" if w.scroll else "book",
             "from": w.item_name, "scroll_destroyed": w.scroll}
+
+
+def _copy_out_choices(r: Reader, who: str) -> list[tuple[str, str]]:
+    """The spells of ``who``'s book it may copy out, the signature spell said so (it leaves the book)."""
+    d = r.state["delvers"].get(who) or {}
+    sig = d.get("signature_spell") or {}
+    out = []
+    for sid in d.get("spells", ()):
+        name = (spell_spec(r.rules, sid, d) or {"name": sid})["name"]
+        mine = sig.get("spell") == sid and not sig.get("copied_to")
+        out.append((sid, f"{sig['name']} (signature: it leaves your book)" if mine else name))
+    return out
+
+
+def _nothing_to_copy_out(r: Reader, who: str) -> str | None:
+    return None if (r.state["delvers"].get(who) or {}).get("spells") else f"{who}'s book holds no spell to copy out"
+
+
+@effects.uses("copy_out", problem=_nothing_to_copy_out,
+              inputs=(Input("spell", "spell", True, "the spell of your book copied out", _copy_out_choices),
+                      Input("book", "flag", False, "onto a new spellbook (a new scroll if not ticked)")))
+def _use_copy_out(ctx, who, d, aid, a, target, opts):
+    """Copy a spell of the book onto a new scroll or spellbook for 20 coins of ink (assumed: the text prices only
+    copying in); the signature spell copied out leaves the book, its keeper's words going with it."""
+    spell = opts.take("spell")
+    onto = "book" if opts.take("book", False) else "scroll"
+    sig = d.get("signature_spell") or {}
+    if spell not in d["spells"] and spell is not None and spell == sig.get("name"):
+        spell = sig["spell"]
+    if spell not in d["spells"]:
+        ctx.refuse(f"{who}'s book holds {', '.join(d['spells']) or 'nothing'}; not {spell!r}")
+    spec = spell_spec(ctx.rules, spell, d)
+    signature = sig.get("spell") == spell and not sig.get("copied_to")
+    out = cost_paid(ctx, who, a)
+    name = sig["name"] if signature else spec["name"]
+    item = written_item(onto, name, spell, None if spell in ctx.rules.spells else spec,
+                        f"{who}'s signature spell: {sig['description']}" if signature else None)
+    ctx.append(["delvers", who, "items"], item)
+    if signature:  # "Copying it to a new spellbook or scroll removes it from yours"
+        ctx.set(["delvers", who, "spells"], [s for s in d["spells"] if s != spell])
+        ctx.set(["delvers", who, "spellbook_used"], [s for s in d["spellbook_used"] if s != spell])
+        ctx.set(["delvers", who, "signature_spell"], {**sig, "copied_to": item["name"]})
+    return {**out, "copied_out": spell, "spell_name": name, "onto": item["name"], "left_the_book": signature}
 
 
 # ---------------------------------------------------------------- the mage spell list

@@ -27,7 +27,8 @@ from ..queries import ability_refusal, attack_result, plan_spell_attack, save_ro
 __all__ = ["Options", "TARGET", "ATTACK_INPUTS", "ATTACK_OPTIONS", "SPELL_ATTACK_OPTIONS", "find_ability", "require_ability",
            "pay", "cost_paid", "in_fight", "until_next_turn", "end_kind", "heal_with", "save_target", "save",
            "spell_attack", "damage_with", "weapon_for", "attack_now", "dual_wield", "use_by_mechanics",
-           "not_used_alone", "begin_cast", "spell_effect", "check_names_and_cost", "cast_with"]
+           "not_used_alone", "begin_cast", "spell_effect", "check_names_and_cost", "cast_with", "WRITE_ON",
+           "written_item"]
 
 ATTACK_OPTIONS = tuple(w for w in combat.ATTACK_WORDS if w != "multi") + combat.CLASS_OPTIONS + ("weapon",)
 """The options an ability that makes an attack passes on to it: what the attack command takes (the ability sets
@@ -37,6 +38,21 @@ SPELL_ATTACK_OPTIONS = ("advantage", "bonus", "target_bonus", "focus")
 """The options a spell attack takes (Focus: a Magic roll is a roll using a skill)."""
 
 TARGET = Input("target", "creature", False, "who it is used on (the delver itself if none)")
+
+WRITE_ON = {"scroll": ("scroll", "Scroll of {name}"), "book": ("spellbook", "Book of {name}")}
+"""What a spell is written on (a namer's signature spell, a spell a mage copies out): the gear id, the item's name."""
+
+
+def written_item(onto: str, name: str, spell: str, words: Mapping | None = None, note: str | None = None) -> dict:
+    """A new scroll or book (``onto``) with ``spell`` written in it, under ``name``; ``words``: the spell's own
+    words where the rules do not hold it (a namer's), ``note``: what the keeper's words add (a signature's)."""
+    item_id, item_name = WRITE_ON[onto]
+    item = {"item": item_id, "name": item_name.format(name=name), "count": 1, "spells": [spell]}
+    if words is not None:
+        item["written"] = {spell: dict(words)}
+    if note:
+        item["note"] = note
+    return item
 
 
 class Options(dict):
@@ -93,7 +109,7 @@ def pay(ctx: Ctx, who: str, cost: Mapping, what: str, times: int = 1) -> dict:
         elif res in units:
             talons = n * units[res]["talons"]
             if d["purse"] < talons:
-                ctx.refuse(f"{who} has {format_purse(d['purse'], units)}; {what} needs {format_purse(talons, units)}")
+                ctx.refuse(f"{who} has {format_purse(d['purse'], units)}; {what} needs {n}{units[res]['symbol']}")
             ctx.set(["delvers", who, "purse"], d["purse"] - talons)
         else:
             ctx.spend(who, res, n, what)

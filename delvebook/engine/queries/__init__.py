@@ -24,7 +24,7 @@ from ...core.model import current_actor, present
 from .rolls import (skill_id, skill_bonus, skill_label, D20, d20_in, check_expr, opposed_expr, check_odds,
     save_roll, DeathSave, death_save, luck_die_sides, luck_sign_refused)
 from .attacks import (unarmed, weapon_of, ANY_WEAPON_SKILL, weapon_skill, weapons, plan_attack, plan_attack_on,
-    attack_exprs, attack_odds, attack_problem, hit_chance, SpellAttack, plan_spell_attack, spell_attack_odds,
+    attack_exprs, attack_odds, AttackChances, each_attack, chances_of, attack_chances, attack_problem, hit_chance, SpellAttack, plan_spell_attack, spell_attack_odds,
     dark, cannot_see, attack_result, countered_after)
 from .acting import (able, can_act, ACTION, FREE, REACTION, Acting, may_act, ability_timing, turn_problem,
     acting_problem, healing_banned, Hearers, hearers)
@@ -40,7 +40,7 @@ from .prepared import (Prepared, foe_types, foe_type, foe_id, encounters, encoun
 __all__ = ["current_actor", "present", "skill_id", "skill_bonus", "skill_label", "D20", "d20_in", "check_expr",
     "opposed_expr", "check_odds", "save_roll", "DeathSave", "death_save", "luck_die_sides", "luck_sign_refused", "unarmed", "weapon_of",
     "ANY_WEAPON_SKILL", "weapon_skill", "weapons", "plan_attack", "plan_attack_on", "attack_exprs", "attack_odds",
-    "attack_problem", "hit_chance", "SpellAttack", "plan_spell_attack", "spell_attack_odds", "dark", "cannot_see", "attack_result", "countered_after", "able", "can_act",
+    "AttackChances", "each_attack", "chances_of", "attack_chances", "attack_problem", "hit_chance", "SpellAttack", "plan_spell_attack", "spell_attack_odds", "dark", "cannot_see", "attack_result", "countered_after", "able", "can_act",
     "ACTION", "FREE", "REACTION", "Acting", "may_act", "ability_timing", "turn_problem", "acting_problem",
     "healing_banned", "Hearers", "hearers", "armor_in", "armor_value", "ammo_of", "reloads", "ammo_left", "free_reload", "attack_ready",
     "Reload", "reloadable", "Carried", "carried", "coin_talons", "Priced", "priced", "option_name", "ability_refusal", "cost_text",

@@ -172,9 +172,9 @@ def ability_ready(rules: Rules, who: str, d: Mapping, aid: str, a: Mapping) -> b
 
 
 def signature_choice(d: Mapping) -> SpellChoice | None:
-    """A delver's signature spell, if it has recorded one."""
+    """A delver's signature spell, if it has recorded one (and not copied it out of its book)."""
     sig = d.get("signature_spell")
-    if not (sig and sig.get("name")):
+    if not (sig and sig.get("name")) or sig.get("copied_to"):
         return None
     cost = {sig["resource"]: sig["cost"]} if "cost" in sig else {}
     return SpellChoice(sig["name"], sig["name"], "signature", cost, cost_text(cost), sig["description"], (), False,

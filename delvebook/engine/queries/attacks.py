@@ -9,7 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Mapping, NamedTuple
 
-from ...core.distribution import Opposed, odds
+from ...core.distribution import Distribution, Opposed, distribution, odds
 from ...core.model import combatant
 from ...core.rules import Rules
 from .. import effects
@@ -20,7 +20,7 @@ from .gear import attack_ready
 from .rolls import _d20_parts, _fmt_dice, _text, d20_in
 
 __all__ = ["unarmed", "weapon_of", "ANY_WEAPON_SKILL", "weapon_skill", "weapons", "plan_attack", "plan_attack_on",
-           "attack_exprs", "attack_odds", "attack_problem", "hit_chance", "SpellAttack", "plan_spell_attack",
+           "attack_exprs", "attack_odds", "AttackChances", "each_attack", "chances_of", "attack_chances", "attack_problem", "hit_chance", "SpellAttack", "plan_spell_attack",
            "spell_attack_odds", "dark", "cannot_see", "attack_result", "countered_after"]
 
 
@@ -238,6 +238,102 @@ def attack_odds(state: dict, rules: Rules, attacker: str, target: str, weapon: A
         return None
     exprs = attack_exprs(state, rules, attacker, target, weapon, **asked)
     return None if exprs is None else odds(exprs[0], vs=exprs[1])
+
+
+class AttackChances(NamedTuple):
+    """The exact chances of an attack as planned. ``each``: one attack roll against the target's (an ``Opposed``:
+    higher, a tie, lower); for the ``n`` attacks together (a multi-attack's, bonus dice rolled once, the target's
+    D20s as ``core.multi_attack`` says), ``any``: at least one lands (a hit, or a tie where it lands too),
+    ``all``: every one lands; ``countered``: the target hits back (None when it may not)."""
+
+    n: int
+    each: Opposed
+    any: Fraction
+    all: Fraction
+    countered: Fraction | None
+
+
+def each_attack(plan: AttackPlan) -> Opposed:
+    """The exact odds of each attack roll of ``plan`` against the target's (what the attack command records)."""
+    return odds(plan.expr, vs=plan.resist)
+
+
+def chances_of(core: Mapping, plan: AttackPlan) -> AttackChances:
+    """The exact chances of ``plan`` as ``resolve_attack`` rolls it: the attack command records them and a view
+    shows them (``attack_chances``). Conditioned on the bonus rolled once for every attack, then on each resist
+    roll, the attack D20s are independent."""
+    n = plan.n
+    each = each_attack(plan)
+    tie = core["attack"]["tie"]
+    can_counter = plan.counter and plan.t.get("counters") is not False
+    if n == 1:  # one attack: its own win, tie and lose, a tie read as core.attack.tie says
+        lands = each.win + (each.tie if tie != "defender" else 0)
+        misses = 1 - lands
+        countered = None
+        if can_counter:
+            countered = (each.tie if tie == "both_hit" else 0) + \
+                (misses if core["attack"]["counter_attack_on_miss"] else 0)
+        return AttackChances(1, each, lands, lands, countered)
+    resist = distribution(plan.resist)
+    if n > 1 and core["multi_attack"]["bonus_rolled_once"]:
+        own = distribution(plan.base)
+        shared = distribution(plan.bonus) if plan.bonus else Distribution.constant(0)
+    else:
+        own, shared = distribution(plan.expr), Distribution.constant(0)
+    rolls = max(1, min(n, int(core["multi_attack"]["target_rolls"])))
+    groups = [1] * (rolls - 1) + [n - rolls + 1]  # attacks each resist roll meets (the last meets the rest)
+    below = [0]  # below[i]: the weight of own totals under own.lo + i
+    for w in own.weights:
+        below.append(below[-1] + w)
+    whole = own.total
+
+    def split(x: int) -> tuple[int, int, int]:
+        """(weights of) own beating x, tying it, below it, a tie read as ``core.attack.tie`` says."""
+        i = min(max(x - own.lo, 0), len(own.weights))
+        lo = below[i]
+        eq = own.weights[i] if 0 <= x - own.lo < len(own.weights) else 0
+        hi = whole - lo - eq
+        return (hi, eq, lo) if tie == "both_hit" else (hi + eq, 0, lo) if tie == "attacker" else (hi, 0, lo + eq)
+
+    none_miss = all_miss = no_tie = clean = Fraction(0)  # every one lands, all miss, no tie, all hit without one
+    for s, ws in shared.items():
+        p_land = p_miss = p_untied = p_clean = Fraction(ws, shared.total)
+        for k in groups:
+            land = miss = untied = hit = 0
+            for r, wr in resist.items():
+                h, t, m = split(r - s)
+                land += wr * (h + t) ** k
+                miss += wr * m ** k
+                untied += wr * (h + m) ** k
+                hit += wr * h ** k
+            scale = resist.total * whole ** k
+            p_land *= Fraction(land, scale)
+            p_miss *= Fraction(miss, scale)
+            p_untied *= Fraction(untied, scale)
+            p_clean *= Fraction(hit, scale)
+        none_miss += p_land
+        all_miss += p_miss
+        no_tie += p_untied
+        clean += p_clean
+    countered = None
+    if can_counter:
+        countered = 1 - no_tie  # a tie anywhere: both sides hit
+        if core["attack"]["counter_attack_on_miss"]:
+            countered += all_miss if core["multi_attack"]["counter_only_if_all_fail"] else no_tie - clean
+    return AttackChances(n, each, 1 - all_miss, none_miss, countered)
+
+
+def attack_chances(state: dict, rules: Rules, attacker: str, target: str, weapon: Any = None,
+                   **asked: Any) -> AttackChances | None:
+    """The exact chances of this attack with these options, all its attacks together (``chances_of``); None when
+    there is no such attack."""
+    if attacker == target:
+        return None
+    try:
+        plan = plan_attack(Reader(state, rules), attacker, target, weapon, asked)
+    except Refused:
+        return None
+    return chances_of(rules.core, plan)
 
 
 def attack_problem(state: dict, rules: Rules, attacker: str, target: str, weapon: Any = None,

@@ -111,7 +111,7 @@ function phoneParts(kit) {
         (o.lines || []).map((l) => text("div", "db-line", l)), (o.rolls || []).map(rollEl)) :
         text("div", "db-muted", "Nothing has happened yet."),
       section("spend", "db-spend", v.spend.rows.map((r) => section(r.where, "db-row db-wrap db-luckrow", text("span", "db-roll-label", `${r.label}: ${r.total}`),
-        button("+ luck die", r.plus, { cls: "db-primary db-luck-plus" }), button("\u2212 luck die", r.minus, { cls: "db-luck-minus" }))),
+        r.plus ? button("+ luck die", r.plus, { cls: "db-primary db-luck-plus" }) : null, r.minus ? button("\u2212 luck die", r.minus, { cls: "db-luck-minus" }) : null)),
         v.spend.note ? text("div", "db-muted", v.spend.note) : null)));
     for (const c of v.choices || []) {
       parts.push(section(c.key, "db-card db-choice", text("b", "db-h", `${c.who}: ${c.title}`),

@@ -487,8 +487,9 @@ function mount(model, el) {
           { cls: `db-mini db-player${p.on ? " db-on" : ""}`, data: { player: p.player, luck: p.left }, title: `${p.player} spends the luck dice` }))),
       l.rows.map((r) => h("div", { cls: "db-row db-wrap db-luckrow", data: { roll: r.name } },
         text("span", "db-roll-label", `${r.label}: ${r.total}`),
-        r.plus ? button(r.plus.label, r.plus.intent, { cls: "db-luck-plus db-mini", title: r.plus.title }) : text("span", "db-muted", r.player ? `${r.player} has no luck dice left` : "pick a player"),
+        r.plus ? button(r.plus.label, r.plus.intent, { cls: "db-luck-plus db-mini", title: r.plus.title }) : r.note ? null : text("span", "db-muted", r.player ? (r.left ? "" : `${r.player} has no luck dice left`) : "pick a player"),
         r.minus ? button(r.minus.label, r.minus.intent, { cls: "db-luck-minus db-mini", title: r.minus.title }) : null,
+        r.note ? text("span", "db-muted db-luck-note", r.note) : null,
         formEl(r.amend, "db-inline db-amend"))));
   }
 

@@ -202,6 +202,7 @@ _CORE_BLOCKS = {
     "time": {"round_seconds": "posint", "rest_hours": "nonneg"},
     "durations": {"minute": "posint", "hour": "posint", "day": "posint"},
     "rest": {"restores": "texts"},
+    "roll_tables": {"past_ends": "text", "between": "text", "without_replacement": "text"},
 }
 """The core blocks and what each field holds; every field is required (the engine reads each one)."""
 
