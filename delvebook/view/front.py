@@ -17,9 +17,9 @@ from importlib import resources
 
 __all__ = ["esm", "css", "static", "PARTS"]
 
-# the order of the joined text: the helpers, the other engineers' scripts that use them, the panels, the entry last
-PARTS = ("dom.js", "phones.js", "prepare.js", "charts.js", "controls.js", "party.js", "fight.js", "actor.js",
-         "outcome.js", "log.js", "keeper.js", "screen.js", "table.js")
+# the order of the joined text: the helpers, the plain scripts that use them, the modules, the entry last
+PARTS = ("dom.js", "phones.js", "prepare.js", "charts.js", "controls.js", "morph.js", "party.js", "fight.js",
+         "actor.js", "outcome.js", "log.js", "keeper.js", "screen.js", "table.js")
 
 _IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([\w-]+\.js)";\n', re.M)
 _EXPORT = re.compile(r"^export (?=(?:async )?(?:function|const|let|class) )", re.M)

@@ -9,13 +9,12 @@ export function actorPanel(kit) {
   const { send, button, section, formEl, phones } = kit;
 
   function checks(c) {
-    const target = h("input", { cls: "db-input db-num db-target", data: { key: "checks.target" }, attrs: { type: "number", min: 1, max: 100 } });
+    const target = h("input", { cls: "db-input db-num db-target", data: { key: "checks.target" }, attrs: { type: "number", min: 1, max: 100 },
+      on: { change: (ev, el) => send({ ...c.set_target, target: el.value }) } });
     target.value = String(c.target);
-    target.addEventListener("change", () => send({ ...c.set_target, target: target.value }));
-    const vs = h("select", { cls: "db-input db-vs", data: { key: "checks.vs" } });
+    const vs = h("select", { cls: "db-input db-vs", data: { key: "checks.vs" }, on: { change: (ev, el) => send({ ...c.set_vs, vs: el.value }) } });
     for (const o of c.vs_options) { const opt = text("option", null, o.label); opt.value = String(o.value); vs.appendChild(opt); }
     vs.value = c.vs || "";
-    vs.addEventListener("change", () => send({ ...c.set_vs, vs: vs.value }));
     return section("checks", "db-checks",
       h("div", { cls: "db-row db-wrap" }, text("b", "db-h", `Checks ${c.against}`),
         text("span", "db-label", "target"), target,
@@ -30,15 +29,14 @@ export function actorPanel(kit) {
     const opts = h("div", { cls: "db-row db-wrap db-options" }, text("b", "db-h", "Attack"),
       a.options.map((o) => {
         if (o.kind === "flag") {
-          const box = h("input", { attrs: { type: "checkbox" } });
+          const box = h("input", { attrs: { type: "checkbox" }, on: { change: (ev, el) => send({ ...o.intent, value: el.checked }) } });
           box.checked = !!o.value;
-          box.addEventListener("change", () => send({ ...o.intent, value: box.checked }));
           return h("label", { cls: "db-check", title: o.title, data: { option: o.name } }, box, o.label);
         }
         const input = h("input", { cls: `db-input ${o.kind === "number" ? "db-num" : "db-short"}`, data: { key: `attack.${o.name}`, option: o.name },
-          attrs: { type: o.kind === "number" ? "number" : "text", min: o.min, max: o.max, placeholder: o.kind === "number" ? "1" : "+0" } });
+          attrs: { type: o.kind === "number" ? "number" : "text", min: o.min, max: o.max, placeholder: o.kind === "number" ? "1" : "+0" },
+          on: { change: (ev, el) => send({ ...o.intent, value: el.value }) } });
         input.value = o.value === null || o.value === undefined ? "" : String(o.value);
-        input.addEventListener("change", () => send({ ...o.intent, value: input.value }));
         return h("label", { cls: "db-field", title: o.title }, text("span", "db-label", o.label), input);
       }));
     const rows = h("div", { cls: "db-targets" }, a.rows.map((r) => h("div", { cls: `db-target db-${r.status}`, data: { name: r.name } },

@@ -10,6 +10,7 @@ export function controls(t) {
   function button(label, intent, opts = {}) {
     const b = h("button", {
       cls: `db-btn${opts.cls ? " " + opts.cls : ""}`, title: opts.title, data: opts.data,
+      key: intent ? `button:${JSON.stringify(intent)}` : null,  // the same intent is the same control
       attrs: { type: "button", disabled: opts.disabled || !intent },
       on: { click: (ev) => {
         ev.stopPropagation();
@@ -42,57 +43,53 @@ export function controls(t) {
     const has = t.drafts.has(key);
     const value = has ? t.drafts.get(key) : f.value;
     const remember = (v) => t.drafts.set(key, v);
+    const typed = { input: (ev, el) => remember(el.value) };
     let input;
     if (f.kind === "choice") {
-      input = h("select", { cls: "db-input", data: { key }, attrs: { name: f.name } });
+      input = h("select", { cls: "db-input", data: { key }, attrs: { name: f.name }, on: { change: (ev, el) => {
+        remember(el.value);
+        if (f.send) t.send({ ...f.send, value: el.value });  // a choice the form is drawn from (a class)
+      } } });
       for (const o of f.options || []) {
         const opt = text("option", null, o.label);
         opt.value = o.value === null || o.value === undefined ? "" : String(o.value);
         input.appendChild(opt);
       }
       input.value = value === null || value === undefined ? "" : String(value);
-      input.addEventListener("change", () => {
-        remember(input.value);
-        if (f.send) t.send({ ...f.send, value: input.value });  // a choice the form is drawn from (a class)
-      });
     } else if (f.kind === "multi") {
       const picked = new Set((value || []).map(String));
       input = h("span", { cls: "db-multi", data: { key } });
       for (const o of f.options || []) {
-        const box = h("input", { attrs: { type: "checkbox", value: String(o.value) } });
+        const box = h("input", { attrs: { type: "checkbox", value: String(o.value) }, on: { change: (ev, el) => {
+          remember([...el.closest(".db-multi").querySelectorAll("input:checked")].map((x) => x.value));
+        } } });
         box.checked = picked.has(String(o.value));
-        box.addEventListener("change", () => {
-          remember([...input.querySelectorAll("input:checked")].map((x) => x.value));
-        });
         input.appendChild(h("label", { cls: "db-check" }, box, o.label));
       }
       if (!(f.options || []).length) input.appendChild(text("span", "db-muted", "none known"));
     } else if (f.kind === "flag") {
-      input = h("input", { cls: "db-flag", data: { key }, attrs: { type: "checkbox" } });
+      input = h("input", { cls: "db-flag", data: { key }, attrs: { type: "checkbox" }, on: { change: (ev, el) => remember(el.checked) } });
       input.checked = !!value;
-      input.addEventListener("change", () => remember(input.checked));
       return h("label", { cls: "db-field db-check", title: f.hint }, input, f.label);
     } else if (f.kind === "lines") {
-      input = h("textarea", { cls: "db-input db-lines", data: { key }, attrs: { name: f.name, rows: 5, placeholder: f.hint || f.label } });
+      input = h("textarea", { cls: "db-input db-lines", data: { key }, on: typed,
+        attrs: { name: f.name, rows: 5, placeholder: f.hint || f.label } });
       input.value = value === null || value === undefined ? "" : String(value);
-      input.addEventListener("input", () => remember(input.value));
     } else if (f.kind === "find") {
       // a big bestiary: typed (an id or a name), with the first few as suggestions
       const list = `db-${t.me}-${formId}-${f.name}`.replace(/[^A-Za-z0-9_-]/g, "_");
-      input = h("input", { cls: "db-input", data: { key }, attrs: { type: "text", list, placeholder: f.hint || f.label, name: f.name } });
+      input = h("input", { cls: "db-input", data: { key }, on: typed, attrs: { type: "text", list, placeholder: f.hint || f.label, name: f.name } });
       input.value = value === null || value === undefined ? "" : String(value);
-      input.addEventListener("input", () => remember(input.value));
       const options = h("datalist", { attrs: { id: list } });
       for (const o of f.options || []) { const opt = text("option", null, o.label); opt.value = String(o.value); options.appendChild(opt); }
       return h("label", { cls: "db-field", title: f.hint, data: { error: f.error ? 1 : null } },
         f.label ? text("span", "db-label", f.label) : null, input, options, f.error ? text("span", "db-field-error", f.error) : null);
     } else {
       input = h("input", {
-        cls: `db-input${f.kind === "number" ? " db-num" : ""}`, data: { key },
+        cls: `db-input${f.kind === "number" ? " db-num" : ""}`, data: { key }, on: typed,
         attrs: { type: f.kind === "number" ? "number" : "text", placeholder: f.hint || f.label, min: f.min, max: f.max, name: f.name },
       });
       input.value = value === null || value === undefined ? "" : String(value);
-      input.addEventListener("input", () => remember(input.value));
     }
     if (f.error) { input.classList.add("db-invalid"); input.setAttribute("aria-invalid", "true"); }
     return h(f.kind === "multi" ? "div" : "label", { cls: "db-field", title: f.hint, data: { error: f.error ? 1 : null } },
@@ -106,7 +103,12 @@ export function controls(t) {
   }
 
   function formEl(form, cls) {
-    const box = h("div", { cls: `db-form ${cls || ""}`, data: { form: form.id } });
+    const box = h("div", { cls: `db-form ${cls || ""}`, data: { form: form.id }, on: { keydown: (ev, el) => {
+      if (ev.key === "Enter" && ev.target.tagName === "INPUT" && ev.target.type !== "checkbox") {
+        const b = el.querySelector("button.db-primary");
+        if (b) { ev.preventDefault(); b.click(); }
+      }
+    } } });
     const fields = form.fields || [];
     for (const f of fields) box.appendChild(fieldEl(form.id, f));
     const submits = Array.isArray(form.submit) ? form.submit : [form.submit];
@@ -122,12 +124,6 @@ export function controls(t) {
         },
       }));
     }
-    box.addEventListener("keydown", (ev) => {
-      if (ev.key === "Enter" && ev.target.tagName === "INPUT" && ev.target.type !== "checkbox") {
-        const b = box.querySelector("button.db-primary");
-        if (b) { ev.preventDefault(); b.click(); }
-      }
-    });
     return box;
   }
 

@@ -1,6 +1,11 @@
 // delvebook's table, the shared DOM helpers: elements built from text only (every value set as textContent or a
 // text node, numbers included, so a campaign file cannot inject markup), and the small pieces every panel draws
 // (a bar, luck pips, a die, a roll). Nothing here knows a table: the per-table controls are in controls.js.
+//
+// An element's handlers (`on: { click(ev, el) {...} }`) are kept on it, not added as listeners: the table listens
+// once (`listen`) and hands each event to the handlers of the elements it passes, each called with the element
+// itself. So a redraw that keeps an element (morph.js) gives it the new drawing's handlers, and a handler reads
+// the element on the page, never one drawn and dropped.
 
 export const PIPS = ["\u2680", "\u2681", "\u2682", "\u2683", "\u2684", "\u2685"];
 
@@ -11,7 +16,8 @@ export function h(tag, props, ...children) {
     if (props.title) el.title = String(props.title);
     if (props.data) for (const [k, v] of Object.entries(props.data)) if (v !== undefined && v !== null) el.dataset[k] = String(v);
     if (props.attrs) for (const [k, v] of Object.entries(props.attrs)) if (v !== undefined && v !== null && v !== false) el.setAttribute(k, v === true ? "" : String(v));
-    if (props.on) for (const [k, fn] of Object.entries(props.on)) el.addEventListener(k, fn);
+    if (props.on) el.dbOn = props.on;
+    if (props.key !== undefined && props.key !== null) el.dbKey = String(props.key);
     if (props.width !== undefined) el.style.width = `${Math.round(Math.max(0, Math.min(1, props.width)) * 100)}%`;
   }
   add(el, children);
@@ -44,6 +50,23 @@ export function svg(tag, attrs, ...children) {
     if (c instanceof Node) el.appendChild(c); else el.appendChild(document.createTextNode(String(c)));
   }
   return el;
+}
+
+// the events a table hands to its elements' handlers, from the element reached outwards (a handler that stops
+// the event's propagation ends it there)
+export const EVENTS = ["click", "change", "input", "keydown"];
+export function listen(root) {
+  const hand = (ev) => {
+    for (let n = ev.target; n && n !== root.parentNode; n = n.parentNode) {
+      const fn = n.dbOn && n.dbOn[ev.type];
+      if (fn) {
+        fn(ev, n);
+        if (ev.cancelBubble) return;
+      }
+    }
+  };
+  for (const type of EVENTS) root.addEventListener(type, hand);
+  return () => { for (const type of EVENTS) root.removeEventListener(type, hand); };
 }
 
 // ---- pieces

@@ -3,12 +3,13 @@
 // view model, and every control carries the intent it sends. Every text reaches the page as text
 // (textContent / text nodes, dom.js), numbers included: a campaign file cannot inject markup.
 //
-// This file is one table on the page (its state, sending, the header, the whole view, the redraw) and the
-// anywidget entry; each panel is its own file (party.js, fight.js, actor.js, outcome.js, log.js, keeper.js,
+// This file is one table on the page (its state, sending, the header, the whole view, the redraw: a new drawing
+// reconciled into the page's, morph.js) and the anywidget entry; each panel is its own file (party.js, fight.js, actor.js, outcome.js, log.js, keeper.js,
 // screen.js). phones.js, prepare.js and charts.js are scripts joined into the same module text (front.py), so
 // their phoneParts, preparePanels and chartsEl are used here unimported.
 
-import { h, text, svg, bar, pips, rollEl } from "./dom.js";
+import { h, text, svg, bar, pips, rollEl, listen } from "./dom.js";
+import { morphChildren } from "./morph.js";
 import { controls } from "./controls.js";
 import { partyPanel } from "./party.js";
 import { fightPanel } from "./fight.js";
@@ -20,8 +21,10 @@ import { playersScreen } from "./screen.js";
 
 function mount(model, el) {
   let count = 0;
-  let pending = null;            // the intent sent and not yet answered: {id, at}
-  let clearing = null;           // form fields to forget once that intent went through: {id, keys}
+  let pending = null;            // the intent sent and not yet answered: {id, at, what}
+  let queued = null;             // another control's click made meanwhile, sent once that is answered
+  const clearing = new Map();    // intent id -> the form fields to forget once it went through
+  let cleared = null;            // the keys of the fields just forgotten, for the next redraw
   let lastWhere = null;
   let lastNotice = "[null,null]";
   let lastSeq = null;
@@ -33,12 +36,13 @@ function mount(model, el) {
     drafts: new Map(),           // what the keeper typed and has not sent, by field key (kept across redraws)
     where: new Map(),            // section id -> element (where a refusal or a question is shown), this drawing's
     send,
-    forget: (id, keys) => { clearing = { id, keys }; },
+    forget: (id, keys) => { clearing.set(id, keys); },
   };
 
   const root = document.createElement("div");
   root.className = "db-root";
   el.appendChild(root);
+  const unlisten = listen(root);
   const { button, section, notice, formEl } = controls(t);
   const phones = phoneParts({ h, text, svg, button, section, formEl, bar, pips, rollEl, send });
   const { partyStrip, creatureStrip } = partyPanel({ send, button, section });
@@ -51,10 +55,22 @@ function mount(model, el) {
     try { model.send(message); } catch (err) { console.warn("delvebook table: no kernel to send to", err); }
   }
 
+  // one intent at a time: a click on the same control again before the answer (a double click) acts once; a
+  // click on another control (or a field's change, sent as the pointer leaves it for a button) goes once the
+  // answer came: the last such click, if several
   function send(intent, args) {
-    if (pending && Date.now() - pending.at < 8000) return;  // one click at a time: a double click acts once
-    const id = `${t.me}:${++count}`;
-    pending = { id, at: Date.now() };
+    const what = JSON.stringify(intent);
+    if (pending && Date.now() - pending.at < 8000) {
+      if (what === pending.what || (queued && what === queued.what)) return;
+      if (queued) clearing.delete(queued.id);
+      queued = { id: `${t.me}:${++count}`, intent, args, what };
+      return queued.id;
+    }
+    return go(`${t.me}:${++count}`, intent, args, what);
+  }
+
+  function go(id, intent, args, what) {
+    pending = { id, at: Date.now(), what };
     lastWhere = intent.where || null;
     root.classList.add("db-busy");
     post({ type: "intent", id, intent: args ? { ...intent, args } : intent });
@@ -184,26 +200,39 @@ function mount(model, el) {
     if (!v.scope) return;
     if (pending && v.ack === pending.id) {
       alone = null;
-      if (clearing && clearing.id === pending.id && !v.refusal) for (const k of clearing.keys) t.drafts.delete(k);
+      const keys = clearing.get(pending.id);
+      if (keys && !v.refusal) {
+        for (const k of keys) t.drafts.delete(k);
+        cleared = new Set(keys);  // (shown as the model has them, even in the field still focused)
+      }
+      clearing.delete(pending.id);
       pending = null;
-      clearing = null;
       root.classList.remove("db-busy");
     }
-    // keep what the page itself holds across the redraw: scroll positions, and the field being typed in
-    const scrolls = {};
-    for (const s of root.querySelectorAll("[data-scroll]")) scrolls[s.dataset.scroll] = s.scrollTop;
-    const seq = v.outcome ? v.outcome.seq : null;
-    if (seq !== lastSeq) { delete scrolls.out; lastSeq = seq; }  // a new outcome shows from its top
-    const active = document.activeElement && root.contains(document.activeElement) ? document.activeElement.dataset.key : null;
-    const body = build(v);
+    // the new drawing reconciled into the page's: what has not changed stays the same element, so a press
+    // lands, a field being typed in keeps its text, caret and focus, and a box keeps its scroll (a box showing
+    // something else is another element: the left column's key is its panel or its actor on a turn)
+    const active = document.activeElement && root.contains(document.activeElement) ? document.activeElement : null;
+    const next = document.createElement("div");
     const said = aloneEl();
+    next.append(...(said ? [said, build(v)] : [build(v)]));
     root.classList.toggle("db-is-alone", alone === "picture");
-    root.replaceChildren(...(said ? [said, body] : [body]));
-    // a box scrolled as it was only when it shows the same thing (the left column: the same panel, the same actor)
-    for (const s of root.querySelectorAll("[data-scroll]")) if (scrolls[s.dataset.scroll]) s.scrollTop = scrolls[s.dataset.scroll];
-    if (active) {
-      const again = [...root.querySelectorAll("[data-key]")].find((x) => x.dataset.key === active);
+    morphChildren(root, next, { cleared });
+    cleared = null;
+    const seq = v.outcome ? v.outcome.seq : null;
+    if (seq !== lastSeq) {  // a new outcome shows from its top
+      lastSeq = seq;
+      const out = root.querySelector('[data-scroll="out"]');
+      if (out) out.scrollTop = 0;
+    }
+    if (active && !active.isConnected && active.dataset.key) {  // its field drawn anew (another form): found again
+      const again = [...root.querySelectorAll("[data-key]")].find((x) => x.dataset.key === active.dataset.key);
       if (again && again.focus) again.focus();
+    }
+    if (queued && !pending) {  // the click made while the last was unanswered
+      const q = queued;
+      queued = null;
+      go(q.id, q.intent, q.args, q.what);
     }
     bringIntoView(v);
     const asked = JSON.stringify([v.refusal, v.confirm]);
@@ -242,6 +271,7 @@ function mount(model, el) {
   const waiting = keeperTable ? setTimeout(() => { if (!live) { alone = "picture"; draw(); } }, 4000) : null;
   return () => {
     clearTimeout(waiting);
+    unlisten();
     model.off("change:view", onView);
     model.off("msg:custom", onCustom);
   };
