@@ -1,13 +1,15 @@
 """The table at every width a keeper's window gives it, in a real JupyterLab started as a keeper starts it
 (``delvebook lab``) in headless Chromium: a window of 900 px with the file browser open (the table about 470 px
-wide: it stacks into one column), 600 px, 1366x768 with the file browser open and 1920x1080 without, each in
-JupyterLab's light and dark themes. In every panel (Play with each delver's actions in a fight and the outcome with
+wide: it stacks into one column), 600 px, 520 px (the table about 400 px), 1366x768 with the file browser open and
+1920x1080 without, each in JupyterLab's light and dark themes. In every panel (Play with each delver's actions in a fight and the outcome with
 its luck dice, every section of the Keeper panel with the encounter builder open, Party, Charts) nothing scrolls
 sideways and no button's text is cut: the scrollWidth of every panel and every button is measured against its
-clientWidth, and nothing is drawn past the table's edge.
+clientWidth, and nothing is drawn past the table's edge. The Charts panel's texts (the title, the ticks, the level
+thresholds' labels: "level 3" sat on the title and the "200" tick) overlap nowhere.
 
 Screenshots (looked at by a person): tests/artifacts/table-width-<window>-<theme>.png (Wren's turn in a fight,
-the outcome and its luck dice) and table-width-<window>-<theme>-keeper.png (the Keeper panel).
+the outcome and its luck dice), table-width-<window>-<theme>-keeper.png (the Keeper panel) and
+table-width-<window>-<theme>-charts.png (the Charts panel).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from test_table_layout_browser import switch_theme
 pytestmark = pytest.mark.browser
 
 # (window, whether the file browser is open)
-SIZES = (((900, 768), True), ((600, 768), False), ((1366, 768), True), ((1920, 1080), False))
+SIZES = (((900, 768), True), ((600, 768), False), ((520, 768), False), ((1366, 768), True), ((1920, 1080), False))
 DELVERS = ("Wren", "Brakka", "Ilse", "Father Odo", "Sable")
 KEEPER_TABS = ("table", "party", "bestiary", "encounters", "tables")
 
@@ -45,6 +47,20 @@ MEASURE = """table => {
     }
     return {cut: cut.slice(0, 10), panels, buttons, width: Math.round(table.getBoundingClientRect().width)};
 }"""
+
+
+TEXTS_APART = """table => [...table.querySelectorAll('svg.db-chart')].map(svg => {
+    // every text of a chart (its title, ticks, the level thresholds' labels, the lines' end labels) against every
+    // other, as drawn (boxes in the page, after scaling): a pixel of touching is allowed, an overlap is not
+    const boxes = [...svg.querySelectorAll('text')].map(t => [t.textContent, t.getBoundingClientRect()]);
+    const out = [];
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+        const [a, p] = boxes[i], [b, q] = boxes[j];
+        if (p.left < q.right - 1 && q.left < p.right - 1 && p.top < q.bottom - 1 && q.top < p.bottom - 1)
+            out.push(`${a} / ${b}`);
+    }
+    return {texts: boxes.map(b => b[0]), overlapping: out};
+})"""
 
 
 def set_size(page, size, sidebar: bool) -> None:
@@ -111,6 +127,12 @@ def test_nothing_scrolls_sideways_or_is_cut_from_a_narrow_window_to_1920_in_both
                 for panel in ("party", "charts"):
                     k.panel(panel)
                     measure(k, f"{at}: the {panel} panel", seen)
+                k.table.locator("svg.db-chart").first.scroll_into_view_if_needed()
+                page.screenshot(path=str(artifacts / f"table-width-{size[0]}-{theme}-charts.png"))
+                charts = k.table.evaluate(TEXTS_APART)
+                assert len(charts) == 2 and "level 3" in charts[0]["texts"] and "0" in charts[0]["texts"], charts
+                for chart in charts:
+                    assert not chart["overlapping"], f"{at}: a chart's texts overlap: {chart['overlapping']}"
         switch_theme(page, "JupyterLab Light", light=True)
         for where, width, panels, buttons, cut in seen:
             print(f"{where}: table {width} px, {panels} panels and {buttons} buttons measured, {len(cut)} cut")
