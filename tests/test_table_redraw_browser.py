@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import start_run_all
-from test_table_browser import NOTEBOOK, Keeper
+from test_table_browser import Keeper, keeper_at_the_table
 
 pytestmark = pytest.mark.browser
 
-W, H = 1366, 768
 TRIES = 20
 PRESS_MS = 120  # a person's click: press, a pause, release
 
@@ -56,30 +54,22 @@ def press(page, locator) -> int:
     return held
 
 
-def open_builder(page, keeper_lab, artifacts) -> Keeper:
-    start_run_all(page, f"{keeper_lab.url}/lab/tree/{NOTEBOOK}?reset")
-    k = Keeper(page, keeper_lab, artifacts, name="redraw")
-    k.table.wait_for(state="visible")
-    k.wait_answered()
+def open_builder(k: Keeper) -> None:
+    """The Keeper panel's encounter builder on the bell tower, its forecast running; the table's redraws counted."""
     k.table.scroll_into_view_if_needed()
     k.panel("keeper")
     k.ui(k.table.locator('.db-ktab[data-ktab="encounters"]'))
     k.ui(k.table.locator('[data-encounter="bell_tower"] button', has_text="Build / forecast"))
     k.table.locator('.db-forecast[data-status="running"]').wait_for(timeout=60_000)
-    page.evaluate(COUNT_REDRAWS)
-    return k
+    k.page.evaluate(COUNT_REDRAWS)
 
 
 def test_clicks_at_a_persons_speed_and_typing_are_never_lost_while_the_forecast_refines(
         browser, keeper_lab, artifacts):
     from playwright.sync_api import expect
-    context = browser.new_context(viewport={"width": W, "height": H})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    dialogs = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    try:
-        k = open_builder(page, keeper_lab, artifacts)
+    with keeper_at_the_table(browser, keeper_lab, artifacts, "redraw") as k:
+        page = k.page
+        open_builder(k)
         foe = k.table.locator('.db-bfoe[data-foe="bell_cultist"]')
         count = foe.locator(".db-count")
         more, fewer = foe.locator("button.db-more"), foe.locator("button.db-fewer")
@@ -151,9 +141,3 @@ def test_clicks_at_a_persons_speed_and_typing_are_never_lost_while_the_forecast_
         assert typed_in_redraw >= TRIES // 2, f"only {typed_in_redraw} of {TRIES} typings saw a redraw"
         # nothing of it was sent: the note is a draft until Save
         assert [e["kind"] for e in k.events()] == k.expected
-        assert not dialogs, dialogs
-    except Exception:
-        page.screenshot(path=str(artifacts / "table-redraw-failed.png"))
-        raise
-    finally:
-        context.close()

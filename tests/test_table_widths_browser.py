@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import start_run_all
-from test_table_browser import NOTEBOOK, Keeper
+from test_table_browser import Keeper, keeper_at_the_table
 from test_table_layout_browser import switch_theme
 
 pytestmark = pytest.mark.browser
@@ -79,16 +78,8 @@ def measure(k: Keeper, where: str, seen: list) -> None:
 
 def test_nothing_scrolls_sideways_or_is_cut_from_a_narrow_window_to_1920_in_both_themes(
         browser, keeper_lab, artifacts):
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    dialogs = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    try:
-        start_run_all(page, f"{keeper_lab.url}/lab/tree/{NOTEBOOK}?reset")
-        k = Keeper(page, keeper_lab, artifacts, name="widths")
-        k.table.wait_for(state="visible")
-        k.wait_answered()
+    with keeper_at_the_table(browser, keeper_lab, artifacts, "widths") as k:
+        page = k.page
         # a session, XP for level 2 (a level-up choice waits on every sheet), a fight, an attack with its outcome
         k.panel("keeper")
         k.act(k.button("Start session"), "start_session")
@@ -141,9 +132,3 @@ def test_nothing_scrolls_sideways_or_is_cut_from_a_narrow_window_to_1920_in_both
         assert all(panels and buttons for _, _, panels, buttons, _ in seen)
         bad = [(where, cut) for where, _, _, _, cut in seen if cut]
         assert not bad, "sideways scrolling or a cut button:\n" + "\n".join(f"{w}: {c}" for w, c in bad)
-        assert not dialogs, dialogs
-    except Exception:
-        page.screenshot(path=str(artifacts / "table-widths-failed.png"))
-        raise
-    finally:
-        context.close()
