@@ -3,12 +3,12 @@ string (where a relative import has nothing to resolve against), and the players
 the files of ``static/`` are joined here into one module, with nothing fetched from a network.
 
 The table's own files are ES modules, one per panel (``party.js``, ``fight.js``, ``actor.js``, ``outcome.js``,
-``log.js``, ``keeper.js``, ``screen.js``) over the shared DOM helpers (``dom.js``) and one table's controls
-(``controls.js``); ``table.js`` is the table and the redraw, and exports the anywidget entry. Each imports by name
-what it uses from its siblings (``import { h, text } from "./dom.js";``, one line each) and marks what it gives
-``export``. Joined, they share one scope: the import lines go and so does each ``export`` keyword (the entry's
-``export default`` stays). ``phones.js`` (the players' phones' parts), ``prepare.js`` (the Keeper panel's
-preparing sections) and ``charts.js`` (the Charts panel's SVG) are plain scripts in that scope."""
+``log.js``, ``keeper.js``, ``screen.js``) over the shared DOM helpers (``dom.js``), one table's controls
+(``controls.js``) and the redraw's keyed reconciliation (``morph.js``); ``table.js`` is the table, and exports the
+anywidget entry. Each imports by name what it uses from its siblings (``import { h, text } from "./dom.js";``)
+and marks what it gives ``export``. Joined, they share one scope: the imports go and so does each ``export``
+keyword (the entry's ``export default`` stays). ``phones.js`` (the players' phones' parts), ``prepare.js`` (the
+Keeper panel's preparing sections) and ``charts.js`` (the Charts panel's SVG) are plain scripts in that scope."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def joined(name: str, source: str) -> str:
     body = _EXPORT.sub("", _IMPORT.sub("", source))
     left = re.search(r"^\s*(import\b.*|export (?!default\b).*)$", body, re.M)
     if left:
-        raise ValueError(f"static/{name}: cannot join {left.group(1)!r}: imports are one line each, "
+        raise ValueError(f"static/{name}: cannot join {left.group(1)!r}: imports are "
                          '`import { a, b } from "./file.js";`, and exports are `export function|const ...`')
     return body
 
