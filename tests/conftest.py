@@ -155,8 +155,8 @@ class LabServer:
         # A copy, so a notebook saved or a campaign changed in the browser never touches the repository.
         for folder in (EXAMPLES, CAMPAIGNS):
             if folder.is_dir() and not (self.root / folder.name).exists():  # started again: the same files
-                shutil.copytree(folder, self.root / folder.name,
-                                ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+                shutil.copytree(folder, self.root / folder.name,  # (a play copy left in the checkout stays out)
+                                ignore=shutil.ignore_patterns(".ipynb_checkpoints", "play"))
         config = self.home / "config"
         # The news toast ("Would you like to receive official Jupyter news?") would cover the page.
         (config / "labconfig").mkdir(parents=True, exist_ok=True)

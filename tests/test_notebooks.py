@@ -7,7 +7,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import EXAMPLES
+from conftest import CAMPAIGNS, EXAMPLES
 
 NOTEBOOKS = sorted(EXAMPLES.glob("*.ipynb"))
 
@@ -18,13 +18,18 @@ KERNEL_CHECK = "import sys\nprint(sys.prefix)"
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_example_notebook_runs_clean(path, tmp_path, monkeypatch):
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))  # the kernel's history stays out of $HOME
+    # run in a copy of examples/ beside campaigns/, as in the repository: the play copy a table notebook makes, and
+    # anything a notebook writes, stay out of the checkout
+    import shutil
+    for folder in (EXAMPLES, CAMPAIGNS):
+        shutil.copytree(folder, tmp_path / folder.name, ignore=shutil.ignore_patterns("play", ".ipynb_checkpoints"))
     nb = nbformat.read(path, as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(KERNEL_CHECK))
     client = NotebookClient(
         nb,
         kernel_name="python3",
         timeout=120,
-        resources={"metadata": {"path": str(path.parent)}},
+        resources={"metadata": {"path": str(tmp_path / EXAMPLES.name)}},
     )
     client.execute()  # raises CellExecutionError, with the cell and traceback, on any error
 

@@ -18,6 +18,7 @@ from delvebook.core.distribution import percent  # noqa: E402
 from delvebook.engine import queries  # noqa: E402
 from delvebook.store import read_log  # noqa: E402
 from delvebook.table import UI, Table, perform, table_view  # noqa: E402
+from delvebook.view import front  # noqa: E402
 from delvebook import narrate as words  # noqa: E402  (the one teller: the table only lays its words out)
 
 from conftest import CAMPAIGNS  # noqa: E402
@@ -137,8 +138,24 @@ def test_the_page_sets_every_text_as_text_and_never_builds_markup():
         assert "fetch(" not in js and "XMLHttpRequest" not in js, name
         assert re.findall(r"new WebSocket\(([^)]*)\)", js) == (["url.href"] if name == "players.js" else []), name
     assert "new URL(root.dataset.live, location.href)" in (STATIC / "players.js").read_text()
-    js = (STATIC / "table.js").read_text()
+    js = front.esm()
     assert "textContent" in js and "createTextNode" in js
+
+
+def test_the_front_end_is_one_module_joined_from_its_parts_each_import_naming_what_its_file_exports():
+    parts = set(front.PARTS)
+    assert {p.name for p in STATIC.glob("*.js")} - parts == {"players.js"}, "a file of static/ that is not joined"
+    for name in front.PARTS:
+        for file, names in front.imports(front.static(name)):
+            missing = set(names) - front.exports(front.static(file))
+            assert not missing, f"{name} imports {sorted(missing)} from {file}, which does not export them"
+    js = front.esm()
+    assert not re.search(r"^\s*import\b", js, re.M), "an import left in the joined module"
+    assert re.findall(r"^export\b.*", js, re.M) == ["export default {"], "one export: the anywidget entry"
+    with pytest.raises(ValueError, match="nowhere.js"):
+        front.joined("x.js", 'import { h } from "./nowhere.js";\n')
+    with pytest.raises(ValueError, match="cannot join"):
+        front.joined("x.js", "function a() {}\nexport { a };\n")
 
 
 def test_names_like_markup_reach_the_view_model_as_plain_text(tmp_path):

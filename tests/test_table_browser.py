@@ -9,6 +9,7 @@ Checks read the rendered page and the files on disk, not kernel variables. Scree
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -17,7 +18,7 @@ import pytest
 
 from delvebook.store import read_log
 
-from conftest import run_all_cells
+from conftest import run_all_cells, start_run_all
 
 pytestmark = pytest.mark.browser
 
@@ -164,6 +165,29 @@ def open_table(page, lab_server) -> None:
     table.wait_for(state="visible")
     assert "Anywidget" not in panel.inner_text() and "Error displaying widget" not in panel.inner_text()
     table.scroll_into_view_if_needed()
+
+
+@contextlib.contextmanager
+def keeper_at_the_table(browser, lab_server, artifacts, name: str, size=(W, H)):
+    """A new page of ``size`` with the table notebook run (Run All) and a Keeper at its table, answered once: a
+    dialog fails the test, and a failure leaves a screenshot (tests/artifacts/table-<name>-failed.png)."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    try:
+        start_run_all(page, f"{lab_server.url}/lab/tree/{NOTEBOOK}?reset")
+        k = Keeper(page, lab_server, artifacts, name=name)
+        k.table.wait_for(state="visible")
+        k.wait_answered()
+        yield k
+        assert not dialogs, dialogs
+    except Exception:
+        page.screenshot(path=str(artifacts / f"table-{name}-failed.png"))
+        raise
+    finally:
+        context.close()
 
 
 def save_notebook(page) -> None:

@@ -1,6 +1,6 @@
 """The table as one anywidget: a plain ES module and a CSS file (``static/``, shipped in the package, no build
 step, nothing fetched) draw the view model that ``view.table_view`` computes (the module is ``front.esm()``: the
-players' phones' parts, the Keeper panel's preparing sections, the Charts panel, then ``table.js``, the rest).
+table's ES modules, one a panel, joined into one text with ``table.js``, the entry, last).
 
 One synced trait, ``view``. A click in the page sends one custom message (``{"type": "intent", "id", "intent"}``);
 the widget performs it (``intents.perform``) and sets ``view`` once: one message each way per click. An action

@@ -1,5 +1,5 @@
 """The view: one JSON-shaped dict computed from the campaign's state and rules and a small UI state, which the page
-draws as it is (``static/table.js``, joined with its parts by ``front``), with the shape every click's message must
+draws as it is (``static/*.js``, an ES module a panel, joined by ``front``), with the shape every click's message must
 have (``shape``). The keeper's table (``delvebook.table``) and the players' pages (``delvebook.pages``) both draw it.
 
 ``table_view(camp, ui)`` is a pure function: every number, odd and option comes from ``engine.queries``, the
@@ -9,7 +9,7 @@ back (``{"do": "attack", ...}``), so no rule lives in the page. Nothing is kept 
 computed from state each time (the Charts panel's series, kept up to date per event, are the one exception:
 ``charts``).
 
-One module per panel, as table.js draws them: ``header``, ``party`` (the party strip and the creatures),
+One module per panel, as the page draws them: ``header``, ``party`` (the party strip and the creatures),
 ``fight``, ``actor`` (the action bar, with ``checks``, ``attacks``, ``actions`` and ``choices``), ``outcome`` (with
 the luck dice), ``log`` (with the players' last rolls), ``keeper`` (with its preparing sections: ``preparing`` for the
 party and the bestiary, ``encounters`` for the builder, ``rolltables``), ``sheets``, ``charts``, ``phones`` (the

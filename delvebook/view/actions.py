@@ -1,4 +1,4 @@
-"""Abilities and spells of the action bar (``action`` in table.js): each a button, target chips or a small form,
+"""Abilities and spells of the action bar (``action`` in actor.js): each a button, target chips or a small form,
 with its cost, its description and, for a spell attack, the odds on each target.
 
 Nothing is offered that the rules would refuse without saying why before the click: a button and each target chip

@@ -1,4 +1,4 @@
-"""The action bar (``actor`` in table.js): whoever acts, with the turn economy's word on it, the sheet, a death
+"""The action bar (``actor`` in actor.js): whoever acts, with the turn economy's word on it, the sheet, a death
 save, checks, attacks, abilities, spells, gear and level-up choices."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The attacks of the action bar (``attacks`` in table.js): each weapon against each target standing, with the
+"""The attacks of the action bar (``attacks`` in actor.js): each weapon against each target standing, with the
 exact odds and what stands in the way, and the attack's options."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Charts panel (``chartsEl`` in table.js): XP progress with the level thresholds, and hearts in the latest
+"""The Charts panel (``chartsEl`` in charts.js): XP progress with the level thresholds, and hearts in the latest
 fight, as series the page draws as SVG (plotly.js cannot load in an offline ES module).
 
 The series are kept up to date per event instead of computed again per click: ``ChartSeries`` is the follower the

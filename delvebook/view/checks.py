@@ -1,4 +1,4 @@
-"""The checks of the action bar (``checks`` in table.js): each skill with its exact odds against the target number
+"""The checks of the action bar (``checks`` in actor.js): each skill with its exact odds against the target number
 or an opponent."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A delver's level-up choices (``choices`` in table.js): each pending choice with what each option does."""
+"""A delver's level-up choices (``choices`` in actor.js): each pending choice with what each option does."""
 
 from __future__ import annotations
 

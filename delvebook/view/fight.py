@@ -1,4 +1,4 @@
-"""The fight bar (``fightBar`` in table.js): the order by side with who acts, the foes with their hearts, the
+"""The fight bar (``fightBar`` in fight.js): the order by side with who acts, the foes with their hearts, the
 keeper's initiative, next turn, end and join controls; or, outside a fight, the prepared fights to start."""
 
 from __future__ import annotations

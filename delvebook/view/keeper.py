@@ -1,4 +1,4 @@
-"""The Keeper panel (``keeperPanel`` in table.js): its sections' tabs; at the table, sessions, rests and time, quests
+"""The Keeper panel (``keeperPanel`` in keeper.js): its sections' tabs; at the table, sessions, rests and time, quests
 and rooms, coins, XP, hearts by hand, levels, conditions, any roll, found items, NPCs, the download and the prepared
 fights; preparing the evening, the Party, Bestiary, Encounters and Roll tables (``preparing``, ``encounters``,
 ``rolltables``)."""

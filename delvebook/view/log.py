@@ -1,4 +1,4 @@
-"""The log and the players' last rolls (``logEl``, ``lastRolls`` in table.js): the latest events told, undone and
+"""The log and the players' last rolls (``logEl``, ``lastRolls`` in log.js): the latest events told, undone and
 replaced ones marked (left out on the players' screen), from what the campaign's History keeps standing."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The outcome of the last click and its luck dice and real dice (``outcomeEl``, ``luckEl`` in table.js): the action
+"""The outcome of the last click and its luck dice and real dice (``outcomeEl``, ``luckEl`` in outcome.js): the action
 told in the game's words, every die drawn, a choice the hit allows, and the luck dice each player may spend."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The party strip and the named creatures beside it (``partyStrip``, ``creatureStrip`` in table.js): each delver's
+"""The party strip and the named creatures beside it (``partyStrip``, ``creatureStrip`` in party.js): each delver's
 hearts, luck dice, resources, conditions and XP, and the NPCs and familiars; click one to act as it. The dead keep
 their seats but leave the strip for one folded row, the fallen: a long campaign's dozens of dead delvers would
 bury the living five."""

@@ -1,4 +1,4 @@
-"""A delver's whole sheet (``sheets`` in table.js, the Party panel; the keeper's action bar shows it too)."""
+"""A delver's whole sheet (``sheets`` in keeper.js, the Party panel; the keeper's action bar shows it too)."""
 
 from __future__ import annotations
 

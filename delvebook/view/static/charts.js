@@ -18,7 +18,7 @@ function lineChart(title, series, opts) {
   const GAP = 12;  // one label's height
   const labels = series.map((s) => { const last = s.points[s.points.length - 1]; return last ? `${s.name} ${last[1]}` : null; });
   const longest = Math.max(0, ...labels.map((l) => (l ? l.length : 0)));
-  const W = 560, L = 40, B = 24, T = 22, R = Math.round(Math.min(220, Math.max(90, 12 + 5.6 * longest)));
+  const W = 560, L = 40, B = 24, T = 32, R = Math.round(Math.min(220, Math.max(90, 12 + 5.6 * longest)));
   const H = Math.max(210, T + B + (labels.filter((l) => l).length + 1) * GAP);
   const xs = series.flatMap((s) => s.points.map((p) => p[0]));
   const ys = series.flatMap((s) => s.points.map((p) => p[1])).concat((opts.marks || []).map((m) => m.y));
