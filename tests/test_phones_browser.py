@@ -109,6 +109,7 @@ def luck_accepted(k: Keeper, phone: Phone, player: str, delver: str) -> tuple[fl
     k.panel("play")
     k.select(delver)
     k.act(k.table.locator(".db-checks button", has_text=SKILL[delver]), "check")
+    k.real_dice("check", "8 1")  # 9 vs 10: a luck die added may lift it (a phone offers luck only where it can)
     phone.shows_seq(k.events()[-1]["seq"])
     start = time.monotonic()
     phone.page.locator(".db-spend .db-luck-plus").first.click()
