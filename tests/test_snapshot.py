@@ -10,6 +10,8 @@ import json
 import os
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -130,6 +132,18 @@ def test_a_reopen_from_a_snapshot_is_the_campaign_a_full_replay_gives(name, tmp_
         assert again._store._prefix is not None  # the events were not read at the open
         _same_as_full_replay(folder, again)
     assert _files(folder) == before
+
+
+def test_a_snapshot_one_process_wrote_is_used_by_the_next(tmp_path, played):
+    """What a keeper's next kernel does: the identity of a snapshot (this delvebook, its declarations, the rules, the
+    campaign file) is the same in every process."""
+    folder = tmp_path / "keep"
+    shutil.copytree(played, folder)
+    script = ("import sys, delvebook as db; c = db.Campaign.open(sys.argv[1], read_only=True); "
+              "print(c._store.restored is not None, len(c.state['delvers']))")
+    runs = [subprocess.run([sys.executable, "-c", script, str(folder)], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout.split() for seed in (1, 2)]
+    assert runs[0][0] == "False" and runs[1][0] == "True" and runs[0][1] == runs[1][1]
 
 
 @pytest.mark.parametrize("seed", range(10))

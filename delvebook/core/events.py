@@ -161,34 +161,47 @@ class _Entry:
 _CHANGES, _INVERSE = _Entry.changes, _Entry.inverse  # the slots themselves, under the properties below
 
 
+def _kept_inverse(entry: _Entry) -> Any:
+    """An entry's inverse as it is held (``_UNKNOWN`` for one a snapshot did not keep: not worked out here)."""
+    try:
+        return _INVERSE.__get__(entry)
+    except AttributeError:
+        return _UNKNOWN
+
+
 class _Restored(_Entry):
-    """An entry a snapshot brought back (``History.restored``): its changes are its event's, read when first asked;
-    an inverse the snapshot did not keep is worked out by one replay of the log when first asked."""
+    """An entry a snapshot brought back (``History.restored``, which makes a subclass naming its History: a snapshot
+    brings back one per action in force, so each is made with its seq alone): its changes are its event's, read when
+    first asked; an inverse the snapshot did not keep is worked out by one replay of the log when first asked."""
 
-    __slots__ = ("_history",)
+    __slots__ = ()
+    _history: "_RestoredHistory"
 
-    def __init__(self, seq: int, history: "History"):
+    def __init__(self, seq: int):
         self.seq = seq
-        _CHANGES.__set__(self, None)
-        _INVERSE.__set__(self, None)
         self.replaced = None
-        self._history = history
 
     @property
     def changes(self) -> list:
-        changes = _CHANGES.__get__(self)
-        if changes is None:
+        try:
+            return _CHANGES.__get__(self)
+        except AttributeError:  # not read yet
             changes = self._history.event(self.seq)["changes"]
             _CHANGES.__set__(self, changes)
-        return changes
+            return changes
 
     @property
     def inverse(self) -> list | None:
-        inverse = _INVERSE.__get__(self)
-        if inverse is _UNKNOWN:
+        try:
+            inverse = _INVERSE.__get__(self)
+        except AttributeError:  # not kept by the snapshot
             self._history._work_out_inverses(self)
             inverse = _INVERSE.__get__(self)
         return inverse
+
+    @inverse.setter
+    def inverse(self, value: list | None) -> None:
+        _INVERSE.__set__(self, value)
 
     @inverse.setter
     def inverse(self, value: list | None) -> None:
@@ -430,7 +443,7 @@ class History:
                 entry = entry.replaced
         inverses = {}
         for entry in done[-KEPT_INVERSES:]:
-            olds = _INVERSE.__get__(entry)
+            olds = _kept_inverse(entry)
             if olds is not _UNKNOWN:
                 inverses[str(entry.seq)] = [[] if old is _MISSING else [old] for old in olds]
         standing = self.standing
@@ -447,43 +460,43 @@ class History:
         needed. ValueError for data that does not hold together (a stack naming an action twice...)."""
         h = _RestoredHistory(state)
         h._event_of, h._replayed, h._last = event_of, replayed, count
-        entries: dict[int, _Restored] = {}
-
-        def entry(seq: Any) -> _Restored:
-            if seq.__class__ is not int or seq < 1:
-                raise ValueError(f"not a seq: {seq!r}")
-            found = entries.get(seq)
-            if found is None:
-                found = entries[seq] = _Restored(seq, h)
-            return found
-
-        for key, old in saved["replaced"].items():
-            newer, older = entry(int(key)), entry(old)
-            if older.seq >= newer.seq:
-                raise ValueError(f"{newer.seq} cannot replace the later {older.seq}")
-            newer.replaced = older
-        done = [entry(seq) for seq in saved["done"]]
-        undone = [entry(seq) for seq in saved["undone"]]
-        if len({e.seq for e in done} | {e.seq for e in undone}) != len(done) + len(undone):
+        entry_of = type("_Restored", (_Restored,), {"__slots__": (), "_history": h})
+        done_seqs, undone_seqs = saved["done"], saved["undone"]
+        seqs = set(done_seqs)
+        if len(seqs) != len(done_seqs) or not seqs.isdisjoint(undone_seqs) or len(set(undone_seqs)) != \
+                len(undone_seqs):
             raise ValueError("an action stands twice in the stacks")
-        for e in done:
-            _INVERSE.__set__(e, _UNKNOWN)
+        if seqs and (set(map(type, done_seqs)) != {int} or min(done_seqs) < 1 or max(done_seqs) > count) or \
+                any(s.__class__ is not int or not 1 <= s <= count for s in undone_seqs):
+            raise ValueError("a stack holds what is not the seq of an event before the snapshot")
+        done = list(map(entry_of, done_seqs))  # inverses unknown (unset) but for the latest: set below
+        entries = dict(zip(done_seqs, done))
+        entries.update(zip(undone_seqs, undone := list(map(entry_of, undone_seqs))))
+        for e in undone:
+            _INVERSE.__set__(e, None)  # taken back: it holds none until it is put back
+        for key, old in saved["replaced"].items():
+            newer, older = int(key), old
+            if older.__class__ is not int or not 1 <= older < newer <= count:
+                raise ValueError(f"{newer} cannot replace {older!r}")
+            for seq in (newer, older):
+                if seq not in entries:
+                    entries[seq] = entry_of(seq)
+                    _INVERSE.__set__(entries[seq], None)  # not in force
+            entries[newer].replaced = entries[older]
         for key, olds in saved["inverses"].items():
-            e = entries.get(int(key))
-            if e is None or _INVERSE.__get__(e) is not _UNKNOWN or olds.__class__ is not list:
+            seq = int(key)
+            if seq not in seqs or olds.__class__ is not list:
                 raise ValueError(f"an inverse for {key}, which is not in force")
-            _INVERSE.__set__(e, [old[0] if old else _MISSING for old in olds])
+            _INVERSE.__set__(entries[seq], [old[0] if old else _MISSING for old in olds])
         h.ledger.done[:], h.ledger.undone[:] = done, undone
         standing = h.standing
-        standing._in_force = {e.seq for e in done}
+        standing._in_force = seqs
         for name in ("replaced_by", "undone_by"):
             marks = {int(k): v for k, v in saved[name].items()}
             if any(v.__class__ is not int or v <= k for k, v in marks.items()):
                 raise ValueError(f"{name}: an action marked by one that is not later")
             setattr(standing, f"_{name}", marks)
         return h
-
-
 
 class _RestoredHistory(History):
     """A History a snapshot brought back (``History.restored``): it knows how far it has folded, so that an inverse
@@ -507,7 +520,7 @@ class _RestoredHistory(History):
         upto = self._last if self._folding is None else self._folding - 1
         replayed = {e.seq: e for e in self._replayed(upto).ledger.done}
         for entry in (*self.ledger.done, asked):
-            if _INVERSE.__get__(entry) is _UNKNOWN:
+            if _kept_inverse(entry) is _UNKNOWN:
                 twin = replayed.get(entry.seq)
                 if twin is None:
                     raise RuntimeError(f"action {entry.seq} is in force here but not in the log replayed")

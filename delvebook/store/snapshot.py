@@ -71,7 +71,13 @@ def declarations() -> str:
     """The events' format and the commands' declared roles, as text: a snapshot is made by one version of them."""
     from ..core.events import EVENT_VERSION
     from ..engine import ROLES
-    return f"{EVENT_VERSION}\0" + repr(sorted((kind, repr(roles)) for kind, roles in ROLES.items()))
+    def named(part: Any) -> Any:  # a role worked out by a function is named by it (a repr would hold its address)
+        if isinstance(part, (tuple, list)):
+            return [named(p) for p in part]
+        return f"{part.__module__}.{part.__qualname__}" if callable(part) else part
+
+    declared = sorted((kind, named((roles.actor, roles.targets))) for kind, roles in ROLES.items())
+    return f"{EVENT_VERSION}\0{declared!r}"
 
 
 def _identity(campaign_folder: Path, campaign_digest: str, rules_digest: str) -> str:
