@@ -13,6 +13,11 @@ walks the log again to ask it; ``standing(events)`` works it out over a bare log
 tests hold ``Standing`` to. ``History.apply`` says what the event touched (``Touched``), so views redraw
 what changed without reading change paths themselves.
 
+A snapshot (``store.snapshot``) keeps what History holds besides the state as plain data (``History.saved``) and
+brings it back (``History.restored``): the stacks and the standing exactly as the fold left them; each action's
+changes are its event's, read when first asked, and an inverse the snapshot did not keep (it keeps the latest
+``KEPT_INVERSES``) is worked out by one replay of the log the first time an undo reaches it.
+
 Standard library only: part of the pure core.
 """
 
