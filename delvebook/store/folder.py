@@ -453,7 +453,7 @@ class CampaignStore(LogGuard):
             read = self._after_snapshot(file, f) if self._snapshots else None
             if read is None:
                 f.seek(0)
-                self._digest = hashlib.sha256()
+                self._digest = hashlib.sha256() if self._snapshots else None  # what a snapshot would stand for
                 read = scan(file, shape=self.shape, f=f, digest=self._digest)
         finally:
             f.close()
@@ -461,7 +461,7 @@ class CampaignStore(LogGuard):
         self._events, self._line_map = read.events, read.line_map
         self.unsealed = [base + i for i in read.unsealed]
         self._end, self._lines = read.end, read.lines
-        self.upgraded = any(e.get("v", 1) != EVENT_VERSION for e in read.events)
+        self.upgraded = self._snapshots and any(e.get("v", 1) != EVENT_VERSION for e in read.events)
         if read.torn_line is not None:
             self.problems.append(set_aside(file, read, self.read_only))
         elif read.add_newline and not self.read_only:
@@ -474,7 +474,8 @@ class CampaignStore(LogGuard):
                 raise StoreError(f"cannot add the newline its last line lacks ({err.strerror}); open read-only "
                                  f"to read it", file) from None
             self._end += 1
-            self._digest.update(b"\n")
+            if self._digest is not None:
+                self._digest.update(b"\n")
             self.problems.append(f"{file}: the last line had no newline at the end; added one")
 
     def _after_snapshot(self, file: Path, f: Any):
