@@ -34,7 +34,7 @@ scripts/make_finished_campaign.py into a temporary folder, or into --big once an
   instructions; in CPU time that revision's open is 1.74x its floor).
 
 Prints ratios; asserts nothing. Run: .venv/bin/python bench/campaign.py [--events 100000] [--runs 3] [--big DIR]
-[--breakdown] [--against REV [--instructions]]
+[--breakdown] [--first] [--against REV [--instructions]]
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def reopen(path: Path) -> Campaign:
 
 
 FIRST = """
-import json, sys, time
+import gc, json, sys, time
 t = time.process_time()
 sys.path.insert(0, sys.argv[2])
 from delvebook import Campaign
@@ -120,11 +120,14 @@ t_open = time.process_time() - t
 restored = getattr(camp._store, "restored", None) is not None
 camp.close()
 floors = []
-for _ in range(int(sys.argv[3])):
+for _ in range(int(sys.argv[3])):  # measured as ``paused`` measures the floor: after a collection, the collector off
+    gc.collect()
+    gc.disable()
     t = time.process_time()
     with open(sys.argv[1] + "/log.yaml", encoding="utf-8") as f:
         events = [json.loads(line[2:line.rindex("}") + 1]) for line in f if line.startswith("- {")]
     floors.append(time.process_time() - t)
+    gc.enable()
     del events
 print(json.dumps({"open": t_open, "floor": min(floors), "restored": restored}))
 """
@@ -363,6 +366,7 @@ def main(argv=None) -> int:
     ap.add_argument("--hand", type=int, default=0, help="also open the long campaign with its last N lines unsealed")
     ap.add_argument("--against", metavar="REV", help="only compare the long campaign's open/floor with revision REV's")
     ap.add_argument("--instructions", action="store_true", help="with --against: also in instructions (valgrind)")
+    ap.add_argument("--first", action="store_true", help="only the first opens in fresh processes (--big needed)")
     ap.add_argument("--child-ratio", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--child-count", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -390,6 +394,10 @@ def main(argv=None) -> int:
         subprocess.run([sys.executable, str(ROOT / "scripts" / "make_finished_campaign.py"), str(big),
                         "--events", str(args.events), "--seed", "7"], check=True, stdout=subprocess.DEVNULL)
         print(f"(generated {big.name} in {time.perf_counter() - t:.0f} s)")
+    if args.first:
+        measure_first_opens(finished, big, args.runs)
+        shutil.rmtree(cache, ignore_errors=True)
+        return 0
     ratios: dict[str, list[float]] = {finished.name: [], big.name: []}
     for run in range(args.runs):
         print(f"run {run + 1}:")
