@@ -9,10 +9,16 @@ PLAY ?= examples/play/$(notdir $(CAMPAIGN))
 LAB_ARGS ?=
 PLAYERS_ARGS ?=
 PYTEST_ARGS ?=
+# the tests run side by side in this many processes (pytest-xdist), a test file to a process: what waits on a browser,
+# a server or a child process overlaps with the rest; 0 runs them all in one process
+PYTEST_WORKERS ?= 2
+XDIST := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
+# kills per crash test in `make soak` (the suite makes DELVEBOOK_CRASH_KILLS of them: 30 unless set; CI sets 200)
+SOAK_KILLS ?= 1000
 
 BIN := $(VENV)/bin
 
-.PHONY: lab players test test-all lite binder-constraints
+.PHONY: lab players test test-all soak lite binder-constraints
 
 lab: $(VENV)/.installed
 	$(BIN)/delvebook lab $(CAMPAIGN) $(LAB_ARGS)
@@ -25,13 +31,19 @@ players: $(VENV)/.installed
 		ignore=shutil.ignore_patterns(".delvebook.lock"))' $(CAMPAIGN) $(PLAY)
 	$(BIN)/delvebook players $(PLAY) $(PLAYERS_ARGS)
 
-# The fast tier: unit, property, widget and notebook tests (about four minutes on 2 cores).
+# The fast tier: unit, property, widget and notebook tests.
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -p no:cacheprovider -m "not slow and not browser" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -p no:cacheprovider $(XDIST) -m "not slow and not browser" $(PYTEST_ARGS)
 
 # The full suite, what CI runs: the fast tier plus the slow and the real-browser tests.
 test-all: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -p no:cacheprovider $(XDIST) $(PYTEST_ARGS)
+
+# The crash tests soak-sized: SOAK_KILLS kills of a writer at random moments in each (the rarest landings, a torn
+# line or campaign.yaml's temporary file left behind, come a few times in 200).
+soak: $(VENV)/.installed-test
+	DELVEBOOK_CRASH_KILLS=$(SOAK_KILLS) $(BIN)/python -m pytest -p no:cacheprovider -s tests/test_store_crash.py \
+		$(PYTEST_ARGS)
 
 # A static JupyterLite site for CAMPAIGN in LITE_OUT (serve it with any static web server; see README).
 # Needs npm (Debian: apt-get install npm): Pyodide's core files come from the `pyodide` npm package.

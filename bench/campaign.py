@@ -3,17 +3,25 @@
 For the bundled finished campaign (10k events) and a generated 100,000-event one (played by
 scripts/make_finished_campaign.py into a temporary folder, or into --big once and reused), prints:
 
-- open: ``Campaign.open(read_only=True)``, the rules and the party set up, every line read and checked (its seal,
-  the next seq, a kind, changes that are places of the state, roll records that are rolls), the log folded into
-  the state by the one check (``store.playcheck``), and the state after it checked;
+- a later open (in a process that opened a campaign before): ``Campaign.open(read_only=True)`` of the whole log, the
+  rules and the party set up, every line read and checked (its seal, the next seq, a kind, changes that are places of
+  the state, roll records that are rolls), the log folded into the state by the one check (``store.playcheck``), and
+  the state after it checked; and the same open from the campaign's snapshot (``store.snapshot``: the log's bytes
+  read and hashed, the state and the stacks loaded, the lines after it folded);
 - floor: each line's JSON (``- {...}``, without its seal) through a bare ``json.loads``, and nothing else;
-- both timed the same way, in turns (floor, open, floor, open...), in CPU time: best of --repeat, a full
+- all timed the same way, in turns (floor, open, reopen, floor...), in CPU time: best of --repeat, a full
   collection before each, the cycle collector paused during each (Campaign.open pauses it itself; the floor is
   given the same), what each made kept until its clock stops (freeing it is not part of making it);
 - as the keeper sees it: the same open with the collector running around the call (Campaign.open pauses it inside,
   and the young objects it made are scanned once when it resumes), then the full collection that comes later with
   the campaign alive: the work the pause defers, reported apart so the target hides nothing;
 - PyYAML's C loader on the same file, and one recorded action (with fsync) against a bare fsync'ed append;
+- the first open in a fresh process, what a keeper's new kernel pays (the CPU time from before ``import delvebook`` to
+  the open campaign: imports, the rules, the open), without and with the campaign's snapshot, against the json floor
+  measured in that process, medians of --runs processes; targets: the long delve with its snapshot at most 1.5x its
+  floor, the generated campaign's at most 0.25x, and the prepared campaign (an empty log) at most 120 ms of CPU. The
+  package is compiled first (an install has its .pyc files), and snapshots and prepared forms go to a cache folder
+  of the bench's own;
 - with --breakdown, where the open's time goes, each part timed as the open is and against the same floor: the log read
   without the shape checks (``scan(shape=None)``), read with them (``scan``), and the replay (``events.replay``);
 - with --hand N, the same open of a copy of the long campaign whose last N lines lost their seal (written by hand:
@@ -26,13 +34,14 @@ scripts/make_finished_campaign.py into a temporary folder, or into --big once an
   instructions; in CPU time that revision's open is 1.74x its floor).
 
 Prints ratios; asserts nothing. Run: .venv/bin/python bench/campaign.py [--events 100000] [--runs 3] [--big DIR]
-[--breakdown] [--against REV [--instructions]]
+[--breakdown] [--first] [--against REV [--instructions]]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import inspect
 import json
 import os
 import shutil
@@ -84,10 +93,68 @@ def floor(path: Path) -> list:
         return [json.loads(line[2:line.rindex("}") + 1]) for line in f if line.startswith("- {")]
 
 
-def open_campaign(path: Path) -> Campaign:
-    camp = Campaign.open(path, read_only=True)
+def open_campaign(path: Path, snapshots: bool = False) -> Campaign:
+    """``Campaign.open(path, read_only=True)``, by default folding the whole log (no snapshot read or written, as
+    every open did before snapshots; a tree from before them has no choice)."""
+    from delvebook.store import CampaignStore
+    if "snapshots" in inspect.signature(CampaignStore.open).parameters:
+        camp = Campaign.open(CampaignStore.open(path, read_only=True, snapshots=snapshots))
+    else:
+        camp = Campaign.open(path, read_only=True)
     camp.close()
     return camp
+
+
+def reopen(path: Path) -> Campaign:
+    """The open a keeper's next kernel makes: from the campaign's snapshot (written by an earlier open)."""
+    return open_campaign(path, snapshots=True)
+
+
+FIRST = """
+import gc, json, sys, time
+t = time.process_time()
+sys.path.insert(0, sys.argv[2])
+from delvebook import Campaign
+camp = Campaign.open(sys.argv[1], read_only=True)
+t_open = time.process_time() - t
+restored = getattr(camp._store, "restored", None) is not None
+camp.close()
+floors = []
+for _ in range(int(sys.argv[3])):  # measured as ``paused`` measures the floor: after a collection, the collector off
+    gc.collect()
+    gc.disable()
+    t = time.process_time()
+    with open(sys.argv[1] + "/log.yaml", encoding="utf-8") as f:
+        events = [json.loads(line[2:line.rindex("}") + 1]) for line in f if line.startswith("- {")]
+    floors.append(time.process_time() - t)
+    gc.enable()
+    del events
+print(json.dumps({"open": t_open, "floor": min(floors), "restored": restored}))
+"""
+"""A keeper's new kernel: the CPU time from before ``import delvebook`` to the campaign open (imports, the rules, the
+open), then the json floor of the same log measured in the same process."""
+
+
+def first_open(path: Path, snapshot: bool, runs: int, floors: int = 2) -> tuple[float, float, float]:
+    """(the first open in a fresh process, its json floor, open/floor): medians over ``runs`` fresh processes, each
+    with the campaign's snapshot (written by an open before) or without one (removed before each; the open writes
+    it, as a keeper's first open does). The package is compiled first (a keeper's install has its .pyc files)."""
+    from delvebook.store import snapshot as snap
+    opens, lows = [], []
+    for _ in range(runs):
+        file = snap.snapshot_file(path)
+        if not snapshot and file.exists():
+            file.unlink()
+        if snapshot and not file.exists():
+            reopen(path)
+        got = json.loads(subprocess.run([sys.executable, "-c", FIRST, str(path), str(TREE), str(floors)], check=True,
+                                        capture_output=True, text=True).stdout)
+        if got["restored"] != snapshot:
+            raise SystemExit(f"{path.name}: a first open {'with' if snapshot else 'without'} a snapshot was not one")
+        opens.append(got["open"])
+        lows.append(got["floor"])
+    o, f = statistics.median(opens), statistics.median(lows)
+    return o, f, statistics.median(a / b for a, b in zip(opens, lows))
 
 
 def as_the_keeper_sees_it(path: Path, repeat: int) -> tuple[float, float]:
@@ -118,26 +185,28 @@ def breakdown(path: Path, repeat: int, t_floor: float) -> None:
                              for name, t in ((name, paused(fn, repeat)) for name, fn in parts)), flush=True)
 
 
-def in_turns(path: Path, repeat: int) -> tuple[float, float]:
-    """(the floor, the open) of ``path``, each the best of ``repeat``, measured in turns: floor, open, floor... so
-    that both meet the same machine (a drift in its speed between a batch of floors and a batch of opens would show
-    as a ratio)."""
+def in_turns(path: Path, repeat: int, *opens) -> tuple[float, ...]:
+    """(the floor, then each of ``opens``, by default the full open) of ``path``, each the best of ``repeat``,
+    measured in turns: floor, open, floor... so that all meet the same machine (a drift in its speed between a batch
+    of floors and a batch of opens would show as a ratio)."""
+    opens = opens or (open_campaign,)
     open_campaign(path)  # the shipped rules are read once per process: not part of opening a campaign
-    t_floor = t_open = float("inf")
+    best = [float("inf")] * (1 + len(opens))
     for _ in range(repeat):
-        t_floor = min(t_floor, paused(lambda: floor(path), 1))
-        t_open = min(t_open, paused(lambda: open_campaign(path), 1))
-    return t_floor, t_open
+        for i, fn in enumerate((floor, *opens)):
+            best[i] = min(best[i], paused(lambda: fn(path), 1))
+    return tuple(best)
 
 
 def measure_open(path: Path, repeat: int, with_yaml: bool, parts: bool = False) -> float:
     n = len(floor(path))
-    t_floor, t_open = in_turns(path, repeat)
+    reopen(path)  # its snapshot, as an earlier open leaves it
+    t_floor, t_open, t_reopen = in_turns(path, repeat, open_campaign, reopen)
     t_keeper, t_full = as_the_keeper_sees_it(path, repeat)
     ratio = t_open / t_floor
-    line = (f"{path.name:<16}{n:>8,} events  open {t_open:6.3f} s  json floor {t_floor:6.3f} s  "
-            f"open/floor {ratio:4.2f}x  |  collector on "
-            f"around it: open {t_keeper:6.3f} s, a full collection after {t_full:6.3f} s")
+    line = (f"{path.name:<16}{n:>8,} events  json floor {t_floor:6.3f} s  later open: the whole log {t_open:6.3f} s "
+            f"({ratio:4.2f}x), from its snapshot {t_reopen:6.3f} s ({t_reopen / t_floor:4.2f}x)  |  collector on "
+            f"around the whole log's: open {t_keeper:6.3f} s, a full collection after {t_full:6.3f} s")
     if with_yaml:
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         t_yaml = paused(lambda: yaml.load((path / "log.yaml").read_text(encoding="utf-8"), Loader=loader), 1)
@@ -192,6 +261,23 @@ def measure_hand(path: Path, n: int, repeat: int) -> None:
     print(f"{path.name}: the last {n:,} lines without their seal (decided again by the rules): open {hand:6.3f} s, "
           f"sealed {sealed:6.3f} s; {(hand - sealed) / n * 1e6:,.0f} us a hand-written line")
     shutil.rmtree(work.parent)
+
+
+def measure_first_opens(finished: Path, big: Path, runs: int) -> None:
+    """What a keeper's new kernel pays: the first open in a fresh process, without and with the campaign's snapshot,
+    against the json floor measured in the same process; and the prepared campaign's (an empty log) in CPU time."""
+    print(f"first open in a fresh process (imports, the rules, the open), medians of {runs}:", flush=True)
+    for path, target in ((finished, 1.5), (big, 0.25)):
+        without = first_open(path, False, runs)
+        with_ = first_open(path, True, runs)
+        print(f"  {path.name:<16} without a snapshot {without[0]:6.3f} s ({without[2]:4.2f}x its floor), with "
+              f"{with_[0]:6.3f} s ({with_[2]:4.2f}x; target {target}x: {'within' if with_[2] <= target else 'OVER'}); "
+              f"json floor {with_[1]:6.3f} s", flush=True)
+    prepared = ROOT / "campaigns" / "the-sunken-keep"
+    first_open(prepared, False, 1)  # its rules and campaign file prepared, as after a keeper's first open ever
+    ms = first_open(prepared, False, max(runs, 5), floors=1)[0] * 1000
+    print(f"  {prepared.name:<16} (prepared, an empty log): {ms:5.0f} ms of CPU (target 120 ms: "
+          f"{'within' if ms <= 120 else 'OVER'})", flush=True)
 
 
 def reference_tree(rev: str) -> Path:
@@ -280,6 +366,7 @@ def main(argv=None) -> int:
     ap.add_argument("--hand", type=int, default=0, help="also open the long campaign with its last N lines unsealed")
     ap.add_argument("--against", metavar="REV", help="only compare the long campaign's open/floor with revision REV's")
     ap.add_argument("--instructions", action="store_true", help="with --against: also in instructions (valgrind)")
+    ap.add_argument("--first", action="store_true", help="only the first opens in fresh processes (--big needed)")
     ap.add_argument("--child-ratio", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--child-count", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -292,6 +379,10 @@ def main(argv=None) -> int:
     finished = ROOT / "campaigns" / "the-long-delve"
     print(f"python {sys.version.split()[0]}, PyYAML {yaml.__version__}; open/floor in CPU time (the targets, at most "
           f"{GROWTH}x the ratio before and {TARGET}x in instructions: --against REV --instructions)")
+    cache = tempfile.mkdtemp(prefix="delvebook-bench-cache-")  # snapshots and prepared forms: the bench's own
+    os.environ["DELVEBOOK_CACHE"] = cache
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(TREE / "delvebook")], check=True,
+                   stdout=subprocess.DEVNULL)
     tmp = None
     if args.big:
         big = Path(args.big)
@@ -303,6 +394,10 @@ def main(argv=None) -> int:
         subprocess.run([sys.executable, str(ROOT / "scripts" / "make_finished_campaign.py"), str(big),
                         "--events", str(args.events), "--seed", "7"], check=True, stdout=subprocess.DEVNULL)
         print(f"(generated {big.name} in {time.perf_counter() - t:.0f} s)")
+    if args.first:
+        measure_first_opens(finished, big, args.runs)
+        shutil.rmtree(cache, ignore_errors=True)
+        return 0
     ratios: dict[str, list[float]] = {finished.name: [], big.name: []}
     for run in range(args.runs):
         print(f"run {run + 1}:")
@@ -311,11 +406,13 @@ def main(argv=None) -> int:
     for name, rs in ratios.items():
         print(f"{name:<22} open/floor over {len(rs)} runs: " + ", ".join(f"{r:.2f}x" for r in rs) +
               f"  (median {statistics.median(rs):.2f}x)")
+    measure_first_opens(finished, big, args.runs)
     if args.hand:
         measure_hand(finished, args.hand, args.repeat)
     measure_action(finished)
     if tmp is not None:
         shutil.rmtree(tmp)
+    shutil.rmtree(cache, ignore_errors=True)
     return 0
 
 

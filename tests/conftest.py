@@ -36,6 +36,28 @@ CHROMIUM_ARGS = [
 ]
 
 
+_STARTED = time.monotonic()
+
+
+def pytest_configure(config) -> None:
+    """Compile the package once, before any test imports it: where bytecode is not written (PYTHONDONTWRITEBYTECODE,
+    as on this kind of machine), every process a test starts (a kernel, a server, the command line) would compile
+    delvebook again from source, about 0.3 s of CPU each. Only the first process does it (with pytest-xdist, the
+    controller: its workers find the files made)."""
+    if not hasattr(config, "workerinput"):
+        import compileall
+        compileall.compile_dir(str(REPO / "delvebook"), quiet=2)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """The suite says how long it took, wall clock, as its last line (the README's times are these)."""
+    if not hasattr(config, "workerinput"):
+        took = time.monotonic() - _STARTED
+        workers = getattr(config.option, "numprocesses", None)
+        terminalreporter.write_line(f"delvebook suite: {took // 60:.0f} min {took % 60:.0f} s wall clock"
+                                    + (f", {workers} workers" if workers else ""))
+
+
 def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
 

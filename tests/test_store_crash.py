@@ -13,10 +13,11 @@ spent about 0.2 s importing before every kill (three quarters of the first test'
 process of its own, killed with SIGKILL at a random moment after it opened the store and said "ready", its writes
 made by the same store code.
 
-Both tests make 200 kills because the rarest landings need about that many: measured over 200 kills on 2 cores,
-a kill tore the log's last line 2 times in the first test (first at kill 102); in the second a line was torn once,
-a kill left campaign.yaml's temporary file 5 times (first at kill 122) and landed between campaign.yaml's rename
-and its acknowledgement once. With fewer kills those would mostly go untested.
+CI makes 200 kills in each test (``DELVEBOOK_CRASH_KILLS``; ``make soak`` makes 1,000, a developer's run of the
+suite 30) because the rarest landings need about that many: measured over 200 kills on 2 cores, a kill tore the
+log's last line 2 times in the first test (first at kill 102); in the second a line was torn once, a kill left
+campaign.yaml's temporary file 5 times (first at kill 122) and landed between campaign.yaml's rename and its
+acknowledgement once. With fewer kills those would mostly go untested.
 """
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ import pytest
 
 from delvebook.store import CampaignStore
 
-KILLS = int(os.environ.get("DELVEBOOK_CRASH_KILLS", 200))
+KILLS = int(os.environ.get("DELVEBOOK_CRASH_KILLS", 30))
+"""Kills per test: 30 in a developer's run of the suite, 200 in CI (``.ci/run``), more in ``make soak``."""
 KILLS_PER_FOLDER = 20  # a new folder now and then keeps the log, and re-reading it after each kill, small
 
 ZYGOTE = textwrap.dedent("""
@@ -299,9 +301,9 @@ def _logged(folder, read: dict | None = None) -> dict:
 
 @pytest.mark.slow
 def test_play_undo_redo_rewrites_and_a_swapped_log_survive_sigkill(tmp_path, zygote):
-    """200 kills of a keeper's process at random moments: acting (some events hundreds of KB), undoing, redoing,
-    rewriting campaign.yaml, and now and then having log.yaml swapped under it as `git checkout -- log.yaml`
-    does. After each, a writable open must find every acknowledged event (in log.yaml, or in the log the writer
+    """KILLS kills of a keeper's process at random moments (200 in CI): acting (some events hundreds of KB),
+    undoing, redoing, rewriting campaign.yaml, and now and then having log.yaml swapped under it as `git checkout --
+    log.yaml` does. After each, a writable open must find every acknowledged event (in log.yaml, or in the log the writer
     kept aside when it was swapped), a log that replays to a state the rules made (every event decided again),
     a whole campaign.yaml no older than the last acknowledged rewrite, and no temporary file."""
     import delvebook as db

@@ -42,6 +42,7 @@ import pandas as pd
 
 from ..campaign import Campaign
 from ..engine import Refused
+from ..core.cache import cache_folder
 from ..core.events import History, clone
 from ..forecast import FightView, Policy, default_workers, forecast, wilson
 from ..core.roles import CREATURES, FOES, PARTY
@@ -212,15 +213,6 @@ def calibration(x: Any, *, fights: int = FIGHTS, policy: Policy | None = None,
 
 
 # ---------------------------------------------------------------- the cache
-
-def cache_folder() -> Path:
-    """Where delvebook keeps what it can always make again: ``$DELVEBOOK_CACHE``, else ``$XDG_CACHE_HOME/delvebook``,
-    else ``~/.cache/delvebook``."""
-    if os.environ.get("DELVEBOOK_CACHE"):
-        return Path(os.environ["DELVEBOOK_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "delvebook"
-
 
 def _key(camp: Campaign, fights: int, policy: Policy) -> str:
     """A digest of everything a calibration is made from: the log, the setup, the rules, the settings, the code."""

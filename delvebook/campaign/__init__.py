@@ -55,7 +55,7 @@ class Campaign(Preparing):
         self.engine = engine
         self.read_only = read_only
         self._clock = None  # a function giving event timestamps; None: wall clock
-        self.rng = random.Random(f"{store.campaign.get('seed')}:{len(store.events)}")
+        self.rng = random.Random(f"{store.campaign.get('seed')}:{store.next_seq - 1}")
         self.listeners: list = []  # called with each Outcome once it is on disk and applied (views refresh)
         self._tail = None  # a read-only campaign's follower of its log (catch_up)
         self._frozen = False  # whether opening froze it out of the cycle collector's passes (close thaws it)
@@ -106,7 +106,8 @@ class Campaign(Preparing):
         p, read_only, notes, temporary = place
         try:
             with collector_paused():  # the one pause of an open: reading, setting up and folding the log
-                store = CampaignStore.open(p, read_only=read_only)
+                # a zip's temporary copy keeps no snapshot (its path is gone at close)
+                store = CampaignStore.open(p, read_only=read_only, snapshots=temporary is None)
                 try:
                     camp = cls._from_store(store, read_only=read_only)
                 except BaseException:
@@ -129,14 +130,26 @@ class Campaign(Preparing):
         from ..store.playcheck import play_log
         from ..store.setup import setup_state
         setup = setup_state(store.campaign, store.rules)
-        engine = play_log(store.rules, setup, store.events, unsealed=store.unsealed, file=store.log_file,
-                          campaign_file=store.campaign_file, line_of=store.line_of)
+        resumed = store.resumed() if hasattr(store, "resumed") else None  # a folder's snapshot: only its tail read
+        if resumed is not None:
+            restored, tail, unsealed = resumed
+            engine = play_log(store.rules, setup, tail, unsealed=unsealed, file=store.log_file,
+                              campaign_file=store.campaign_file, line_of=store.line_of, restored=restored,
+                              every=lambda: store.events)
+            store.resumed_folded(tail)
+        else:
+            engine = play_log(store.rules, setup, store.events, unsealed=store.unsealed, file=store.log_file,
+                              campaign_file=store.campaign_file, line_of=store.line_of)
+        if hasattr(store, "keep_snapshot"):
+            store.keep_snapshot(engine.history)
         return cls(store, store.rules, engine, read_only)
 
     @_locked
     def close(self) -> None:
         """Release the write lock (the files stay as they are), and remove a zip's temporary folder; safe to
-        call twice."""
+        call twice. The campaign's snapshot is brought up to date first (``store.snapshot``: outside the folder)."""
+        if hasattr(self._store, "keep_snapshot"):
+            self._store.keep_snapshot(self.engine.history)
         self._store.close()
         if self._unpacked is not None:
             self._unpacked()
@@ -265,7 +278,7 @@ class Campaign(Preparing):
 
     def event(self, seq: int) -> dict:
         """The event with this seq."""
-        return self.engine.history.events_by_seq[seq]
+        return self.engine.history.event(seq)
 
     @property
     def can_undo(self) -> bool:
@@ -282,7 +295,7 @@ class Campaign(Preparing):
         return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
 
     def _next_seq(self) -> int:
-        return self.events[-1]["seq"] + 1 if self.events else 1
+        return self._store.next_seq
 
     @_locked
     def _record(self, event: dict) -> Outcome:
@@ -373,7 +386,7 @@ class Campaign(Preparing):
             check = LogCheck(self.rules, self.engine.setup, engine=self.engine, file=self._store.log_file)
             for i, event in enumerate(got.events):  # a line written by hand is judged by the rules, as opening does
                 event, touched = check.take(event, i in self._tail.unsealed, self.engine.apply, self._tail.lines[i])
-                self._store.events.append(event)
+                self._store.add_read(event)
                 outcome = Outcome(event)
                 outcome.touched = touched
                 outcome.campaign = self

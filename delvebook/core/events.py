@@ -13,6 +13,11 @@ walks the log again to ask it; ``standing(events)`` works it out over a bare log
 tests hold ``Standing`` to. ``History.apply`` says what the event touched (``Touched``), so views redraw
 what changed without reading change paths themselves.
 
+A snapshot (``store.snapshot``) keeps what History holds besides the state as plain data (``History.saved``) and
+brings it back (``History.restored``): the stacks and the standing exactly as the fold left them; each action's
+changes are its event's, read when first asked, and an inverse the snapshot did not keep (it keeps the latest
+``KEPT_INVERSES``) is worked out by one replay of the log the first time an undo reaches it.
+
 Standard library only: part of the pure core.
 """
 
@@ -20,8 +25,10 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from .touched import Touched
+
 __all__ = ["apply_changes", "revert", "History", "Ledger", "Standing", "Touched", "replay", "standing", "clone",
-           "get_path", "EVENT_VERSION", "UNDO", "REDO"]
+           "get_path", "EVENT_VERSION", "UNDO", "REDO", "KEPT_INVERSES"]
 
 EVENT_VERSION = 2
 """The format of the events delvebook writes: 2 names every event's roles (``roles``); 1 (or no ``v``) is read
@@ -29,7 +36,10 @@ through ``engine.upgrade_event``."""
 UNDO = "undo"
 REDO = "redo"
 _MISSING = object()
-_POOLS = frozenset({"xp_pool", "coin_pool", "xp_awarded"})
+_UNKNOWN = object()  # an inverse a snapshot did not keep: worked out again by a replay if it is ever needed
+KEPT_INVERSES = 64
+"""How many of the latest actions in force a snapshot keeps the inverse of (``History.saved``): undoing further back
+than that after a restore replays the log once to work the rest out."""
 
 
 def clone(value: Any) -> Any:
@@ -107,129 +117,6 @@ def revert(state: dict, changes: list, olds: list) -> list:
     return taken
 
 
-# ---------------------------------------------------------------- what an event touched
-
-class Touched:
-    """What one event changed, in the game's nouns, derived from its change paths (an undo, a redo and a
-    replacing action count the changes they take back or put back too).
-
-    ``delvers``, ``foes``: names whose sheet changed; ``creatures``: named creatures (NPCs, familiars) whose sheet
-    changed, or who came or went; ``players``: players whose luck dice count changed;
-    ``conditions``: ids of conditions begun, changed or ended, and ``holders``: who has (or had) them;
-    ``encounter``: the fight itself (begun, ended, its order, round or turn); ``session``, ``seats``,
-    ``clock``: those changed; ``pools``: ``xp_pool`` / ``coin_pool`` / ``xp_awarded``; ``other``: any other
-    top-level key (``quests``, ``rooms``...); ``paths``: every change path, in the order applied."""
-
-    __slots__ = ("paths", "delvers", "foes", "creatures", "players", "conditions", "holders", "encounter",
-                 "session", "seats", "clock", "pools", "other")
-
-    def __init__(self) -> None:
-        self.paths: list[tuple] = []
-        self.delvers: set[str] = set()
-        self.foes: set[str] = set()
-        self.creatures: set[str] = set()
-        self.players: set[str] = set()
-        self.conditions: set[int] = set()
-        self.holders: set[str] = set()
-        self.encounter = False
-        self.session = False
-        self.seats = False
-        self.clock = False
-        self.pools: set[str] = set()
-        self.other: set[str] = set()
-
-    def __bool__(self) -> bool:
-        return bool(self.paths)
-
-    def under(self, *prefix: Any) -> bool:
-        """Whether any change sits under ``prefix`` (or replaced a whole branch that holds it)."""
-        n = len(prefix)
-        return any(p[:n] == prefix or prefix[:len(p)] == p for p in self.paths)
-
-    def __repr__(self) -> str:
-        bits = [f"{k}={sorted(getattr(self, k))}" for k in ("delvers", "foes", "creatures", "players", "conditions",
-                                                          "pools", "other") if getattr(self, k)]
-        bits += [k for k in ("encounter", "session", "seats", "clock") if getattr(self, k)]
-        return f"Touched({', '.join(bits) or 'nothing'})"
-
-    # ---- noting one change (called as it is applied: a condition's index means the list as it is then)
-    def _note(self, state: dict, path: list, value: Any) -> None:
-        head = path[0]
-        n = len(path)
-        if head == "conditions" and n >= 3:
-            cond = state["conditions"][path[1]]
-            self.conditions.add(cond["id"])
-            self.holders.add(cond["who"])
-
-    def _noted(self, path: list, new: Any, old: Any) -> None:
-        self.paths.append(tuple(path))
-        head = path[0]
-        n = len(path)
-        if head == "delvers":
-            if n > 1:
-                self.delvers.add(path[1])
-            else:
-                self.delvers |= _keys(old) | _keys(new)
-        elif head == "encounter":
-            if n > 2 and path[1] == "foes":
-                self.foes.add(path[2])
-                return
-            self.encounter = True
-            if n == 1:
-                for enc in (old, new):
-                    if isinstance(enc, dict):
-                        self.foes |= set(enc.get("foes", ()))
-            elif n == 2 and path[1] == "foes":
-                self.foes |= _keys(old) | _keys(new)
-        elif head == "luck":
-            if n > 1:
-                self.players.add(path[1])
-            else:
-                was, now = _dict(old), _dict(new)
-                self.players |= {p for p in set(was) | set(now) if was.get(p, _MISSING) != now.get(p, _MISSING)}
-        elif head == "conditions":
-            if n == 1:
-                was = {c["id"]: c for c in _list(old)}
-                now = {c["id"]: c for c in _list(new)}
-                for cid in set(was) | set(now):
-                    a, b = was.get(cid), now.get(cid)
-                    if a != b:
-                        self.conditions.add(cid)
-                        self.holders.add((a or b)["who"])
-            elif n == 2:
-                for cond in (old, new):
-                    if isinstance(cond, dict):
-                        self.conditions.add(cond["id"])
-                        self.holders.add(cond["who"])
-        elif head == "creatures":
-            if n > 1:
-                self.creatures.add(path[1])
-            else:
-                self.creatures |= _keys(old) | _keys(new)
-        elif head == "session":
-            self.session = True
-        elif head == "seats":
-            self.seats = True
-        elif head == "clock":
-            self.clock = True
-        elif head in _POOLS:
-            self.pools.add(head)
-        else:
-            self.other.add(head)
-
-
-def _keys(x: Any) -> set:
-    return set(x) if isinstance(x, dict) else set()
-
-
-def _dict(x: Any) -> dict:
-    return x if isinstance(x, dict) else {}
-
-
-def _list(x: Any) -> list:
-    return x if isinstance(x, list) else []
-
-
 def _apply_noting(state: dict, changes: list, touched: Touched | None) -> list:
     """``apply_changes``, noting each change in ``touched`` as it is applied (None: note nothing)."""
     if touched is None:
@@ -274,6 +161,56 @@ class _Entry:
         self.changes = changes
         self.inverse = inverse
         self.replaced = replaced
+
+
+_CHANGES, _INVERSE = _Entry.changes, _Entry.inverse  # the slots themselves, under the properties below
+
+
+def _kept_inverse(entry: _Entry) -> Any:
+    """An entry's inverse as it is held (``_UNKNOWN`` for one a snapshot did not keep: not worked out here)."""
+    try:
+        return _INVERSE.__get__(entry)
+    except AttributeError:
+        return _UNKNOWN
+
+
+class _Restored(_Entry):
+    """An entry a snapshot brought back (``History.restored``, which makes a subclass naming its History: a snapshot
+    brings back one per action in force, so each is made with its seq alone): its changes are its event's, read when
+    first asked; an inverse the snapshot did not keep is worked out by one replay of the log when first asked."""
+
+    __slots__ = ()
+    _history: "_RestoredHistory"
+
+    def __init__(self, seq: int):
+        self.seq = seq
+        self.replaced = None
+
+    @property
+    def changes(self) -> list:
+        try:
+            return _CHANGES.__get__(self)
+        except AttributeError:  # not read yet
+            changes = self._history.event(self.seq)["changes"]
+            _CHANGES.__set__(self, changes)
+            return changes
+
+    @property
+    def inverse(self) -> list | None:
+        try:
+            inverse = _INVERSE.__get__(self)
+        except AttributeError:  # not kept by the snapshot
+            self._history._work_out_inverses(self)
+            inverse = _INVERSE.__get__(self)
+        return inverse
+
+    @inverse.setter
+    def inverse(self, value: list | None) -> None:
+        _INVERSE.__set__(self, value)
+
+    @inverse.setter
+    def inverse(self, value: list | None) -> None:
+        _INVERSE.__set__(self, value)
 
 
 class Ledger:
@@ -425,7 +362,18 @@ class History:
         self.state = state
         self.ledger = Ledger()
         self.standing = Standing()
-        self.events_by_seq: dict[int, dict] = {}
+        self.events_by_seq: dict[int, dict] = {}  # the events folded (a restored History: those asked for so far)
+        self._event_of = None  # a restored History: (seq) -> an event before the snapshot, read when asked
+        self._replayed = None  # a restored History: () -> the History a full replay of the log makes
+
+    def event(self, seq: int) -> dict:
+        """The event ``seq`` (KeyError for one this History has not folded)."""
+        event = self.events_by_seq.get(seq)
+        if event is None:
+            if self._event_of is None:
+                raise KeyError(seq)
+            event = self.events_by_seq[seq] = self._event_of(seq)
+        return event
 
     @property
     def done(self) -> list[_Entry]:
@@ -473,15 +421,115 @@ class History:
     def latest_action(self) -> dict | None:
         """The latest action still in force."""
         done = self.ledger.done
-        return self.events_by_seq[done[-1].seq] if done else None
+        return self.event(done[-1].seq) if done else None
 
     def latest_undone(self) -> dict | None:
         undone = self.ledger.undone
-        return self.events_by_seq[undone[-1].seq] if undone else None
+        return self.event(undone[-1].seq) if undone else None
 
     def in_force(self) -> list[int]:
         """Seqs of the actions in force, oldest first."""
         return [e.seq for e in self.ledger.done]
+
+    # ---- a snapshot (``store.snapshot``): what this History keeps besides the state, as plain data, and back
+    def saved(self) -> dict:
+        """What undo, redo and ``standing`` need besides the state, as plain JSON data: the stacks (seqs), which
+        action replaced which, the inverses of the latest ``KEPT_INVERSES`` actions in force (``[]`` for a place
+        the action added, ``[value]`` for what it held), and the standing's replaced and undone marks. The changes
+        are not kept: they are the events'."""
+        done, undone = self.ledger.done, self.ledger.undone
+        replaced: dict[str, int] = {}
+        seen: set[int] = set()
+        for entry in (*done, *undone):
+            while entry is not None and entry.seq not in seen:
+                seen.add(entry.seq)
+                if entry.replaced is not None:
+                    replaced[str(entry.seq)] = entry.replaced.seq
+                entry = entry.replaced
+        inverses = {}
+        for entry in done[-KEPT_INVERSES:]:
+            olds = _kept_inverse(entry)
+            if olds is not _UNKNOWN:
+                inverses[str(entry.seq)] = [[] if old is _MISSING else [old] for old in olds]
+        standing = self.standing
+        return {"done": [e.seq for e in done], "undone": [e.seq for e in undone], "replaced": replaced,
+                "inverses": inverses,
+                "replaced_by": {str(k): v for k, v in standing._replaced_by.items()},
+                "undone_by": {str(k): v for k, v in standing._undone_by.items()}}
+
+    @staticmethod
+    def restored(state: dict, saved: dict, count: int, event_of, replayed) -> "History":
+        """The History that ``saved`` (what ``saved()`` returned, read back) and ``state`` stand for, after ``count``
+        events: its events are read when asked (``event_of(seq)``), and an inverse the snapshot did not keep is taken
+        from ``replayed(n)``, a History of the log's first ``n`` events folded from the setup, the first time one is
+        needed. ValueError for data that does not hold together (a stack naming an action twice...)."""
+        h = _RestoredHistory(state)
+        h._event_of, h._replayed, h._last = event_of, replayed, count
+        entry_of = type("_Restored", (_Restored,), {"__slots__": (), "_history": h})
+        done_seqs, undone_seqs = saved["done"], saved["undone"]
+        seqs = set(done_seqs)
+        if len(seqs) != len(done_seqs) or not seqs.isdisjoint(undone_seqs) or len(set(undone_seqs)) != \
+                len(undone_seqs):
+            raise ValueError("an action stands twice in the stacks")
+        if seqs and (set(map(type, done_seqs)) != {int} or min(done_seqs) < 1 or max(done_seqs) > count) or \
+                any(s.__class__ is not int or not 1 <= s <= count for s in undone_seqs):
+            raise ValueError("a stack holds what is not the seq of an event before the snapshot")
+        done = list(map(entry_of, done_seqs))  # inverses unknown (unset) but for the latest: set below
+        entries = dict(zip(done_seqs, done))
+        entries.update(zip(undone_seqs, undone := list(map(entry_of, undone_seqs))))
+        for e in undone:
+            _INVERSE.__set__(e, None)  # taken back: it holds none until it is put back
+        for key, old in saved["replaced"].items():
+            newer, older = int(key), old
+            if older.__class__ is not int or not 1 <= older < newer <= count:
+                raise ValueError(f"{newer} cannot replace {older!r}")
+            for seq in (newer, older):
+                if seq not in entries:
+                    entries[seq] = entry_of(seq)
+                    _INVERSE.__set__(entries[seq], None)  # not in force
+            entries[newer].replaced = entries[older]
+        for key, olds in saved["inverses"].items():
+            seq = int(key)
+            if seq not in seqs or olds.__class__ is not list:
+                raise ValueError(f"an inverse for {key}, which is not in force")
+            _INVERSE.__set__(entries[seq], [old[0] if old else _MISSING for old in olds])
+        h.ledger.done[:], h.ledger.undone[:] = done, undone
+        standing = h.standing
+        standing._in_force = seqs
+        for name in ("replaced_by", "undone_by"):
+            marks = {int(k): v for k, v in saved[name].items()}
+            if any(v.__class__ is not int or v <= k for k, v in marks.items()):
+                raise ValueError(f"{name}: an action marked by one that is not later")
+            setattr(standing, f"_{name}", marks)
+        return h
+
+class _RestoredHistory(History):
+    """A History a snapshot brought back (``History.restored``): it knows how far it has folded, so that an inverse
+    the snapshot did not keep is worked out from a replay of the log up to there."""
+
+    _folding: int | None = None  # the seq of the event being folded, while it is
+    _last = 0  # the seq of the latest event folded
+
+    def fold(self, event: dict, touched: Touched | None = None) -> None:
+        self._folding = event["seq"]
+        try:
+            History.fold(self, event, touched)
+        finally:
+            self._folding = None
+        self._last = event["seq"]
+
+    def _work_out_inverses(self, asked: _Entry) -> None:
+        """Every inverse the snapshot did not keep (and ``asked``'s, an action being taken back), from a replay of
+        the log up to where this History stands: an action's inverse depends only on the actions in force below it,
+        which the replay stacks the same."""
+        upto = self._last if self._folding is None else self._folding - 1
+        replayed = {e.seq: e for e in self._replayed(upto).ledger.done}
+        for entry in (*self.ledger.done, asked):
+            if _kept_inverse(entry) is _UNKNOWN:
+                twin = replayed.get(entry.seq)
+                if twin is None:
+                    raise RuntimeError(f"action {entry.seq} is in force here but not in the log replayed")
+                _INVERSE.__set__(entry, twin.inverse)
 
 
 def replay(setup: dict, events: Iterable[dict]) -> History:

@@ -11,9 +11,6 @@ import stat
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ..core import yamlsafe
 from ..core.rules.load import base_rules
 from ..core.rules.schema import CAMPAIGN_FIELDS, check_campaign, field_name
 from .errors import StoreError
@@ -25,6 +22,8 @@ __all__ = [
     "CAMPAIGN_HEADER",
     "MAX_CAMPAIGN_BYTES",
     "read_campaign",
+    "read_campaign_bytes",
+    "parse_campaign",
     "check_campaign_file",
     "raise_first",
     "dump_campaign",
@@ -38,10 +37,15 @@ MAX_CAMPAIGN_BYTES = 10 << 20
 """A ``campaign.yaml`` larger than this (10 MiB) is refused before it is read."""
 
 
-def read_campaign(folder: Path) -> yamlsafe.Document:
+def read_campaign(folder: Path) -> "yamlsafe.Document":
     """Parse a folder's campaign.yaml once: its data and node tree. A regular file only (a device such as
     /dev/zero or a pipe is refused before a byte is read), size-checked before reading and read no further than
     the limit; StoreError on a missing file, bytes that are not UTF-8, or YAML the safe loader refuses."""
+    return parse_campaign(read_campaign_bytes(folder), folder / CAMPAIGN_FILE)
+
+
+def read_campaign_bytes(folder: Path) -> bytes:
+    """A folder's campaign.yaml as bytes, read as ``read_campaign`` reads it (a regular file, within the limit)."""
     file = folder / CAMPAIGN_FILE
     try:
         fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -78,6 +82,12 @@ def read_campaign(folder: Path) -> yamlsafe.Document:
     if len(raw) > MAX_CAMPAIGN_BYTES:
         raise StoreError(f"more than {MAX_CAMPAIGN_BYTES >> 20} MiB; a campaign file is at most that (a damaged "
                          f"or foreign file?); not read", file)
+    return raw
+
+
+def parse_campaign(raw: bytes, file: Path) -> "yamlsafe.Document":
+    """campaign.yaml's bytes (``read_campaign_bytes``) parsed by the safe loader: its data and node tree."""
+    from ..core import yamlsafe  # PyYAML: only when a campaign file is parsed, not when its prepared form is read
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]  # an editor's byte order mark
     try:
@@ -91,7 +101,7 @@ def read_campaign(folder: Path) -> yamlsafe.Document:
         raise StoreError(err.reason, file, err.line) from None
 
 
-def check_campaign_file(data: Any, doc: yamlsafe.Document | None,
+def check_campaign_file(data: Any, doc: "yamlsafe.Document | None",
                         file: str | os.PathLike | None) -> tuple[Any, list[StoreError]]:
     """The rules a parsed campaign plays by (None if it has problems) and every problem
     (``rules.schema.check_campaign``), each as a StoreError naming the file, the line (when ``doc`` holds the
@@ -114,6 +124,7 @@ def raise_first(errors: list[StoreError]) -> None:
 
 def dump_campaign(campaign: dict) -> bytes:
     """campaign.yaml's bytes: the header comment, then plain block YAML in the order given."""
+    import yaml
     try:
         text = yaml.safe_dump(campaign, sort_keys=False, allow_unicode=True, default_flow_style=False)
     except yaml.YAMLError as err:

@@ -24,6 +24,7 @@ A campaign folder holds:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import threading
@@ -32,14 +33,19 @@ from typing import Any
 
 from ..core import statecheck
 from ..core.rules.schema import FORMAT_VERSION, show
-from .campaign_file import (CAMPAIGN_FILE, CAMPAIGN_KEYS, check_campaign_file, dump_campaign, raise_first,
-                            read_campaign)
+from ..core.cache import read_prepared, write_prepared
+from ..core.events import EVENT_VERSION, History, replay
+from ..core.rules.load import rules_digest
+from . import snapshot
+from .campaign_file import (CAMPAIGN_FILE, CAMPAIGN_KEYS, check_campaign_file, dump_campaign, parse_campaign,
+                            raise_first, read_campaign_bytes)
 from .errors import StoreError, os_error
 from .files import atomic_write, check_new_path, fsync_dir, persists_on_close, pread, write_all
+from .guard import LogGuard
 from .lock import LOCK_FILE, SOFT_LOCK_FILE, Lock, read_incidents, take_lock
-from .lines import dump_event_line, encode_event
-from .log import LOG_FILE, LOG_HEADER, LineMap, LogTail, scan
-from .repair import HELD_FILE, clean_temporaries, free_name, recover_held, set_aside, utc_stamp
+from .lines import encode_event
+from .log import LOG_FILE, LOG_HEADER, LineMap, LogTail, open_log, scan
+from .repair import HELD_FILE, clean_temporaries, recover_held, set_aside
 
 __all__ = [
     "LOCK_FILE",
@@ -61,7 +67,7 @@ _GITIGNORE = ("# the players' requests from their phones, and their links' secre
 # ---------------------------------------------------------------- the folder store
 
 
-class CampaignStore:
+class CampaignStore(LogGuard):
     """One campaign folder, open for reading or for writing (then holding the folder's lock).
 
     ``campaign`` is the parsed campaign.yaml, ``events`` the log oldest first, ``problems`` what opening found
@@ -77,7 +83,9 @@ class CampaignStore:
         self.path = path
         self.read_only = read_only
         self.campaign: dict = {}
-        self.events: list[dict] = []
+        self._events: list[dict] = []  # the events read or appended (after a snapshot's part: those after it)
+        self._prefix: snapshot.Prefix | None = None  # the part of the log a snapshot stood for, read when first asked
+        self.restored: History | None = None  # what the snapshot brought back, for the campaign to play on
         self.problems: list[str] = []
         self.rules: Any = None  # the rules campaign.yaml plays by (checked by the one schema)
         self.shape: statecheck.Shape = statecheck.DEFAULT
@@ -94,6 +102,11 @@ class CampaignStore:
         self._mutex = threading.RLock()
         self._end = 0  # bytes of the log this store has read or written (where a follower goes on)
         self._lines = 0  # lines of the log up to there
+        self._digest: Any = None  # SHA-256 of the log's bytes up to ``_end`` (hashlib), for a snapshot
+        self._campaign_digest = ""  # SHA-256 of campaign.yaml's bytes as read
+        self._snapshots = False  # whether this store keeps snapshots (a folder opened in place, not a zip's copy)
+        self._snapshot_at = 0  # the count of events the latest snapshot (found or written) stands for
+        self.upgraded = False  # an event of an older format was read: no snapshot (its part would be read unupgraded)
 
     # opening and closing
     @classmethod
@@ -142,8 +155,10 @@ class CampaignStore:
                     raise StoreError(f"could not write {name} ({err.strerror}); nothing was made", folder) \
                         from None
             store._end, store._lines = len(LOG_HEADER.encode()), 1
+            store._digest = hashlib.sha256(LOG_HEADER.encode())
+            store._campaign_digest, store._snapshots = hashlib.sha256(data).hexdigest(), True
             store.campaign, store.rules = campaign, rules
-            store.shape = statecheck.shape_for(rules)
+            store.shape = statecheck.shape_for(store.rules)
             store._open_log()
         except BaseException as failure:
             store.close()
@@ -163,14 +178,19 @@ class CampaignStore:
         return store
 
     @classmethod
-    def open(cls, path: str | os.PathLike, read_only: bool = False) -> "CampaignStore":
+    def open(cls, path: str | os.PathLike, read_only: bool = False, *, snapshots: bool = True) -> "CampaignStore":
         """Read and check a campaign folder. Writable opens take the lock (LockedError if another holds it), say
         what the last writer noted (a log replaced under it), repair a torn last line (set aside into a side
         file) and remove what a crash left of a rewrite; read-only opens change nothing. Each line of the log is
         read and checked as a line (``store.log``); judging its events by the rules is the one check's
-        (``store.playcheck``), which ``Campaign.open`` runs."""
+        (``store.playcheck``), which ``Campaign.open`` runs.
+
+        With ``snapshots``, a snapshot of this folder that matches the log (``store.snapshot``) stands for the part of
+        the log it covers: only the lines after it are read now (``restored`` is then what it brought back, the
+        earlier events are read when first asked for), and the snapshot is kept up to date (``keep_snapshot``)."""
         folder = Path(path)
         store = cls(folder, read_only)
+        store._snapshots = snapshots
         try:
             if not read_only:
                 if not folder.is_dir():
@@ -182,11 +202,8 @@ class CampaignStore:
             if not read_only:
                 store.problems += clean_temporaries(folder)
             store.problems += recover_held(folder, read_only)
-            doc = read_campaign(folder)
-            rules, errors = check_campaign_file(doc.data, doc, folder / CAMPAIGN_FILE)
-            raise_first(errors)
-            store.campaign, store.rules = doc.data, rules
-            store.shape = statecheck.shape_for(rules)
+            store.campaign, store.rules = store._read_campaign()
+            store.shape = statecheck.shape_for(store.rules)
             store._load_log()
             if not read_only:
                 store._open_log()
@@ -198,6 +215,23 @@ class CampaignStore:
             store.close()
             raise
         return store
+
+    def _read_campaign(self) -> tuple[dict, Any]:
+        """campaign.yaml's data and the rules it plays by, checked by the one schema (the first problem raised). Its
+        data comes from a prepared form (``core.cache``) when these very bytes were read and checked before."""
+        file = self.path / CAMPAIGN_FILE
+        raw = read_campaign_bytes(self.path)
+        self._campaign_digest = digest = hashlib.sha256(raw).hexdigest()
+        data = read_prepared("campaign", digest)
+        if data.__class__ is dict:
+            rules, errors = check_campaign_file(data, None, file)
+            if not errors:
+                return data, rules
+        doc = parse_campaign(raw, file)
+        rules, errors = check_campaign_file(doc.data, doc, file)
+        raise_first(errors)
+        write_prepared("campaign", digest, doc.data)
+        return doc.data, rules
 
     def close(self) -> None:
         """Release the lock and the log (noting it if the log was replaced meanwhile); safe to call twice."""
@@ -237,12 +271,49 @@ class CampaignStore:
 
     def __repr__(self) -> str:
         mode = "read-only" if self.read_only else ("writable" if self._writing else "closed")
-        return f"<CampaignStore {str(self.path)!r}: {len(self.events)} events, {mode}>"
+        return f"<CampaignStore {str(self.path)!r}: {self.count} events, {mode}>"
+
+    @property
+    def events(self) -> list[dict]:
+        """The log, oldest first (after a snapshot, its part is read from the log's bytes the first time)."""
+        if self._prefix is not None:  # a new list: the one the open folds its tail from may be being walked
+            self._events = self._prefix.all() + self._events
+            self._prefix = None
+        return self._events
+
+    @events.setter
+    def events(self, events: list[dict]) -> None:
+        self._prefix, self._events = None, events
+
+    @property
+    def count(self) -> int:
+        """How many events the log holds (without reading a snapshot's part)."""
+        return len(self._events) + (self._prefix.count if self._prefix is not None else 0)
 
     @property
     def next_seq(self) -> int:
         """The seq the next appended event must carry."""
-        return len(self.events) + 1
+        return self.count + 1
+
+    def add_read(self, event: dict) -> None:
+        """An event a follower read after the ones this store holds (a read-only campaign catching up); this store
+        then keeps no snapshot (it has not read those bytes itself)."""
+        self._events.append(event)
+        self._digest = None
+
+    def resumed(self) -> tuple[History, list[dict], list[int]] | None:
+        """After an open from a snapshot: (the History it brought back, the events read after it, the indexes of
+        those read from lines without a holding seal); None after an open that read the whole log."""
+        if self.restored is None:
+            return None
+        base = self.count - len(self._events)
+        return self.restored, self._events, [i - base for i in self.unsealed]
+
+    def resumed_folded(self, tail: list[dict]) -> None:
+        """The tail ``resumed`` gave has been folded (an event of an older format replaced by today's in it): the
+        log holds them so, even if it was read whole meanwhile."""
+        if self._events is not tail:
+            self._events[len(self._events) - len(tail):] = tail
 
     # writing
     def append(self, event: dict) -> None:
@@ -258,7 +329,9 @@ class CampaignStore:
                 raise
             self._guard()
             self._write(line)
-            self.events.append(event)
+            self._events.append(event)
+            if self._digest is not None:
+                self._digest.update(line)
             self._end += len(line)
             self._lines += 1
             self._line_map.note(event["seq"], self._lines)
@@ -266,7 +339,8 @@ class CampaignStore:
             what = self._changed(size=False)
             if what is not None:  # replaced while the line was written: it is in the displaced file, not here
                 side = self._displace(what)
-                self.events.pop()
+                self._events.pop()
+                self._digest = None  # no snapshot from a log this store no longer knows
                 raise StoreError(self._broken_reason(what, side, during=True), self.path / LOG_FILE)
 
     def write_campaign(self, campaign: dict) -> None:
@@ -305,132 +379,8 @@ class CampaignStore:
     def follow(self) -> LogTail:
         """A ``LogTail`` that goes on from the events this store holds: each poll returns what a writer (this
         store, or another process when this one is read-only) appended since."""
-        return LogTail(self.path / LOG_FILE, offset=self._end, seq=len(self.events), lineno=self._lines,
+        return LogTail(self.path / LOG_FILE, offset=self._end, seq=self.count, lineno=self._lines,
                        shape=self.shape)
-
-    # internals: the guard
-    def _check_writable(self) -> None:
-        if self.read_only:
-            raise StoreError("opened read-only; open it without read_only=True to record play", self.path)
-        if not self._writing:
-            raise StoreError("closed; open it again to record play", self.path)
-        if self._broken:
-            raise StoreError(self._broken, self.path / LOG_FILE)
-
-    def _changed(self, size: bool = True) -> str | None:
-        """How ``log.yaml`` differs from the file this writer holds, or None: deleted, replaced, truncated, grew,
-        rewritten (same length, other bytes at the end)."""
-        try:
-            st = os.stat(self.path / LOG_FILE)
-        except FileNotFoundError:
-            return "deleted"
-        except OSError:
-            return "unreachable"
-        if (st.st_dev, st.st_ino) != self._identity:
-            return "replaced"
-        if not size:
-            return None
-        if self._log_fd is not None:
-            return self._differs(self._log_fd)
-        try:  # appending per event: the log is not held open, read what is there now
-            fd = os.open(self.path / LOG_FILE, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        except FileNotFoundError:
-            return "deleted"
-        except OSError:
-            return "unreachable"
-        try:
-            st = os.fstat(fd)
-            if (st.st_dev, st.st_ino) != self._identity:
-                return "replaced"
-            return self._differs(fd)
-        finally:
-            os.close(fd)
-
-    def _differs(self, fd: int) -> str | None:
-        """How the log file at ``fd`` differs from what this writer wrote there: its length, its last bytes."""
-        held = os.fstat(fd).st_size
-        if held < self._end:
-            return "truncated"
-        if held > self._end:
-            return "grew"
-        if self._mark and pread(fd, len(self._mark), self._end - len(self._mark)) != self._mark:
-            return "rewritten"
-        return None
-
-    def _guard(self) -> None:
-        what = self._changed()
-        if what is not None:
-            side = self._displace(what)
-            raise StoreError(self._broken_reason(what, side), self.path / LOG_FILE)
-
-    _WHAT = {
-        "deleted": "deleted",
-        "replaced": "replaced by another file (a `git checkout -- log.yaml`, a copy, an editor's save?)",
-        "truncated": "cut shorter",
-        "grew": "written to by something else (lines this campaign did not write were added)",
-        "rewritten": "changed in place",
-        "unreachable": "out of reach (its folder moved or was removed?)",
-    }
-
-    def _broken_reason(self, what: str, side: Path | None, during: bool = False) -> str:
-        last = self.events[-1]["seq"] if self.events else 0
-        kept = (f"; the {len(self.events)} events this campaign had recorded (to seq {last}) are kept in "
-                f"{side.name}" if side is not None else "")
-        when = "while the event was written" if during else "since this campaign was opened"
-        return (f"log.yaml was {self._WHAT[what]} {when}: nothing was recorded{kept}. Open the campaign again: "
-                f"it reads log.yaml as it is now, and says this again")
-
-    def _displace(self, what: str) -> Path | None:
-        """Keep what this writer wrote where nothing will overwrite it, note the incident for the next open
-        (in the lock file), and refuse further appends. Returns the side file, if one was needed."""
-        side = None
-        stamp = utc_stamp()
-        try:
-            if what in ("deleted", "replaced", "unreachable") and self._held is not None \
-                    and self._same_file(self._held):
-                side = free_name(self.path, "displaced", stamp)
-                os.rename(self._held, side)  # the very file this writer wrote: no byte re-encoded
-                fsync_dir(self.path)
-            elif what != "grew":
-                side = free_name(self.path, "displaced", stamp)
-                header = (f"# kept by delvebook at {stamp}: the events this campaign had recorded when log.yaml "
-                          f"was {what}\n").encode()
-                self._write_side(side, header + b"".join(dump_event_line(e) for e in self.events))
-            if self._held is not None and what in ("truncated", "rewritten", "grew"):
-                try:
-                    os.unlink(self._held)
-                except OSError:
-                    pass
-        except OSError:
-            side = None
-        self._held = None
-        last = self.events[-1]["seq"] if self.events else 0
-        note = (f"at {stamp} log.yaml was {self._WHAT[what]} while pid {os.getpid()} had the campaign open "
-                f"({len(self.events)} events recorded, to seq {last})"
-                + (f"; those events are kept in {side.name} (to go on from them, close the campaign and move "
-                   f"that file over log.yaml)" if side is not None else "")
-                + "; nothing was recorded after it")
-        self._broken = self._broken_reason(what, side)
-        self.problems.append(f"{self.path}: {note}")
-        if self._lock is not None:
-            self._lock.note(note)
-        return side
-
-    def _same_file(self, path: Path) -> bool:
-        try:
-            st = os.stat(path, follow_symlinks=False)
-        except OSError:
-            return False
-        return (st.st_dev, st.st_ino) == self._identity
-
-    def _write_side(self, side: Path, data: bytes) -> None:
-        fd = os.open(side, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        fsync_dir(self.path)
 
     def _write(self, data: bytes) -> None:
         """Append ``data`` and fsync it: to the log held open, or (where a file persists only on close) to the log
@@ -488,17 +438,30 @@ class CampaignStore:
         if not os.path.lexists(file):
             if self.read_only:
                 self.problems.append(f"{file}: missing; read as an empty log")
+                self._digest = hashlib.sha256()
             else:
                 try:
                     atomic_write(file, LOG_HEADER.encode())
                 except OSError as err:
                     raise StoreError(f"missing, and cannot start an empty one ({err.strerror})", file) from None
                 self._end, self._lines = len(LOG_HEADER.encode()), 1
+                self._digest = hashlib.sha256(LOG_HEADER.encode())
                 self.problems.append(f"{file}: was missing; started an empty log")
             return
-        read = scan(file, shape=self.shape)
-        self.events, self.unsealed, self._line_map = read.events, read.unsealed, read.line_map
+        f = open_log(file)
+        try:
+            read = self._after_snapshot(file, f) if self._snapshots else None
+            if read is None:
+                f.seek(0)
+                self._digest = hashlib.sha256() if self._snapshots else None  # what a snapshot would stand for
+                read = scan(file, shape=self.shape, f=f, digest=self._digest)
+        finally:
+            f.close()
+        base = self._prefix.count if self._prefix is not None else 0
+        self._events, self._line_map = read.events, read.line_map
+        self.unsealed = [base + i for i in read.unsealed]
         self._end, self._lines = read.end, read.lines
+        self.upgraded = self._snapshots and any(e.get("v", 1) != EVENT_VERSION for e in read.events)
         if read.torn_line is not None:
             self.problems.append(set_aside(file, read, self.read_only))
         elif read.add_newline and not self.read_only:
@@ -511,7 +474,40 @@ class CampaignStore:
                 raise StoreError(f"cannot add the newline its last line lacks ({err.strerror}); open read-only "
                                  f"to read it", file) from None
             self._end += 1
+            if self._digest is not None:
+                self._digest.update(b"\n")
             self.problems.append(f"{file}: the last line had no newline at the end; added one")
+
+    def _after_snapshot(self, file: Path, f: Any):
+        """The log (open at ``f``) read after the part a matching snapshot stands for, with ``restored`` and the
+        lazy part set; None when there is none (``snapshot.resume``)."""
+        resumed = snapshot.resume(self.path, self._campaign_digest, file, f, self.shape, self._replayed)
+        if resumed is None:
+            return None
+        read, self._prefix, self.restored, self._digest = resumed
+        self._snapshot_at = self._prefix.count
+        return read
+
+    def _replayed(self, n: int) -> History:
+        """The log's first ``n`` events folded from the setup campaign.yaml makes (what a snapshot's History asks for
+        once, to work out an inverse it did not keep)."""
+        from .setup import setup_state
+        return replay(setup_state(self.campaign, self.rules), self.events[:n])
+
+    def keep_snapshot(self, history: History, *, at_least: int | None = None) -> bool:
+        """Write a snapshot of ``history`` (the campaign's, folded to this store's last event) when ``at_least``
+        events were folded since the latest one; returns whether one was written (``store.snapshot``)."""
+        count = self.count
+        if at_least is None:
+            at_least = snapshot.WRITE_AFTER
+        if not self._snapshots or self._digest is None or self.upgraded or count - self._snapshot_at < at_least:
+            return False
+        written = snapshot.write(self.path, self._campaign_digest, rules_digest(), digest=self._digest.copy(),
+                                 count=count, end=self._end, lines=self._lines, line_map=self._line_map.saved(),
+                                 state=history.state, history=history.saved())
+        if written:
+            self._snapshot_at = count
+        return written
 
     def _open_log(self) -> None:
         file = self.path / LOG_FILE
@@ -550,3 +546,4 @@ class CampaignStore:
 
 
 _MARK = 64  # bytes at the end of the log the writer checks are still the ones it wrote
+

@@ -21,7 +21,7 @@ import re
 import zlib
 from typing import Any
 
-from ..core import statecheck, yamlsafe
+from ..core import statecheck
 from ..core.events import EVENT_VERSION
 from ..core.rules.schema import field_name, show
 from .errors import StoreError
@@ -172,6 +172,7 @@ def _yaml(line: str, lineno: int) -> dict | None:
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
         return None  # an old `# batch: N events` line is a comment like any other
+    from ..core import yamlsafe  # PyYAML: only for a line json does not read
     try:
         data = yamlsafe.load(line, line_offset=lineno - 1, max_chars=MAX_LOG_LINE)
     except yamlsafe.YamlError as err:

@@ -14,7 +14,7 @@ import bisect
 import os
 import stat
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..core import statecheck
 from .errors import StoreError
@@ -66,6 +66,21 @@ class LineMap:
         """The line of event ``seq``, or None for a seq before the first noted."""
         i = bisect.bisect_right(self._seqs, seq) - 1
         return None if i < 0 or seq.__class__ is not int else self._lines[i] + seq - self._seqs[i]
+
+    def saved(self) -> list:
+        """As plain data (a snapshot keeps it): ``[seqs, lines]``."""
+        return [list(self._seqs), list(self._lines)]
+
+    @classmethod
+    def restored(cls, saved: list) -> "LineMap":
+        """The map ``saved()`` described; ValueError for data that is not one."""
+        seqs, lines = saved
+        if len(seqs) != len(lines) or any(x.__class__ is not int for x in (*seqs, *lines)) or seqs != sorted(seqs):
+            raise ValueError("not a line map")
+        out = cls()
+        out._seqs, out._lines = list(seqs), list(lines)
+        out.gap = lines[-1] - seqs[-1] if seqs else None
+        return out
 
 
 class LogRead:
@@ -150,21 +165,29 @@ def _next_event(raw: bytes, line: str, lineno: int, seq: int, shape) -> tuple[di
     return event, sealed
 
 
-def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = statecheck.DEFAULT) -> LogRead:
+def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = statecheck.DEFAULT,
+         f: Any = None, start: tuple[int, int, int] = (0, 0, 0), line_map: LineMap | None = None,
+         digest: Any = None) -> LogRead:
     """Stream ``file`` in chunks, each complete line read by ``lines.read_line`` and checked by ``check_event``: the
     next seq, a kind, a format this delvebook reads, changes that are places of the state (``shape``), roll records
     that are rolls; a line without a holding seal is read with care (``store.lines``).
 
     Errors raise StoreError, or with ``collect`` go to ``.errors`` (and reading goes on). A last line cut short by
     a crash (no newline) is not an error: it is noted for the caller to report or set aside. A last line that has
-    its newline but does not read is an error like any other: a crash does not write it."""
+    its newline but does not read is an error like any other: a crash does not write it.
+
+    ``f``: the file already open (binary, at ``start``'s offset; ``file`` then only names it); ``start``: (byte
+    offset, seq, line) of the first line to read, the end of a part already read (a snapshot's): only what follows
+    is read, and noted in that part's ``line_map``. ``digest`` (a hashlib object) is given the bytes read, from
+    ``start`` to the end of the last complete line kept (``.end``)."""
     out = LogRead(file)
-    seq = 0
-    lineno = 0
-    offset = 0  # bytes of complete lines consumed
+    offset, seq, lineno = start  # offset: bytes of complete lines consumed
+    out.end, out.lines = offset, lineno
+    if line_map is not None:
+        out.line_map = line_map
     carry = b""
     resync = False  # collecting errors after an unreadable line: the next seq is taken as it comes
-    first = True
+    first = offset == 0
 
     def fail(reason: str, line: int | None, field: str | None = None) -> None:
         err = StoreError(reason, file, line, field)
@@ -174,7 +197,12 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
         if len(out.errors) == MAX_REPORTED:
             raise _StopCollecting
 
-    with open_log(file) as f:
+    if f is None:
+        f = open_log(file)
+        if offset:
+            f.seek(offset)
+    hash_ = digest.update if digest is not None else _no_digest
+    with f:
         try:
             while True:
                 chunk = f.read(_CHUNK)
@@ -186,6 +214,7 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
                         chunk = chunk[3:]
                         offset = 3
                         out.bom = True
+                        hash_(_BOM)
                 if carry:
                     chunk = carry + chunk
                 cut = chunk.rfind(b"\n") + 1
@@ -233,6 +262,7 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
                         out.torn_line = lineno  # zeros where a line was: a crash of the machine, not a hand
                         out.torn_why = "zero bytes where the line should be"
                         out.keep_bytes = offset + len(body) - len(raw) - 1
+                        hash_(body[:out.keep_bytes - offset])
                         break
                     seq, resync = _after_bad_line(out, event, sealed, lineno, seq, shape, bad, resync,
                                                   _HAND_EDITED if last and not bad.parsed else "", fail)
@@ -241,11 +271,18 @@ def scan(file: Path, collect: bool = False, *, shape: statecheck.Shape | None = 
                     break
                 offset += len(body)
                 out.end, out.lines = offset, lineno
+                hash_(body)
             if carry and out.torn_line is None:
                 _last_line_without_newline(out, carry, file, lineno + 1, offset, seq, shape, fail)
+                if out.end == offset + len(carry):
+                    hash_(carry)
         except _StopCollecting:
             out.errors.append(StoreError(f"stopped after {MAX_REPORTED} problems", file))
     return out
+
+
+def _no_digest(data: bytes) -> None:
+    pass
 
 
 def _after_bad_line(out: LogRead, event: dict | None, sealed: bool | None, lineno: int, seq: int, shape,

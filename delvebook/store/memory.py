@@ -78,6 +78,10 @@ class MemoryStore:
         self.campaign, self.rules = campaign, rules
         self.shape = statecheck.shape_for(rules)
 
+    def add_read(self, event: dict) -> None:
+        """An event a follower read after the ones this store holds (``CampaignStore.add_read``)."""
+        self.events.append(event)
+
     def line_of(self, seq: int) -> None:
         """No line: the events are in memory."""
         return None

@@ -220,11 +220,14 @@ class LogCheck:
                                     f"{why}", "changes", line)
         return touched
 
-    def finish(self, events: list) -> None:
+    def finish(self, events: list | Callable[[], list]) -> None:
         """After the last event: the state must be one the table can show; else the first event after which it
-        is not is named (the log folded again from the setup, one event at a time: only a log that fails)."""
+        is not is named (the log folded again from the setup, one event at a time: only a log that fails).
+        ``events``: the whole log, or a function giving it (read only then)."""
         if not self.shape.state_problems(self.engine.state):
             return
+        if callable(events):
+            events = events()
         history = History(clone(self.setup))
         for event in events:
             history.fold(event, None)
@@ -247,19 +250,25 @@ class LogCheck:
 
 def play_log(rules: Any, setup: dict, events: list, *, unsealed: Iterable[int] | None = ALL,
              file: str | os.PathLike | None = None, campaign_file: str | os.PathLike | None = None,
-             line_of: Callable[[int], int | None] | None = None) -> Engine:
+             line_of: Callable[[int], int | None] | None = None, restored: History | None = None,
+             every: Callable[[], list] | None = None) -> Engine:
     """The engine after ``events`` folded over ``setup`` by the one check (see the module): the events at the
     indexes ``unsealed`` (every event for ``ALL``) are judged by the rules. Raises the first problem as a
-    StoreError naming ``file``:line and the field (a setup that does not hold names ``campaign_file``)."""
+    StoreError naming ``file``:line and the field (a setup that does not hold names ``campaign_file``).
+
+    ``restored``: a History a snapshot brought back (``store.snapshot``), after which ``events`` (their indexes in
+    ``unsealed``) are the lines that follow; ``every`` gives the whole log, read only if the state fails its check."""
     shape = statecheck.shape_for(rules)
     problems = shape.state_problems(setup)
     if problems:
         where, why = problems[0]
         raise StoreError(f"the party this file sets up does not hold: {statecheck.dotted_path(where)}: {why}",
                          campaign_file)
-    check = LogCheck(rules, setup, file=file, line_of=line_of)
+    engine = None if restored is None else Engine(rules, setup, history=restored)
+    check = LogCheck(rules, setup, engine=engine, file=file, line_of=line_of)
     check.fold(events, unsealed)
-    check.finish(events)
+    if restored is None or events:  # a snapshot's state was checked as it was read (``store.snapshot``)
+        check.finish(events if every is None else every)
     return check.engine
 
 

@@ -105,7 +105,10 @@ class Luck(Collector):
         lk = event.get("luck")
         if not lk or event.get("replaces") is None:
             return None
-        old = history.events_by_seq.get(event["replaces"], {})
+        try:
+            old = history.event(event["replaces"])
+        except KeyError:
+            old = {}
         name = lk.get("roll")
         new_roll = (event.get("rolls") or {}).get(name) or {}
         old_roll = (old.get("rolls") or {}).get(name) or {}

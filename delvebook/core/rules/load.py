@@ -1,33 +1,52 @@
 """Read the rules shipped in this package and a campaign's house rules, through the one safe YAML loader.
 
-This module imports PyYAML (via ``delvebook.core.yamlsafe``); ``delvebook.core.rules`` itself does not, so the pure core
-stays import-light. A problem in a shipped rules file is reported with its file and line.
+This module reads YAML with PyYAML (via ``delvebook.core.yamlsafe``, imported when a file is parsed); the shipped
+rules come from their prepared form (``core.cache``) when this delvebook has made one, with no YAML read. A problem in
+a shipped rules file is reported with its file and line.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from .. import yamlsafe
 from . import FILES, Rules, RulesError
 from .schema import campaign_rules, dotted
 
-__all__ = ["load_rules", "base_rules", "house_rules_from", "rules_for_campaign", "parse_yaml"]
+__all__ = ["load_rules", "base_rules", "house_rules_from", "rules_for_campaign", "parse_yaml", "rules_digest"]
 
 
 def parse_yaml(text: str) -> Any:
     """Parse YAML text with the safe loader (``delvebook.core.yamlsafe``): no Python objects, no duplicate keys,
     no alias bombs. Raises ``yamlsafe.YamlError`` (a ValueError) naming the line."""
+    from .. import yamlsafe
     return yamlsafe.load(text)
 
 
-def _read(name: str) -> yamlsafe.Document:
+@functools.lru_cache(maxsize=None)
+def _bytes(name: str) -> bytes:
+    """A shipped rules file's bytes, read once per process."""
     if name not in FILES:
         raise RulesError(f"no rules file {name!r} (known: {', '.join(FILES)})")
-    text = resources.files(__package__).joinpath(f"{name}.yaml").read_text(encoding="utf-8")
+    return resources.files(__package__).joinpath(f"{name}.yaml").read_bytes()
+
+
+@functools.lru_cache(maxsize=1)
+def rules_digest() -> str:
+    """The SHA-256 of the shipped rules files' bytes: what a prepared form of them, or a snapshot, was made from."""
+    h = hashlib.sha256()
+    for name in FILES:
+        h.update(b"%s\0%d\0" % (name.encode(), len(_bytes(name))))
+        h.update(_bytes(name))
+    return h.hexdigest()
+
+
+def _read(name: str) -> "yamlsafe.Document":
+    from .. import yamlsafe  # PyYAML: only when a YAML file is read, not when its prepared form is
+    text = _bytes(name).decode("utf-8")
     try:
         doc = yamlsafe.load_document(text)
     except yamlsafe.YamlError as err:
@@ -40,7 +59,29 @@ def _read(name: str) -> yamlsafe.Document:
 
 @functools.lru_cache(maxsize=1)
 def base_rules() -> Rules:
-    """The shipped rules, read once per process and validated; a problem names its file and line."""
+    """The shipped rules, read once per process and validated; a problem names its file and line.
+
+    Parsing and checking the YAML is most of what a fresh process pays to open a campaign, so the data, once checked,
+    is kept in a prepared form (plain JSON in the user's cache, ``core.cache``) named by the digest of the YAML's
+    bytes and of this delvebook: the next process reads that instead, and the YAML stays the only copy of the rules
+    in the package. A prepared form that is missing, or does not read back, is made again from the YAML."""
+    from ..cache import read_prepared, write_prepared
+    data = read_prepared("rules", rules_digest())
+    if data.__class__ is dict and sorted(data) == sorted(FILES):
+        try:
+            rules = Rules(data)
+        except (ValueError, TypeError, KeyError):
+            pass
+        else:
+            rules._checked = True  # checked when it was prepared: the same bytes, by the same delvebook
+            return rules
+    rules = _checked_base_rules()
+    write_prepared("rules", rules_digest(), {name: _read(name).data for name in FILES})
+    return rules
+
+
+def _checked_base_rules() -> Rules:
+    """The shipped rules read from their YAML and checked."""
     docs = {name: _read(name) for name in FILES}
     rules = Rules({name: doc.data for name, doc in docs.items()})
     problems = rules.problems()

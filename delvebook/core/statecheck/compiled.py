@@ -7,7 +7,8 @@ asked only to say why when one says no. ``tests/test_statecheck_fits.py`` holds 
 (every change of the long campaign, values changed by hand, any JSON anywhere).
 
 A leaf is written in line as an expression; a record, a mapping or a list becomes a function that calls the
-predicates of what it holds. Standard library only.
+predicates of what it holds, each written when it is first called (most of a fresh campaign's state is empty: its
+predicates are never written). Standard library only.
 """
 
 from __future__ import annotations
@@ -90,10 +91,28 @@ def _build(source: str, env: dict, name: str | None = None) -> Any:
     scope = {"__builtins__": {"len": len, "int": int, "str": str, "dict": dict, "list": list, "bool": bool,
                               "tuple": tuple, "KeyError": KeyError},
              **env}
+    for later in env.values():
+        if later.__class__ is _Later:
+            later.scope = scope
     if name is None:
         return eval(source, scope)
     exec(source, scope)
     return scope[name]
+
+
+class _Later:
+    """The predicate of a kind a predicate calls, written the first time it is called (a part of the state that is
+    empty or absent costs nothing to check, nor to write out), then put in the caller's place."""
+
+    __slots__ = ("kind", "shape", "cache", "name", "scope")
+
+    def __init__(self, kind: Kind, shape: Any, cache: dict, name: str) -> None:
+        self.kind, self.shape, self.cache, self.name, self.scope = kind, shape, cache, name, None
+
+    def __call__(self, v: Any) -> bool:
+        fits = predicate(self.kind, self.shape, self.cache)
+        self.scope[self.name] = fits
+        return fits(v)
 
 
 def _expr(kind: Kind, x: str, shape: Any, env: dict, cache: dict) -> str:
@@ -104,7 +123,7 @@ def _expr(kind: Kind, x: str, shape: Any, env: dict, cache: dict) -> str:
     if isinstance(kind, Leaf):
         return _leaf_expr(kind.name, x, shape, env)
     name = f"_fits{len(env)}"
-    env[name] = predicate(kind, shape, cache)
+    env[name] = cache.get(kind) or _Later(kind, shape, cache, name)
     if isinstance(kind, (ListOf, MapOf)):  # an empty one fits, with no call
         return f"(({x}.__class__ is {'list' if isinstance(kind, ListOf) else 'dict'} and not {x}) or {name}({x}))"
     return f"{name}({x})"
