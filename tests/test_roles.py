@@ -15,7 +15,10 @@ from hypothesis import strategies as st
 
 import delvebook as db
 from delvebook import narrate
-from delvebook.engine import COMMANDS, ROLES, Refused, command, upgrade_event
+from delvebook.core import declared
+from delvebook.core.declared import Action, DECLARED, upcast
+from delvebook.core.records import Damage
+from delvebook.engine import COMMANDS, Refused, command
 from delvebook.engine.combat import deal_damage
 from delvebook.core.events import EVENT_VERSION, clone, replay
 from delvebook.core.roles import KEEPER, SIDES, dealt_entries
@@ -55,7 +58,7 @@ def _named_in_sides(e: dict) -> None:
 # ---------------------------------------------------------------- declared once, written on every event
 
 def test_every_command_declares_its_roles_where_it_is_registered():
-    assert [kind for kind in COMMANDS if kind not in ROLES] == []
+    assert all(fn.event is DECLARED[kind] and fn.event.roles is not None for kind, fn in COMMANDS.items())
 
 
 def test_every_kind_of_event_is_told_by_the_one_teller():
@@ -181,17 +184,17 @@ def test_upgrading_v1_splits_the_dealer_from_what_dealt_it_and_names_whose_turn_
               "damage": [{"target": "Bog goblin 2", "source": "Brakka (Sword)", "dealt": 3}],
               "counter": {"by": "Bog goblin 2", "damage": {"target": "Brakka", "source": "Bog goblin 2 (attack, counter)"}},
               "changes": []}
-    up = upgrade_event(attack, state)
+    up = upcast(attack, state)
     assert up is attack and up["v"] == EVENT_VERSION
     assert (up["damage"][0]["by"], up["damage"][0]["source"]) == ("Brakka", "Sword")
     assert (up["counter"]["damage"]["by"], up["counter"]["damage"]["source"]) == ("Bog goblin 2", "attack")
     assert list(up)[:6] == ["seq", "kind", "v", "actor", "targets", "sides"]
     dart = {"seq": 6, "kind": "cast", "who": "Ilse", "changes": [],
             "damage": [{"target": "Bog goblin 2", "source": "Ilse (Magic Missile, dart 2)", "dart": 2}]}
-    assert upgrade_event(dart, state)["damage"][0]["source"] == "Magic Missile"
-    turn = upgrade_event({"seq": 7, "kind": "next_turn", "v": 1, "actor": "Brakka", "changes": []}, state)
+    assert upcast(dart, state)["damage"][0]["source"] == "Magic Missile"
+    turn = upcast({"seq": 7, "kind": "next_turn", "v": 1, "actor": "Brakka", "changes": []}, state)
     assert (turn["actor"], turn["turn_of"], turn["targets"]) == (KEEPER, "Brakka", ["Brakka"])
-    by_hand = upgrade_event({"seq": 8, "kind": "damage", "args": {"who": "Brakka"}, "changes": [],
+    by_hand = upcast({"seq": 8, "kind": "damage", "args": {"who": "Brakka"}, "changes": [],
                              "damage": [{"target": "Brakka", "source": "Brakka (trap)"}]}, state)
     assert (by_hand["damage"][0]["by"], by_hand["damage"][0]["source"]) == (KEEPER, "Brakka (trap)")
 
@@ -199,7 +202,7 @@ def test_upgrading_v1_splits_the_dealer_from_what_dealt_it_and_names_whose_turn_
 def test_an_event_of_todays_format_or_an_unknown_one_is_left_as_it_is():
     now = {"seq": 1, "kind": "rest", "v": EVENT_VERSION, "changes": []}
     newer = {"seq": 1, "kind": "rest", "v": EVENT_VERSION + 1, "changes": []}
-    assert upgrade_event(clone(now), {}) == now and upgrade_event(clone(newer), {}) == newer
+    assert upcast(clone(now), {}) == now and upcast(clone(newer), {}) == newer
 
 
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
@@ -216,7 +219,7 @@ def test_a_v1_event_a_hand_broke_is_upgraded_as_far_as_it_goes_and_never_refused
     event = {**fields, "seq": 1, "kind": kind}
     if "v" in event:
         event["v"] = 1
-    up = upgrade_event(event, state)
+    up = upcast(event, state)
     assert up["v"] == EVENT_VERSION and isinstance(up["actor"], str) and isinstance(up["sides"], dict)
 
 
@@ -224,8 +227,12 @@ def test_a_v1_event_a_hand_broke_is_upgraded_as_far_as_it_goes_and_never_refused
 
 @pytest.fixture
 def trap_command():
-    """A command as a new module would add it: its roles in one line, its telling in one place."""
-    @command("springs_a_trap", actor="trap", targets=("who",))
+    """A command as a new module would add it: its event declared with its roles, its telling in one place."""
+    class SpringsATrap(Action, kind="springs_a_trap", actor="trap", targets=("who",)):
+        trap: str
+        damage: list[Damage]
+
+    @command(SpringsATrap)
     def springs_a_trap(ctx, who: str, trap: str = "A trap", dice: str = "2d6") -> None:
         amount = ctx.roll("damage", dice, who="keeper", why=trap).total
         ctx.out(trap=trap, damage=[deal_damage(ctx, who, amount, "a trap", by=trap, armor=False)])
@@ -235,8 +242,9 @@ def trap_command():
         return narrate.words.story(f"{pre}{e['trap']} springs: " + narrate.fight.dealt(e["damage"][0], hidden))
 
     yield
-    for registry in (COMMANDS, ROLES, narrate.words.TELLERS):
+    for registry in (COMMANDS, narrate.words.TELLERS):
         registry.pop("springs_a_trap", None)
+    declared.forget("springs_a_trap")
 
 
 def test_a_new_command_is_registered_in_its_own_module_and_read_by_every_reader(camp, trap_command):

@@ -14,25 +14,29 @@ How delvebook reads the text where it is silent (each is in the rules data too):
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Literal, Mapping
 
+from ..core.declared import Action, Record, Text, field, rename
 from ..core.dice import parse
 from ..core.distribution import odds
 from ..core.events import clone
 from ..core.model import (CREATURE, FOES, PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, current_actor, is_alive, is_dead,
                      is_dying, present, used_this_turn)
 from ..core.names import NameIndex
+from ..core.records import Ammo, Chances, Counter, Damage, Healing, Result
 from ..core.roles import KEEPER
 from . import effects, turns
 from .base import Ctx, Reader, command, path_in
 from .creatures import creature_from, names_in_play
 from .gear import fired, spend_ammo
-from .progress import award
+from .progress import Awarded, award
 from .queries import (armor_in, attack_ready, attack_result, countered_after, healing_banned, plan_attack_on,
                       unarmed, weapon_of)
 
 __all__ = ["PARTY", "FOES", "current_actor", "deal_damage", "damage_roll", "heal", "attack",
-           "strike", "prepare_attack", "resolve_attack", "ATTACK_WORDS", "CLASS_OPTIONS"]
+           "strike", "prepare_attack", "resolve_attack", "ATTACK_WORDS", "CLASS_OPTIONS", "Struck", "OnHitOption",
+           "Encounter", "AddFoes", "Initiative", "SetOrder", "NextTurn", "EndEncounter", "Attack", "DamageByHand",
+           "HealByHand"]
 
 
 # ---------------------------------------------------------------- foes and encounters
@@ -58,7 +62,23 @@ def _new_foe(ctx: Ctx, spec: Any, taken: NameIndex, numbered: dict | None = None
                          "a foe's name", numbered)
 
 
-@command("encounter", targets=("foes",))
+class FoeJoined(Record):
+    """A foe who joins a fight as it begins: its name, its kind (a bestiary id) and hearts."""
+
+    name: str
+    kind: str
+    hearts: int
+
+
+class Encounter(Action, kind="encounter", targets=("foes",)):
+    """A fight begins: its name and the foes in it, and whether it is fought in darkness."""
+
+    name: str
+    foes: list[FoeJoined]
+    dark: bool = False
+
+
+@command(Encounter)
 def start_encounter(ctx: Ctx, foes: list, name: str | None = None, dark: bool = False) -> None:
     """A fight begins: foes from the bestiary (or named NPCs) join; initiative comes next. ``dark``: it is fought in
     darkness (``core.sight``: whoever cannot see attacks with disadvantage)."""
@@ -91,7 +111,13 @@ def start_encounter(ctx: Ctx, foes: list, name: str | None = None, dark: bool = 
                                     for f in made.values()], **({"dark": True} if dark else {}))
 
 
-@command("add_foes", targets=("foes",))
+class AddFoes(Action, kind="add_foes", targets=("foes",)):
+    """Foes who join a running fight, by name."""
+
+    foes: list[str]
+
+
+@command(AddFoes)
 def add_foes(ctx: Ctx, foes: list) -> None:
     """Foes join a running fight; they act at the end of the foes' order."""
     enc = _encounter(ctx)
@@ -127,7 +153,34 @@ def _party_order(ctx: Ctx) -> list[str]:
     return chosen + [n for n in here if n not in chosen]
 
 
-@command("initiative", targets=("turn_of",))
+class _TurnBegins(Action):
+    """An event after which someone's turn begins (``turn_of``); version 1 called it ``actor``."""
+
+    turn_of: str | None = None
+
+    @classmethod
+    def upcast_v1_v2(cls, event: dict, state_before: Mapping) -> dict:
+        if "actor" in event:
+            rename(event, "actor", "turn_of")
+        return super().upcast_v1_v2(event, state_before)
+
+
+class Sides(Record):
+    """The order of each side in a fight."""
+
+    party: list[str]
+    foes: list[str]
+
+
+class Initiative(_TurnBegins, kind="initiative", targets=("turn_of",)):
+    """Which side goes first: each side's D6 until they differ (none: the keeper said), and the order."""
+
+    first: Literal["party", "foes"]
+    initiative_rolls: list[list[int]]
+    order: Sides = field(column="sides_order")
+
+
+@command(Initiative)
 def initiative(ctx: Ctx, first: str | None = None) -> None:
     """Each side rolls D6 and the higher goes first (ties re-rolled), unless one side obviously goes first."""
     enc = _encounter(ctx)
@@ -184,7 +237,13 @@ def _start_turn(ctx: Ctx) -> None:
         ctx.out(turn_of=actor)
 
 
-@command("set_order", targets=("turn_of",))
+class SetOrder(_TurnBegins, kind="set_order", targets=("turn_of",)):
+    """The party's new order in the fight."""
+
+    order: list[str] = field(column="party_order")
+
+
+@command(SetOrder)
 def set_order(ctx: Ctx, order: list[str]) -> None:
     """The party changes its order (the default is clockwise around the table): it changes who acts next; no one
     gets a second turn in a round, and a delver who has done nothing yet on its turn hands it to the new first."""
@@ -205,7 +264,14 @@ def set_order(ctx: Ctx, order: list[str]) -> None:
     ctx.out(order=list(order))
 
 
-@command("next_turn", targets=("turn_of",))
+class NextTurn(_TurnBegins, kind="next_turn", targets=("turn_of",)):
+    """The next turn: the side whose it is, and whether a new round began (the event's ``round``)."""
+
+    side: Literal["party", "foes"]
+    new_round: bool
+
+
+@command(NextTurn)
 def next_turn(ctx: Ctx) -> None:
     """The current actor is done; the next in the side's order who has not had a turn this round acts (the other
     side when all have; a new round when both sides have acted)."""
@@ -242,7 +308,18 @@ def next_turn(ctx: Ctx) -> None:
     _start_turn(ctx)
 
 
-@command("end_encounter")
+class EndEncounter(Awarded, Action, kind="end_encounter"):
+    """The fight ends: its name and rounds, the foes vanquished and their XP (``xp_awards``: how it split), and
+    the foes who stay in the story as NPCs (``kept``)."""
+
+    name: str
+    rounds: int
+    vanquished: list[str]
+    xp: int
+    kept: list[str] = field(())
+
+
+@command(EndEncounter)
 def end_encounter(ctx: Ctx, keep: list | None = None) -> None:
     """The fight ends: XP for the vanquished (their maximum hearts), split across the party. NPCs who fought go
     back to being NPCs; ``keep`` names foes still standing who stay in the story as NPCs (a prisoner)."""
@@ -550,7 +627,52 @@ def strike(ctx: Ctx, attacker: str, target: str, weapon: Any = None, *, on_lande
     resolve_attack(ctx, prepare_attack(ctx, attacker, target, weapon, **asked), on_landed)
 
 
-@command("attack", actor="attacker", targets=("target",), options=CLASS_OPTIONS)
+class OnHitOption(Record):
+    """A choice the hit allows once it is seen (a smite): its option and name, its cost, the dice it adds, the hit
+    it would ride, and whether it can be paid (``why`` not)."""
+
+    option: str
+    name: str
+    cost: dict[str, int] = field({})
+    cost_text: Text | None = None
+    adds: str | None = None
+    hit: int | None = None
+    affordable: bool = True
+    why: Text | None = None
+
+
+class Struck(Record):
+    """An attack rolled, wherever it is made (an attack, an ability's, a spell's touch): who attacked whom with
+    what, how many attacks (``multi``) with or without advantage, each attack's total against the resist roll
+    (``resist_totals`` when each attack had its own) and how it went, the damage of each hit, the counter-attack,
+    the rolls' dice and exact odds, the ammunition spent, and the choices the hit allows now it is seen."""
+
+    attacker: str
+    target: str
+    weapon: str
+    multi: int
+    advantage: bool
+    disadvantage: bool = False
+    attack_totals: list[int]
+    resist_total: int
+    resist_totals: list[int] = field(())
+    results: list[Result]
+    damage: list[Damage]
+    counter: Counter | None
+    attack_expr: str
+    resist_expr: str
+    chance: Chances
+    ammo: Ammo | None = None
+    thrown: bool = False
+    on_hit_options: list[OnHitOption] = field(())
+
+
+class Attack(Struck, Action, kind="attack", actor="attacker", targets=("target",)):
+    """An attack: the attacker's D20 and skill against the target's D20 (``Struck``), and what the attacker's
+    class brings to it (each declared where it plugs in: ``declared.extend``)."""
+
+
+@command(Attack, options=CLASS_OPTIONS)
 def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: bool = False,
            multi: int | None = None, bonus=None, target_bonus=None, counter: bool | None = None,
            counter_weapon: Any = None, max_damage: bool = False, extra_damage: str | None = None,
@@ -569,7 +691,14 @@ def attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, advantage: 
     resolve_attack(ctx, plan)
 
 
-@command("damage", targets=("who",), options=("dodge",))
+class DamageByHand(Action, kind="damage", targets=("who",)):
+    """Damage the keeper deals outside an attack (a fall), credited to ``by`` (the keeper, or a hazard named)."""
+
+    BY_HAND = True
+    damage: list[Damage]
+
+
+@command(DamageByHand, options=("dodge",))
 def damage_cmd(ctx: Ctx, who: str, amount: int, source: str = "keeper", armor: bool = False, by: str = KEEPER,
                **options: Any) -> None:
     """The keeper deals damage outside an attack (a trap, a fall); armor applies only if asked. ``source`` is
@@ -608,7 +737,14 @@ def heal(ctx: Ctx, who: str, amount: int, source: str, *, by: str, above_max: bo
     return {"who": who, "by": by, "source": source, "amount": amount, "hearts_before": before, "hearts_after": after}
 
 
-@command("heal", targets=("who",))
+class HealByHand(Action, kind="heal", targets=("who",)):
+    """Hearts the keeper restores (a potion), credited to ``by``."""
+
+    BY_HAND = True
+    healing: list[Healing]
+
+
+@command(HealByHand)
 def heal_cmd(ctx: Ctx, who: str, amount: int, source: str = "keeper", by: str = KEEPER) -> None:
     """The keeper restores hearts (a potion, a rest the table agreed on); ``by`` as for ``damage``."""
     _dealer(ctx, by)

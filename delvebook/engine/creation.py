@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ..core.declared import Action
 from ..core.events import clone
 from ..core.model import PARTY, STATUS_ALIVE, is_alive, is_dead
 from .base import Ctx, command, data_items
@@ -11,8 +12,9 @@ from .creatures import names_in_play, players_named, require_name
 from .gear import add_to_sheet, items_to_gear, refit_armor
 from ..core.rules.prepared import TRUE_NAMES, entry_for
 from .queries import find_choice, healing_banned, raisable_skills, roll_table
+from ..core.records import LevelUp
 
-__all__ = ["items_to_gear", "level_up_in", "add_delver", "choose", "level_up"]
+__all__ = ["items_to_gear", "level_up_in", "add_delver", "choose", "level_up", "AddDelver", "Choose", "LevelUpEvent"]
 
 
 def _pick_option(ctx: Ctx, who: str, choice_id: str, choice: Mapping, picked: Any) -> tuple[str, Mapping]:
@@ -25,7 +27,21 @@ def _pick_option(ctx: Ctx, who: str, choice_id: str, choice: Mapping, picked: An
     return picked, options[picked]
 
 
-@command("add_delver", targets=("who",))
+class AddDelver(Action, kind="add_delver", targets=("who",)):
+    """A delver joins the party: its class, player and starting hearts, the starting choices made (``defaulted``:
+    those the table left to the first option), and the spells and true names it rolled."""
+
+    who: str
+    class_id: str
+    player: str
+    hearts: int
+    choices: dict[str, str]
+    defaulted: list[str]
+    spells: list[str]
+    true_names: list[str]
+
+
+@command(AddDelver)
 def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
                choices: Mapping[str, str] | None = None, seat: int | None = None) -> None:
     """A new delver: the class's level-1 block applied, everything random rolled and recorded."""
@@ -227,7 +243,15 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
     return out
 
 
-@command("choose", actor="who")
+class Choose(Action, kind="choose", actor="who"):
+    """A player's choice for their delver: which choice, and the option taken."""
+
+    who: str
+    choice: str
+    option: str
+
+
+@command(Choose)
 def choose(ctx: Ctx, who: str, choice: str, option: str) -> None:
     """Record a player's choice from a level (a specialty, a technique, an oath, an expertise)."""
     d = ctx.delver(who)
@@ -253,7 +277,14 @@ def choose(ctx: Ctx, who: str, choice: str, option: str) -> None:
     ctx.out(who=who, choice=choice, option=option)
 
 
-@command("level_up", targets=("who",))
+class LevelUpEvent(Action, kind="level_up", targets=("who",)):
+    """A level the keeper grants without the XP (a milestone)."""
+
+    who: str
+    level_ups: list[LevelUp]
+
+
+@command(LevelUpEvent)
 def level_up(ctx: Ctx, who: str) -> None:
     """Grant the next level now (the keeper's call, e.g. a milestone); the cap still holds."""
     d = ctx.delver(who)

@@ -21,9 +21,11 @@ each class module registers here what its features do, and the core asks the reg
 - ``sightless``: who attacks normally without sight, and when (a Tunnel Fighter, within its range).
 - ``damage_reducer``: what comes off damage before armor (Dodge); ``armor_bonus``: AV a condition adds
   (Hold the line); ``heal_guard``: what forbids healing (Blood Magic's ban).
-- ``uses`` / ``spell``: the handlers of ``use(ability)`` and of each spell's effect, with the inputs they take.
+- ``uses`` / ``spell``: the handlers of ``use(ability)`` and of each spell's effect, with the inputs they take and
+  what they record on the event (``records=``, a ``declared.Record``: the fields they add to a ``use`` or ``cast``
+  event, checked as it is written).
 - ``casting``: a way a class casts (a mage's book, a cleric's blessings, a bard's song, a sword, naming), with
-  the spells it offers now (what a view lists).
+  the spells it offers now (what a view lists), and what it records on a ``cast`` (``records=``).
 
 Shaping only reads (a ``Reader``), so the odds a view shows and the roll a command makes come from the same
 code; anything that costs or uses something up is a ``spend`` the plan carries, which only a command pays.
@@ -41,13 +43,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, NamedTuple
 
+from ..core.declared import Record, Text, Variants
+from ..core.records import Damage, Healing
+
 __all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "Edge", "casting",
            "CASTINGS", "roll_bonus", "skill_boost", "attack_modifier", "attacks_against", "attack_edge",
            "attack_option", "on_vanquish", "Hooks", "Options", "conjured_weapon", "conjured_names", "turn_slots",
            "damage_reducer", "armor_bonus", "sightless", "SIGHTLESS",
            "heal_guard", "uses", "spell", "TURN_SLOTS", "ROLL_BONUSES", "SKILL_BOOSTS", "ATTACK_MODIFIERS", "ATTACKS_AGAINST", "ATTACK_EDGES",
            "ATTACK_OPTIONS", "ON_VANQUISH", "CONJURED_WEAPONS", "CONJURED_NAMES", "DAMAGE_REDUCERS", "ARMOR_BONUSES", "HEAL_GUARDS",
-           "USES", "SPELLS"]
+           "USES", "SPELLS", "USE_RECORDS", "SPELL_RECORDS", "ByMechanics", "ByWords"]
 
 
 # ---------------------------------------------------------------- what a plan carries
@@ -133,12 +138,14 @@ class Handler:
     """The code behind an ability or a spell, the inputs it takes, (a spell) what must hold before its cost is
     paid: ``ready(ctx, who, d, spell_id, s, target)`` refuses, or returns; and (an ability) why it cannot be used
     now whatever its inputs: ``problem(reader, who) -> str | None`` (a bard's spell already changed since the
-    rest, no sword to trace on), what a view says before the click."""
+    rest, no sword to trace on), what a view says before the click; and what it records on the event
+    (``records``: a ``declared.Record``, None for nothing beyond the event's own fields)."""
 
     fn: Callable
     inputs: tuple = ()
     ready: Callable | None = None
     problem: Callable | None = None
+    records: type | None = None
 
 
 @dataclass
@@ -267,6 +274,30 @@ DAMAGE_REDUCERS = Options()              # option -> (ctx, target, raw, asked) -
 SIGHTLESS = Hooks()                      # (reader, attacker, *, ranged) -> bool: it attacks normally without sight
 ARMOR_BONUSES = Hooks()                  # (reader, who) -> int
 HEAL_GUARDS = Hooks()                    # (reader, who) -> refusal message | None
+
+
+class ByMechanics(Record):
+    """What ``use`` records of an ability no class module plays (a campaign's own): its effect in words, and the
+    healing its mechanics give."""
+
+    effect: Text
+    healing: list[Healing] = ()
+
+
+class ByWords(Record):
+    """What ``cast`` records of a spell no module plays (a campaign's own, a namer's written one): its effect in
+    words, and the damage or healing it gives."""
+
+    effect: Text
+    damage: list[Damage] = ()
+    healing: list[Healing] = ()
+
+
+USE_RECORDS = Variants("ability", default=ByMechanics)
+"""What each ability records on a ``use`` event, by its id (``uses(..., records=)``)."""
+SPELL_RECORDS = Variants("spell", default=ByWords)
+"""What each spell records on a ``cast`` event, by its id (``spell(..., records=)``), and what each way of casting
+records on any (``casting(..., records=)``)."""
 USES: dict[str, Handler] = {}            # ability id -> what ``use`` does
 SPELLS: dict[str, Handler] = {}          # spell id -> what the spell does, whoever casts it
 CASTINGS: dict[str, Casting] = {}        # class ability id -> a way of casting
@@ -353,31 +384,39 @@ def heal_guard(fn: Callable | None = None, *, reads: str | tuple = ()):
     return _registrar(HEAL_GUARDS, fn, reads)
 
 
-def uses(*ability_ids: str, inputs: tuple = (), problem: Callable | None = None) -> Callable:
+def uses(*ability_ids: str, inputs: tuple = (), problem: Callable | None = None,
+         records: type | None = None) -> Callable:
     """Register what ``use(who, ability)`` does for these abilities:
-    ``fn(ctx, who, d, aid, a, target, opts) -> dict`` (what to record); ``problem(reader, who)``: why it cannot
-    be used now (see ``Handler``)."""
+    ``fn(ctx, who, d, aid, a, target, opts) -> dict`` (what to record: the fields of ``records``, a
+    ``declared.Record``); ``problem(reader, who)``: why it cannot be used now (see ``Handler``)."""
     def register(fn: Callable) -> Callable:
         for aid in ability_ids:
-            USES[aid] = Handler(fn, tuple(inputs), problem=problem)
+            USES[aid] = Handler(fn, tuple(inputs), problem=problem, records=records)
+            USE_RECORDS.add(aid, records)
         return fn
     return register
 
 
-def spell(*spell_ids: str, inputs: tuple = (), ready: Callable | None = None) -> Callable:
+def spell(*spell_ids: str, inputs: tuple = (), ready: Callable | None = None, records: type | None = None
+          ) -> Callable:
     """Register what a spell does, whoever casts it and however it is paid for:
-    ``fn(ctx, who, d, spell_id, s, target, opts) -> dict`` (what to record); ``ready`` checks before paying."""
+    ``fn(ctx, who, d, spell_id, s, target, opts) -> dict`` (what to record: the fields of ``records``, a
+    ``declared.Record``); ``ready`` checks before paying."""
     def register(fn: Callable) -> Callable:
         for sid in spell_ids:
-            SPELLS[sid] = Handler(fn, tuple(inputs), ready)
+            SPELLS[sid] = Handler(fn, tuple(inputs), ready, records=records)
+            SPELL_RECORDS.add(sid, records)
         return fn
     return register
 
 
-
-def casting(ability: str, *, via: tuple = (), forced_by: tuple = (), offers: Callable | None = None) -> Callable:
-    """Register the way of casting that comes with class ability ``ability`` (see ``Casting``)."""
+def casting(ability: str, *, via: tuple = (), forced_by: tuple = (), offers: Callable | None = None,
+            records: type | None = None) -> Callable:
+    """Register the way of casting that comes with class ability ``ability`` (see ``Casting``), and what it records
+    on a ``cast`` event beyond the spell's own (``records``: a ``declared.Record``)."""
     def register(fn: Callable) -> Callable:
         CASTINGS[ability] = Casting(ability, fn, tuple(via), tuple(forced_by), offers)
+        if records is not None:
+            SPELL_RECORDS.also(records)
         return fn
     return register

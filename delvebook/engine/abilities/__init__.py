@@ -16,18 +16,37 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.declared import Action, Record, Text, field
 from .. import effects, turns
 from ..base import Ctx, command
 from ..effects import Input
 from ..queries import ability_timing
 from ..queries import spell_spec
 from .shared import (Options, cast_with, check_names_and_cost, find_ability, require_ability, use_by_mechanics)
-from . import rogue, fighter, mage, cleric, namer  # noqa: F401  (each registers its abilities and spells)
 
-__all__ = ["use", "cast"]
+__all__ = ["use", "cast", "Use", "Cast", "Paid"]
 
 
-@command("use", actor="who", targets=("target", "hearing"))
+class Paid(Record):
+    """What an ability or a spell cost (by resource, hearts or currency unit), and who its hearts left owing a death
+    save."""
+
+    paid: dict[str, int] = field({})
+    death_save_due: str | None = None
+
+
+class Use(Paid, Action, kind="use", actor="who", targets=("target", "hearing")):
+    """A class ability used: by whom, which (its id and name), on whom (a target number for a Hide), what it cost,
+    and what the ability records (each ability's record, declared where it is registered: ``effects.uses``)."""
+
+    who: str
+    ability: str
+    ability_name: str
+    target: str | int | None = None
+    VARIANTS = effects.USE_RECORDS
+
+
+@command(Use)
 def use(ctx: Ctx, who: str, ability: str, target: str | None = None, **options: Any) -> None:
     """A class ability: the delver must have it (level, specialty or technique), pays its cost, and it acts. In
     a fight it uses the delver's action, unless the text says it is taken without one (Sprint, Hide) or it
@@ -44,7 +63,20 @@ def use(ctx: Ctx, who: str, ability: str, target: str | None = None, **options: 
     ctx.out(who=who, ability=aid, ability_name=a["name"], target=target, **detail)
 
 
-@command("cast", actor="who", targets=("target",))
+class Cast(Paid, Action, kind="cast", actor="who", targets=("target",)):
+    """A spell cast: by whom, which (its id and name), at whom (one target, or one a Magic Missile dart), how
+    (``via``: the book, the wand, a blessing, the bard's song, the sword), what it cost, and what the spell and the
+    way of casting record (declared where each is registered: ``effects.spell``, ``effects.casting``)."""
+
+    who: str
+    spell: str
+    spell_name: str
+    target: str | list[str] | None = None
+    via: str | None = None
+    VARIANTS = effects.SPELL_RECORDS
+
+
+@command(Cast)
 def cast(ctx: Ctx, who: str, spell: str, target: str | None = None, via: str | None = None,
          **options: Any) -> None:
     """A spell: a mage's from the book or wand, a cleric's divine spell, a bard's song, a Blood Magic
@@ -64,8 +96,10 @@ def _book(r, who: str) -> list[tuple[str, str]]:
     return [(sid, (spell_spec(r.rules, sid, d) or {"name": sid})["name"]) for sid in d.get("spells", ())]
 
 
-@effects.uses("grimoire_magic", "wand_magic", inputs=(Input("spell", "spell", True, "the spell cast", _book),))
-@effects.uses("divine_spellcasting", "naming_magic", inputs=(Input("spell", "spell", True, "the spell cast"),))
+@effects.uses("grimoire_magic", "wand_magic", inputs=(Input("spell", "spell", True, "the spell cast", _book),),
+              records=Cast)
+@effects.uses("divine_spellcasting", "naming_magic", inputs=(Input("spell", "spell", True, "the spell cast"),),
+              records=Cast)
 def _use_spellcasting(ctx, who, d, aid, a, target, opts):
     """A spellcasting ability used by name casts the spell (the wand's, for Wand Magic)."""
     spell = opts.take("spell", "naming" if aid == "naming_magic" else None)
@@ -75,11 +109,30 @@ def _use_spellcasting(ctx, who, d, aid, a, target, opts):
     return cast_with(ctx, who, d, spell, target, via, opts)
 
 
+class SignatureSpell(Record):
+    """A signature spell: its name and the words agreed with the keeper; a mage's improves a book spell
+    (``spell``), a namer's has its true names, fixed cost and the resource it is paid in."""
+
+    name: str
+    description: Text
+    spell: str | None = None
+    names: list[str] = ()
+    cost: int | None = None
+    resource: str | None = None
+
+
+class Signature(Record):
+    """Signature Spell: the spell recorded, and (a namer's) the scroll or book it is written on."""
+
+    signature_spell: SignatureSpell
+    written: str | None = None
+
+
 _WRITE_ON = {"scroll": ("scroll", "Scroll of {name}"), "book": ("spellbook", "Book of {name}")}
 """Where a namer's signature spell is written: the gear id, and the item's name."""
 
 
-@effects.uses("signature_spell", inputs=(Input("description", "text", True, "the spell as agreed with the keeper"),
+@effects.uses("signature_spell", records=Signature, inputs=(Input("description", "text", True, "the spell as agreed with the keeper"),
                                          Input("spell", "spell", False, "a mage: the book spell improved", _book),
                                          Input("names", "names", False, "a namer: the true names it uses"),
                                          Input("cost", "number", False, "a namer: its fixed soul point cost"),
@@ -123,3 +176,6 @@ def _use_signature(ctx, who, d, aid, a, target, opts):
         sig = {"name": opts.take("name") or spell, "spell": spell, "description": description}
     ctx.set(["delvers", who, "signature_spell"], sig)
     return {"signature_spell": sig}
+
+
+from . import rogue, fighter, mage, cleric, namer  # noqa: E402,F401  (each registers its abilities and spells)
