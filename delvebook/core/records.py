@@ -7,11 +7,14 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
-from typing import Literal
+import types
+import typing
+from typing import Any, Iterator, Literal, Union
 
 from .declared import Chance, Record, Text, field
 
-__all__ = ["Dv", "Added", "Damage", "Healing", "Chances", "Counter", "Ammo", "XpAward", "LevelUp", "Result"]
+__all__ = ["Dv", "Added", "Damage", "Healing", "Chances", "Counter", "Ammo", "XpAward", "LevelUp", "Result",
+           "damage_in", "healing_in"]
 
 Result = Literal["hit", "tie", "miss"]
 """How one attack roll went against its resist roll."""
@@ -125,3 +128,67 @@ class LevelUp(Record):
     hearts_gained: int | None = None
     hearts_held_back: Text | None = None
     choices: list[str] = field(())
+
+
+# ---------------------------------------------------------------- where an event records harm and healing
+
+_PLACES: dict[type, tuple] = {}
+
+
+def _arms(tp: Any) -> list:
+    """The types a field may hold, a list's item type for a list."""
+    out = []
+    for arm in (typing.get_args(tp) if typing.get_origin(tp) in (Union, types.UnionType) else (tp,)):
+        if typing.get_origin(arm) is list and typing.get_args(arm):
+            arm = typing.get_args(arm)[0]
+        out.append(arm)
+    return out
+
+
+def _places(cls: type) -> tuple:
+    """Where a declaration records damage and healing entries, from its fields' declared types: (field key, the
+    record, the key of the field inside it that holds it (a counter-attack's damage) or None)."""
+    found = _PLACES.get(cls)
+    if found is not None and found[0] is cls.FIELDS:
+        return found[1]
+    places = []
+    for key, f in cls.FIELDS.items():
+        for arm in _arms(f.type):
+            if arm in (Damage, Healing):
+                places.append((key, arm, None))
+            elif isinstance(arm, type) and issubclass(arm, Record):
+                for inner_key, g in arm.FIELDS.items():
+                    for inner in _arms(g.type):
+                        if inner in (Damage, Healing):
+                            places.append((key, inner, inner_key))
+    _PLACES[cls] = (cls.FIELDS, tuple(places))
+    return tuple(places)
+
+
+def _entries(value: Any) -> tuple:
+    return value if isinstance(value, tuple) else (value,) if value is not None else ()
+
+
+def damage_in(event: Record) -> Iterator[tuple[Damage, bool]]:
+    """(entry, is a counter-attack's) for every damage entry an event read through its declaration records, found
+    by the declared types of its fields (``damage``, a counter-attack's ``counter.damage``...)."""
+    for key, record, inner in _places(type(event)):
+        if record is not Damage:
+            continue
+        for held in _entries(event.FIELDS[key].__get__(event)):
+            if inner is None:
+                if isinstance(held, Damage):
+                    yield held, False
+            elif isinstance(held, Record):
+                for d in _entries(held.FIELDS[inner].__get__(held)):
+                    if isinstance(d, Damage):
+                        yield d, True
+
+
+def healing_in(event: Record) -> Iterator[Healing]:
+    """Every healing entry an event read through its declaration records."""
+    for key, record, inner in _places(type(event)):
+        if record is Healing and inner is None:
+            for h in _entries(event.FIELDS[key].__get__(event)):
+                if isinstance(h, Healing):
+                    yield h

@@ -13,7 +13,7 @@ from ..core.distribution import percent
 from ..core.model import format_purse
 
 __all__ = ["pct", "plural", "money", "fight_name", "names", "hearts", "duration", "story", "verdict", "Teller",
-           "TELLERS", "tells", "said", "spaced", "skill_name", "paid", "rules_of"]
+           "TELLERS", "UNTOLD", "tells", "said", "untold", "spaced", "skill_name", "paid", "rules_of"]
 
 
 # ---------------------------------------------------------------- the story of an event
@@ -28,28 +28,48 @@ def verdict(word: str, good: bool | None) -> dict:
 
 
 class Teller(NamedTuple):
-    """How one kind of event is told: ``tell(event, ctx, prefix, hidden) -> story``, and ``title(event, ctx)``, the
-    action as a noun phrase (None: the kind in words)."""
+    """How one kind of event is told, given the event read through its declaration (``declared.view``):
+    ``tell(event, ctx, prefix, hidden) -> story``, and ``title(event, ctx)``, the action as a noun phrase (None: the
+    kind in words)."""
     tell: Callable[..., dict]
-    title: Callable[[Mapping, Any], str] | None
+    title: Callable[[Any, Any], str] | None
+    ended: bool = False  # it says the conditions its event ended itself (else the one teller adds a line)
 
 
-TELLERS: dict[str, Teller] = {}
-"""Every kind of event told, by kind: a new kind is told where it registers here (``tells``)."""
+TELLERS: dict[type, Teller] = {}
+"""Every kind of event told, by the class that declares it (``core.declared``): a new kind is told where it
+registers here (``tells``), and a kind with no teller is found by a test."""
+
+UNTOLD: dict[type, dict[str, str]] = {}
+"""Fields of a declaration (an event's or a record's) that no telling says, each with why (``untold``). A test tells
+every event of the bundled campaigns and of a walk through the rules and fails on a declared field that is neither
+read by its teller nor said here."""
 
 
-def tells(*kinds: str, title: Callable[[Mapping, Any], str] | None = None):
-    """Register a teller for ``kinds`` (and the title of such an action)."""
+def tells(*classes: type, title: Callable[[Any, Any], str] | None = None, untold: Mapping[str, str] | None = None,
+          ended: bool = False):
+    """Register a teller for the events ``classes`` declare (and the title of such an action); ``untold``: its
+    fields the teller does not say, with why; ``ended``: it says the conditions its event ended itself."""
     def register(fn: Callable[..., dict]) -> Callable[..., dict]:
-        for kind in kinds:
-            TELLERS[kind] = Teller(fn, title)
+        for cls in classes:
+            if not isinstance(cls, type):
+                raise TypeError(f"a teller is found by the event's class (its declaration), not {cls!r}")
+            TELLERS[cls] = Teller(fn, title, ended)
+            if untold:
+                UNTOLD.setdefault(cls, {}).update(untold)
         return fn
     return register
 
 
-def said(kind: str, text: Callable[[Mapping, Any], str], title: Callable[[Mapping, Any], str] | None = None) -> None:
+def said(cls: type, text: Callable[[Any, Any], str], title: Callable[[Any, Any], str] | None = None,
+         untold: Mapping[str, str] | None = None, ended: bool = False) -> None:
     """Register a kind told in one sentence, ``text(event, ctx)``, with no more lines and no verdict."""
-    tells(kind, title=title)(lambda e, ctx, pre, hidden: story(text(e, ctx)))
+    tells(cls, title=title, untold=untold, ended=ended)(lambda e, ctx, pre, hidden: story(text(e, ctx)))
+
+
+def untold(cls: type, **why: str) -> None:
+    """Say which fields of ``cls`` (a record many events hold: a damage entry) no telling says, and why."""
+    UNTOLD.setdefault(cls, {}).update(why)
 
 
 # ---------------------------------------------------------------- words
