@@ -152,7 +152,7 @@ def _note(value, held: dict) -> None:
         held.setdefault(type(value), set()).update(value.data)
         for f in type(value).FIELDS.values():
             if f.name in value.data:
-                _note(f.__get__(value), held)
+                _note(f.read(value), held)
     elif isinstance(value, (tuple, list)):
         for v in value:
             _note(v, held)

@@ -38,8 +38,8 @@ from typing import Any, ClassVar, Iterator, Literal, Mapping, NewType, Union
 from .roles import KEEPER, KEEPERS, SIDES, Roles, fill
 
 __all__ = ["Text", "Chance", "Side", "Field", "field", "Record", "Event", "Action", "Ended", "LuckSpent",
-           "Override", "AskedBy", "DECLARED", "declaration", "declared_kind", "forget", "view", "problem",
-           "upcast", "version_of", "reading", "Variants", "extend", "BASE_VERSION", "rename"]
+           "Override", "AskedBy", "Rolled", "LuckDieRolled", "DECLARED", "declaration", "declared_kind", "forget", "view", "problem",
+           "upcast", "version_of", "reading", "Variants", "extend", "BASE_VERSION", "rename", "Read"]
 
 Text = NewType("Text", str)
 """Words a person wrote or reads (a reason, a description): a column of text, not a category."""
@@ -86,25 +86,54 @@ class Field:
             self._type = _resolve(self.owner, self.name, self.annotation)
         return self._type
 
-    def __get__(self, obj: Any, cls: type | None = None) -> Any:
-        if obj is None:
-            return self
-        if _reads is not None:
-            _reads.add((type(obj), self.name))
-        value = obj._data.get(self.name, _MISSING)
-        if value is _MISSING:
-            return self.default
-        wrap = self._wrap
-        if wrap is _MISSING:
-            wrap = self._wrap = _wrapper(self.type)
-        return value if wrap is None else wrap(value)
+    def read(self, obj: Any) -> Any:
+        """The field's value in ``obj`` (a view), as reading the attribute gives it."""
+        return getattr(obj, self.attr)
 
-    def __set__(self, obj: Any, value: Any) -> None:
-        raise AttributeError(f"{self.name}: a declared event is read, never changed through its view")
+    def install(self, cls: type) -> None:
+        """Make the field readable as an attribute of ``cls``'s views (a property, set on ``cls``)."""
+        try:
+            self.type  # resolved now if its names are defined already; else on the first read
+        except TypeError:
+            pass
+        setattr(cls, self.attr, _reader(self, cls))
 
     def __repr__(self) -> str:
         owner = self.owner.__name__ if self.owner is not None else "?"
         return f"<field {owner}.{self.name}: {_type_name(self.type)}{'' if self.required else ' (may be absent)'}>"
+
+
+class Read(property):
+    """A declared field as an attribute of a view: a read-only property; ``field`` is its declaration."""
+
+    field: Field
+
+
+def _reader(f: Field, home: type) -> Read:
+    """The property reading ``f`` (its value wrapped in its record where it holds one): the plainest that fits, made
+    once its type is known (a read meanwhile resolves it and puts the plain one on ``home`` in its place)."""
+    key, default = f.name, f.default
+    if f._type is _MISSING:
+        def read(self: Any) -> Any:
+            f._type = _resolve(f.owner, f.name, f.annotation)
+            setattr(home, f.attr, _reader(f, home))
+            return getattr(self, f.attr)
+    else:
+        f._wrap = wrap = _wrapper(f._type)
+        if wrap is None:
+            def read(self: Any) -> Any:
+                if _reads is not None:
+                    _reads.add((type(self), key))
+                return self._data.get(key, default)
+        else:
+            def read(self: Any) -> Any:
+                if _reads is not None:
+                    _reads.add((type(self), key))
+                value = self._data.get(key, _MISSING)
+                return default if value is _MISSING else wrap(value)
+    prop = Read(read, doc=f"{f.owner.__name__ if f.owner else ''}.{f.name}")
+    prop.field = f
+    return prop
 
 
 def field(default: Any = _MISSING, *, column: str | None = None, key: str | None = None) -> Any:
@@ -150,7 +179,7 @@ class Record:
             value = cls.__dict__.get(name, _MISSING)
             f = value if isinstance(value, Field) else Field(value)
             f.name, f.attr, f.owner, f.annotation = f.name or name, name, cls, annotation
-            setattr(cls, name, f)
+            f.install(cls)
             fields[f.name] = f
         cls.FIELDS = fields
 
@@ -176,7 +205,7 @@ def _wrapper(tp: Any):
     """How a field's raw value is read: wrapped in its record (or a tuple of them, a dict of them); None: as it is.
     A value of another shape (a line a hand broke) is given as it is."""
     if _record_type(tp):
-        return lambda v: tp(v) if isinstance(v, Mapping) else v
+        return lambda v: tp(v) if v.__class__ is dict else v
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in (Union, types.UnionType):
         arms = [a for a in args if a is not type(None)]
@@ -185,14 +214,17 @@ def _wrapper(tp: Any):
         inner = [a for a in arms if _record_type(a)]
         if inner:
             first = inner[0]
-            return lambda v: first(v) if isinstance(v, Mapping) else v
+            return lambda v: first(v) if v.__class__ is dict else v
         return None
+    if origin is list and args and _record_type(args[0]):
+        item = args[0]
+        return lambda v: tuple([item(x) if x.__class__ is dict else x for x in v]) if v.__class__ is list else v
     if origin is list and args and _wrapper(args[0]) is not None:
-        item = _wrapper(args[0])
-        return lambda v: tuple(item(x) for x in v) if isinstance(v, list) else v
+        wrap = _wrapper(args[0])
+        return lambda v: tuple([wrap(x) for x in v]) if v.__class__ is list else v
     if origin is dict and len(args) == 2 and _wrapper(args[1]) is not None:
-        item = _wrapper(args[1])
-        return lambda v: {k: item(x) for k, x in v.items()} if isinstance(v, Mapping) else v
+        wrap = _wrapper(args[1])
+        return lambda v: {k: wrap(x) for k, x in v.items()} if v.__class__ is dict else v
     return None
 
 
@@ -417,13 +449,35 @@ class AskedBy(Record):
     request: int
 
 
+class LuckDieRolled(Record):
+    """A luck die on a roll: its sides and face, added (+1) or taken away (-1), whose it was."""
+
+    sides: int
+    face: int
+    sign: int
+    who: str | None = None
+
+
+class Rolled(Record):
+    """A roll as an event records it (``dice.Roll.to_dict``): its notation, every face, the total; with luck dice,
+    the total before them and each die; who rolled it and why."""
+
+    expr: str
+    faces: list[int]
+    total: int
+    base_total: int | None = None
+    luck: list[LuckDieRolled] = field(())
+    who: str | None = None
+    why: Text | None = None
+
+
 class Action(Event):
     """An event a command made (anything but undo and redo): its arguments, the rolls with their faces, the exact
     changes it made to the state, and what re-ran it (``replaces`` the action it took the place of: a luck die,
     real dice typed, a choice on the hit); the keeper's override; the conditions it ended."""
 
     args: dict[str, Any]
-    rolls: dict[str, dict] = field(MappingProxyType({}))
+    rolls: dict[str, Rolled] = field(MappingProxyType({}))
     changes: list
     replaces: int | None = None
     luck: LuckSpent | None = None
@@ -532,13 +586,12 @@ def _merge(cls: type, record: type) -> None:
             if known is None:
                 g = f.copy()
                 g.required = False
-                setattr(target, g.attr, g)
+                g.install(target)
                 fields[name] = g
             elif known.type != f.type and _union(known.type, f.type) != known.type:
                 merged = known.copy()
                 merged.annotation = merged._type = _union(known.type, f.type)
-                merged._wrap = _MISSING
-                setattr(target, merged.attr, merged)
+                merged.install(target)
                 fields[name] = merged
         target.FIELDS = fields
 

@@ -175,12 +175,12 @@ def damage_in(event: Record) -> Iterator[tuple[Damage, bool]]:
     for key, record, inner in _places(type(event)):
         if record is not Damage:
             continue
-        for held in _entries(event.FIELDS[key].__get__(event)):
+        for held in _entries(event.FIELDS[key].read(event)):
             if inner is None:
                 if isinstance(held, Damage):
                     yield held, False
             elif isinstance(held, Record):
-                for d in _entries(held.FIELDS[inner].__get__(held)):
+                for d in _entries(held.FIELDS[inner].read(held)):
                     if isinstance(d, Damage):
                         yield d, True
 
@@ -189,6 +189,6 @@ def healing_in(event: Record) -> Iterator[Healing]:
     """Every healing entry an event read through its declaration records."""
     for key, record, inner in _places(type(event)):
         if record is Healing and inner is None:
-            for h in _entries(event.FIELDS[key].__get__(event)):
+            for h in _entries(event.FIELDS[key].read(event)):
                 if isinstance(h, Healing):
                     yield h
