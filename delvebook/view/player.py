@@ -19,7 +19,8 @@ from ..core.model import current_actor, is_dead
 from ..players.allowed import delvers_of, luck_rolls
 from .choices import choices
 from .header import header_bar
-from .outcome import outcome_panel, roll_label
+from ..core.declared import view
+from .outcome import outcome_panel, roll_label, rolls_of
 from .party import party_strip
 from .shared import UI, field_, odds_text
 
@@ -62,12 +63,13 @@ def _spend(camp, player: str, left: int) -> dict:
     if left < 1:
         return {"rows": [], "note": "No luck dice left this session."}
     rows = []
+    rolled, seq = rolls_of(latest), view(latest).seq
     for name in names:
-        rec = latest["rolls"][name]
+        rec = rolled[name]
         where = f"spend:{name}"
-        rows.append({"roll": name, "label": roll_label(name, rec), "total": rec.get("total"), "where": where,
-                     "plus": {"do": "luck", "on": latest["seq"], "roll": name, "sign": 1, "where": where},
-                     "minus": {"do": "luck", "on": latest["seq"], "roll": name, "sign": -1, "where": where}})
+        rows.append({"roll": name, "label": roll_label(name, rec), "total": rec.total, "where": where,
+                     "plus": {"do": "luck", "on": seq, "roll": name, "sign": 1, "where": where},
+                     "minus": {"do": "luck", "on": seq, "roll": name, "sign": -1, "where": where}})
     return {"rows": rows, "note": ""}
 
 
