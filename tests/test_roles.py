@@ -77,7 +77,7 @@ def test_an_attack_is_by_its_attacker_at_its_target_and_a_counter_is_dealt_by_th
     hit_back = e["counter"]["damage"]
     assert (hit_back["by"], hit_back["target"], hit_back["source"]) == ("Bog goblin 1", "Wren", "attack")
     row = analysis.damage(camp).iloc[-1]
-    assert (row["by"], row["by_side"], row["target"], row["target_side"], row["counter"]) == \
+    assert (row["dealer"], row["dealer_side"], row["target"], row["target_side"], row["counter"]) == \
         ("Bog goblin 1", "foes", "Wren", "party", True)
 
 
@@ -96,7 +96,7 @@ def test_damage_the_keeper_deals_with_a_hazard_named_is_credited_to_the_hazard(c
     assert e["actor"] == KEEPER and e["targets"] == ["Wren"]
     assert e["sides"] == {"keeper": "keeper", "Wren": "party", "Falling block": "hazard"}
     row = analysis.damage(camp).iloc[-1]
-    assert (row["by"], row["by_side"], row["target"], row["target_side"], row["source"]) == \
+    assert (row["dealer"], row["dealer_side"], row["target"], row["target_side"], row["source"]) == \
         ("Falling block", "hazard", "Wren", "party", "a falling block")
     assert narrate.tell(e, camp)["text"].startswith("A falling block: Wren takes 2")
 
@@ -107,7 +107,7 @@ def test_the_keepers_damage_and_healing_by_hand_are_by_the_keeper_unless_told(ca
     for e in (hurt, healed):
         assert e["actor"] == KEEPER and e["targets"] == ["Brakka"] and e["sides"]["Brakka"] == "party"
     assert hurt["damage"][0]["by"] == KEEPER and healed["healing"][0]["by"] == KEEPER
-    assert analysis.damage(camp).iloc[-1]["by_side"] == "keeper"
+    assert analysis.damage(camp).iloc[-1]["dealer_side"] == "keeper"
     assert camp.heal("Brakka", 1, by="Ilse")["sides"]["Ilse"] == "party"
     with pytest.raises(Refused, match="by names who or what dealt it"):
         camp.damage("Brakka", 1, by="  ")
@@ -169,8 +169,8 @@ def test_a_log_of_format_1_opens_in_format_2_as_todays_engine_makes_each_event()
         for e in old.events:
             assert narrate.tell(e, old)["text"] != e["kind"], e  # every one told in the game's words
         frames = analysis.frames(old)
-        pip = frames["damage"][frames["damage"]["by"] == "Pip"]
-        assert len(pip) and set(pip["by_side"]) == {"creatures"}
+        pip = frames["damage"][frames["damage"]["dealer"] == "Pip"]
+        assert len(pip) and set(pip["dealer_side"]) == {"creatures"}
 
 
 def test_upgrading_v1_splits_the_dealer_from_what_dealt_it_and_names_whose_turn_began():
@@ -251,4 +251,4 @@ def test_a_new_command_is_registered_in_its_own_module_and_read_by_every_reader(
     assert narrate.tell(e, camp)["text"].startswith("Needle trap springs: Wren takes 3")
     assert narrate.title(e, camp) == "Needle trap on Wren"
     row = analysis.damage(camp).iloc[-1]
-    assert (row["by"], row["by_side"], row["target_side"]) == ("Needle trap", "hazard", "party")
+    assert (row["dealer"], row["dealer_side"], row["target_side"]) == ("Needle trap", "hazard", "party")

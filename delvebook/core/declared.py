@@ -39,7 +39,7 @@ from .roles import KEEPER, KEEPERS, SIDES, Roles, fill
 
 __all__ = ["Text", "Chance", "Side", "Field", "field", "Record", "Event", "Action", "Ended", "LuckSpent",
            "Override", "AskedBy", "Rolled", "LuckDieRolled", "DECLARED", "declaration", "declared_kind", "forget", "view", "problem",
-           "upcast", "version_of", "reading", "Variants", "extend", "BASE_VERSION", "rename", "Read"]
+           "upcast", "version_of", "reading", "Variants", "extend", "BASE_VERSION", "rename", "Read", "ROLE"]
 
 Text = NewType("Text", str)
 """Words a person wrote or reads (a reason, a description): a column of text, not a category."""
@@ -47,6 +47,10 @@ Chance = NewType("Chance", str)
 """An exact chance as a fraction's text (``"61/96"``, ``"1"``): a float column with its text beside."""
 Side = Literal["party", "foes", "creatures", "keeper", "hazard"]
 assert typing.get_args(Side) == SIDES
+
+ROLE = "-"
+"""``field(column=ROLE)``: a field the frames say in their roles' columns (``actor``, ``target``), not a column of
+its own (an attack's ``target``, a name the event's ``targets`` hold too)."""
 
 BASE_VERSION = 2
 """The version of a kind that has not changed since the format that named every event's roles (the first was 1)."""

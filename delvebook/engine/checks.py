@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..core.declared import Action, Chance, Record, Text
+from ..core.declared import Action, Chance, Record, Text, field
 from ..core.dice import parse
 from ..core.distribution import odds
 from ..core.model import STATUS_ALIVE, STATUS_DEAD, combatant, is_dying
@@ -30,10 +30,10 @@ class Checked(Record):
     who: str
     skill: str | None
     save: bool
-    why: Text
+    why: str
     expr: str
     total: int
-    target: int | None = None
+    target: int | None = field(None, column="target_number")
     success: bool
     chance: Chance
     vs: str | None = None
@@ -95,7 +95,7 @@ class PlainRoll(Action, kind="roll", actor="who"):
     """Any roll the table wants recorded: who rolled, why, the dice and the total."""
 
     who: str
-    why: Text | None
+    why: str | None
     expr: str
     total: int
 
@@ -112,7 +112,7 @@ class DeathSave(Action, kind="death_save", actor="who"):
 
     who: str
     total: int
-    target: int
+    target: int = field(column="target_number")
     success: bool
     chance: Chance
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Literal, Mapping
 
-from ..core.declared import Action, Record, Text, field, rename
+from ..core.declared import ROLE, Action, Record, Text, field, rename
 from ..core.dice import parse
 from ..core.distribution import odds
 from ..core.events import clone
@@ -648,7 +648,7 @@ class Struck(Record):
     the rolls' dice and exact odds, the ammunition spent, and the choices the hit allows now it is seen."""
 
     attacker: str
-    target: str
+    target: str = field(column=ROLE)
     weapon: str
     multi: int
     advantage: bool

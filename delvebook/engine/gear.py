@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..core.declared import Action
+from ..core.declared import Action, field
 from ..core.dice import DiceError, parse
 from ..core.events import clone
 from ..core.model import is_dead
@@ -368,7 +368,7 @@ class Take(Action, kind="take", targets=("who", "to")):
     who: str
     item: str | None
     count: int
-    to: str | None = None
+    to: str | None = field(None, column="handed_to")
     taken: list[str]
 
 

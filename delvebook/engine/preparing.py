@@ -318,7 +318,7 @@ class TableRoll(Record):
     and range) and its result, how many entries drawn already were rolled again, and the roll on the table that
     entry rolls on (``then``)."""
 
-    table: str
+    table: str = field(column="table_id")
     name: str
     dice: str
     total: int
@@ -326,7 +326,7 @@ class TableRoll(Record):
     range: str = field(column="entry_range")
     result: str | None
     rerolled: int = 0
-    then: TableRoll | None = None
+    then: TableRoll | None = field(None, column="then_rolled")
 
 
 class WasRolled(Record):
@@ -401,7 +401,7 @@ def _roll_on(ctx: Ctx, tid: str, t: Mapping, roller: str, trail: list) -> dict:
 class ResetTable(Action, kind="reset_table"):
     """A table drawn without replacement made whole again."""
 
-    table: str
+    table: str = field(column="table_id")
     name: str
 
 

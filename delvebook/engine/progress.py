@@ -173,7 +173,7 @@ def _first_time(ctx: Ctx, table: str, name: str, what: str, done: str, xp_key: s
 class CompleteQuest(Awarded, Action, kind="complete_quest"):
     """A quest completed, and its XP."""
 
-    quest: Text
+    quest: str
 
 
 @command(CompleteQuest)
@@ -185,7 +185,7 @@ def complete_quest(ctx: Ctx, name: str) -> None:
 class ExploreRoom(Awarded, Action, kind="explore_room"):
     """A room explored, and its XP."""
 
-    room: Text
+    room: str
 
 
 @command(ExploreRoom)

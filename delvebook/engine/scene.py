@@ -5,7 +5,7 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
-from ..core.declared import Action, Chance
+from ..core.declared import Action, Chance, field
 from ..core.distribution import odds
 from ..core.model import combatant
 from ..core.names import name_problem
@@ -73,7 +73,7 @@ class Trap(Action, kind="trap", targets=("who",)):
     skill: str | None
     expr: str
     total: int
-    target: int
+    target: int = field(column="target_number")
     success: bool
     chance: Chance
     damage: list[Damage] = ()

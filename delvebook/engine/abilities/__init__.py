@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.declared import Action, Record, Text, field
+from ...core.declared import ROLE, Action, Record, Text, field
 from .. import effects, turns
 from ..base import Ctx, command
 from ..effects import Input
@@ -42,7 +42,7 @@ class Use(Paid, Action, kind="use", actor="who", targets=("target", "hearing")):
     who: str
     ability: str
     ability_name: str
-    target: str | int | None = None
+    target: str | int | None = field(None, column=ROLE)
     VARIANTS = effects.USE_RECORDS
 
 
@@ -71,7 +71,7 @@ class Cast(Paid, Action, kind="cast", actor="who", targets=("target",)):
     who: str
     spell: str
     spell_name: str
-    target: str | list[str] | None = None
+    target: str | list[str] | None = field(None, column=ROLE)
     via: str | None = None
     VARIANTS = effects.SPELL_RECORDS
 

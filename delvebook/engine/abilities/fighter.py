@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from ...core.declared import Record, Text, extend
+from ...core.declared import Record, Text, extend, field
 from .. import combat, effects
 from ..combat import Struck
 from ..base import Ctx, Reader, data_items
@@ -312,7 +312,7 @@ def _order_lasts(ctx: Ctx, who: str) -> dict:
 class Ordered(Record):
     """A Commander's order: which, and who hears it."""
 
-    order: str
+    order: str = field(column="commander_order")
     hearing: list[str]
 
 
