@@ -31,7 +31,8 @@ Shaping only reads (a ``Reader``), so the odds a view shows and the roll a comma
 code; anything that costs or uses something up is a ``spend`` the plan carries, which only a command pays.
 A hook that answers only because of a condition names the condition kinds it reads (``reads="blessed"``): a
 registry asks it only while a condition of such a kind is in play (``Hooks.now``), and it has nothing to say
-otherwise (a test holds every hook to that). A hook by option (Focus, a Dodge) names the kinds that ready it
+otherwise (a test holds every hook to that: each registry says, where it is made, how its hooks are asked and what
+"nothing to say" is, ``quiet(hook, probe)``, so a new registry needs no edit elsewhere). A hook by option (Focus, a Dodge) names the kinds that ready it
 (``readied_by="focus"``). Which options a command takes is the command's own word (``command(kind,
 options=...)``): registering a hook here makes no keyword of any command.
 
@@ -40,8 +41,8 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Mapping, NamedTuple
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, Mapping, NamedTuple
 
 from ..core.declared import Record, Text, Variants
 from ..core.records import Damage, Healing
@@ -52,7 +53,7 @@ __all__ = ["AttackPlan", "Boost", "Input", "Handler", "AttackOption", "Reduction
            "damage_reducer", "armor_bonus", "sightless", "SIGHTLESS",
            "heal_guard", "uses", "spell", "TURN_SLOTS", "ROLL_BONUSES", "SKILL_BOOSTS", "ATTACK_MODIFIERS", "ATTACKS_AGAINST", "ATTACK_EDGES",
            "ATTACK_OPTIONS", "ON_VANQUISH", "CONJURED_WEAPONS", "CONJURED_NAMES", "DAMAGE_REDUCERS", "ARMOR_BONUSES", "HEAL_GUARDS",
-           "USES", "SPELLS", "USE_RECORDS", "SPELL_RECORDS", "ByMechanics", "ByWords"]
+           "USES", "SPELLS", "USE_RECORDS", "SPELL_RECORDS", "ByMechanics", "ByWords", "Probe"]
 
 
 # ---------------------------------------------------------------- what a plan carries
@@ -187,15 +188,38 @@ def _kinds(reads: str | tuple | list | frozenset) -> frozenset:
     return kinds
 
 
+class Probe(NamedTuple):
+    """What a registry's ``quiet`` asks a hook with: a reader and a context on one state, a creature in it (``who``,
+    its sheet ``c``) and another (``other``), and ``plan()``: a fresh plan of ``who``'s attack on ``other``."""
+
+    reader: Any
+    ctx: Any
+    who: str
+    c: Mapping
+    other: str
+    plan: Callable[[], Any]
+
+
+def _unchanged(fn: Callable, reader: Any, plan: "AttackPlan") -> bool:
+    """Whether ``fn(reader, plan)`` leaves the plan as it was (a shaping hook with nothing to say)."""
+    from ..core.events import clone
+    was = {f.name: clone(getattr(plan, f.name)) for f in fields(plan)}
+    fn(reader, plan)
+    return {f.name: clone(getattr(plan, f.name)) for f in fields(plan)} == was
+
+
 class Hooks:
     """A registry of hooks, in the order registered, each with the condition kinds it reads (``reads``): ``now``
-    asks a hook only while a condition of one of its kinds is in play; a hook that names none is always asked."""
+    asks a hook only while a condition of one of its kinds is in play; a hook that names none is always asked.
+    ``quiet(hook, probe) -> bool``: how a hook of this registry is asked (a ``Probe``) and whether it answered
+    "nothing" (what every hook says while none of the conditions it reads is in play)."""
 
-    __slots__ = ("_entries", "_always")
+    __slots__ = ("_entries", "_always", "quiet")
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: Callable[[Callable, Probe], bool] | None = None) -> None:
         self._entries: list[tuple[Callable, frozenset]] = []
         self._always: list[Callable] = []  # the hooks that read no condition: all ``now`` gives with none in play
+        self.quiet = quiet
 
     def add(self, fn: Callable, reads: str | tuple = ()) -> Callable:
         self._entries.append((fn, _kinds(reads)))
@@ -229,13 +253,14 @@ class Hooks:
 class Options(dict):
     """A registry of hooks by option name (``focus=True``, ``dodge=True``): a hook acts when its option is given, or
     while a condition that readies it is in play (a Focus taken beforehand). ``now(state, asked)`` gives the hooks
-    to ask, each with whether its option was given."""
+    to ask, each with whether its option was given; ``quiet`` as ``Hooks``'s (the option not given)."""
 
-    __slots__ = ("readied_by",)
+    __slots__ = ("readied_by", "quiet")
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: Callable[[Callable, Probe], bool] | None = None) -> None:
         super().__init__()
         self.readied_by: dict[str, frozenset] = {}  # option -> the condition kinds that ready its hook
+        self.quiet = quiet
 
     def add(self, option: str, fn: Callable, readied_by: str | tuple = ()) -> Callable:
         self[option] = fn
@@ -260,20 +285,29 @@ def _registrar(hooks: Hooks, fn: Callable | None, reads: str | tuple):
     return lambda f: hooks.add(f, reads)
 
 
-ROLL_BONUSES = Hooks()                   # (reader, who) -> Boost | None
-SKILL_BOOSTS = Options()                 # option -> (reader, who, c, skill, asked) -> Boost | None
-ATTACK_MODIFIERS = Hooks()               # (reader, plan) -> None
-ATTACKS_AGAINST = Hooks()                # (reader, target) -> bool: attacks against it have advantage
-ATTACK_EDGES = Hooks()                   # (reader, attacker, *, ranged, spell) -> Edge | None
+# Each registry: what its hooks take and give, and (``quiet``) how a hook is asked and what "nothing" is.
+ROLL_BONUSES = Hooks(lambda fn, p: fn(p.reader, p.who) is None)                       # (reader, who) -> Boost | None
+SKILL_BOOSTS = Options(lambda fn, p: fn(p.reader, p.who, p.c, "swords", False) is None)
+"""option -> (reader, who, c, skill, asked) -> Boost | None"""
+ATTACK_MODIFIERS = Hooks(lambda fn, p: _unchanged(fn, p.reader, p.plan()))            # (reader, plan) -> None
+ATTACKS_AGAINST = Hooks(lambda fn, p: not fn(p.reader, p.who))  # (reader, target) -> bool: attacks on it have advantage
+ATTACK_EDGES = Hooks(lambda fn, p: all(fn(p.reader, p.who, ranged=r, spell=s) is None
+                                       for r in (False, True) for s in (False, True)))
+"""(reader, attacker, *, ranged, spell) -> Edge | None"""
 ATTACK_OPTIONS: dict[str, AttackOption] = {}
-ON_VANQUISH = Hooks()                    # (ctx, plan) -> None
-CONJURED_WEAPONS = Hooks()               # (reader, who, c, weapon) -> weapon dict | None
-CONJURED_NAMES = Hooks()                 # (reader, who) -> [the weapon argument of each conjured weapon it has now]
-TURN_SLOTS = Hooks()                     # (reader, who) -> [slot names] that act in who's turn besides its action
-DAMAGE_REDUCERS = Options()              # option -> (ctx, target, raw, asked) -> Reduction | None
-SIGHTLESS = Hooks()                      # (reader, attacker, *, ranged) -> bool: it attacks normally without sight
-ARMOR_BONUSES = Hooks()                  # (reader, who) -> int
-HEAL_GUARDS = Hooks()                    # (reader, who) -> refusal message | None
+ON_VANQUISH = Hooks(lambda fn, p: fn(p.ctx, p.plan()) is None)                        # (ctx, plan) -> None
+CONJURED_WEAPONS = Hooks(lambda fn, p: fn(p.reader, p.who, p.c, "holy weapon") is None)
+"""(reader, who, c, weapon) -> weapon dict | None"""
+CONJURED_NAMES = Hooks(lambda fn, p: list(fn(p.reader, p.who)) == [])
+"""(reader, who) -> [the weapon argument of each conjured weapon it has now]"""
+TURN_SLOTS = Hooks(lambda fn, p: list(fn(p.reader, p.who)) == [])
+"""(reader, who) -> [slot names] that act in who's turn besides its action"""
+DAMAGE_REDUCERS = Options(lambda fn, p: fn(p.ctx, p.who, 3, {}) is None)
+"""option -> (ctx, target, raw, asked) -> Reduction | None"""
+SIGHTLESS = Hooks(lambda fn, p: not fn(p.reader, p.who, ranged=False))
+"""(reader, attacker, *, ranged) -> bool: it attacks normally without sight"""
+ARMOR_BONUSES = Hooks(lambda fn, p: fn(p.reader, p.who) == 0)                          # (reader, who) -> int
+HEAL_GUARDS = Hooks(lambda fn, p: not fn(p.reader, p.who))                  # (reader, who) -> refusal message | None
 
 
 class ByMechanics(Record):

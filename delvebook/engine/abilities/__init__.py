@@ -6,7 +6,8 @@
 (``via="sword"``) or a namer's naming magic (``cast(who, "naming", names=[...], description=..., cost=N)``).
 
 One module per class registers what its abilities and spells do (``effects.uses``, ``effects.spell``) and what
-they change in rolls, attacks and damage; ``shared`` holds what they have in common. An ability no module
+they change in rolls, attacks and damage; ``shared`` holds what they have in common. Every module here is found and
+imported (a new class's is one file, listed nowhere). An ability no module
 plays (a campaign's own) is paid and played from its ``mechanics`` (a heal, a next-attack rider) or recorded.
 
 Standard library only: part of the pure core.
@@ -14,6 +15,8 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any
 
 from ...core.declared import ROLE, Action, Record, Text, field
@@ -178,4 +181,5 @@ def _use_signature(ctx, who, d, aid, a, target, opts):
     return {"signature_spell": sig}
 
 
-from . import rogue, fighter, mage, cleric, namer  # noqa: E402,F401  (each registers its abilities and spells)
+for _module in pkgutil.iter_modules(__path__):  # each class's module registers its abilities and spells: found,
+    importlib.import_module(f"{__name__}.{_module.name}")  # not listed (a new class is one module)
