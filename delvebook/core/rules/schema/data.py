@@ -57,16 +57,18 @@ def _check_provenance(p: _Problems, node: Any, parts: tuple, inherited: str | No
         for key in ("quote", "reason", "note"):
             if key in node and not isinstance(node[key], str):
                 p.add(parts + (key,), f"expected text, got {show(node[key])}")
-        if "assumed" in node:
-            assumed = node["assumed"]
-            if not isinstance(assumed, Mapping):
-                p.add(parts + ("assumed",), "expected a mapping of field to reason")
-            else:
-                for field, reason in assumed.items():
-                    if field not in node:
-                        p.add(parts + ("assumed", field), "names a field that is not in this entry")
-                    if not _is_text(reason):
-                        p.add(parts + ("assumed", field), "needs a reason")
+        for marks in ("assumed", "reading"):  # (assumptions; fields that only document a reading: no house rules)
+            if marks not in node:
+                continue
+            fields = node[marks]
+            if not isinstance(fields, Mapping):
+                p.add(parts + (marks,), "expected a mapping of field to reason")
+                continue
+            for field, reason in fields.items():
+                if field not in node:
+                    p.add(parts + (marks, field), "names a field that is not in this entry")
+                if not _is_text(reason):
+                    p.add(parts + (marks, field), "needs a reason")
         for key, value in _data_items(node):
             _check_provenance(p, value, parts + (key,), source)
     elif isinstance(node, (list, tuple)):

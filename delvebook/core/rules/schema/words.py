@@ -17,7 +17,7 @@ FORMAT_VERSION = 1
 FILES = ("core", "classes", "spells", "true_names", "gear", "bestiary")
 """The rules files, in load order; each becomes the top-level key of the same name."""
 
-PROVENANCE_KEYS = frozenset({"source", "quote", "reason", "assumed", "note"})
+PROVENANCE_KEYS = frozenset({"source", "quote", "reason", "assumed", "note", "reading"})
 """Keys that say where data came from; allowed in any mapping, never game data themselves."""
 
 SOURCES = ("text", "assumed", "house")
