@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 
 BIN := $(VENV)/bin
 
-.PHONY: lab players test test-all lite binder-constraints
+.PHONY: lab players test test-all lite binder-constraints long-delve
 
 lab: $(VENV)/.installed
 	$(BIN)/delvebook lab $(CAMPAIGN) $(LAB_ARGS)
@@ -32,6 +32,11 @@ test: $(VENV)/.installed-test
 # The full suite, what CI runs: the fast tier plus the slow and the real-browser tests.
 test-all: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS)
+
+# The bundled finished campaign, played again by its script with its fixed seed, and the digests of what it read:
+# `make test` says when it is due (a change to the engine, the rules or the script that may change its log).
+long-delve: $(VENV)/.installed
+	$(BIN)/python scripts/make_finished_campaign.py campaigns/the-long-delve --record scripts/the-long-delve.sources.json
 
 # A static JupyterLite site for CAMPAIGN in LITE_OUT (serve it with any static web server; see README).
 # Needs npm (Debian: apt-get install npm): Pyodide's core files come from the `pyodide` npm package.
