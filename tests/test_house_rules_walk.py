@@ -52,6 +52,7 @@ _CHANGED: dict[tuple, Any] = {
     ("core", "initiative", "die"): "d8",
     ("classes", "fighter", "abilities", "blind_fighting", "mechanics", "range_ft"): 4,   # nearer than a melee's 5 ft
     ("spells", "divine", "spells", "guiding_bolt", "marks", "duration"): "minute",
+    ("spells", "grimoire", "random_pick"): "d4",     # one face a spell -> only the first four are ever picked
 }
 """A value for the fields a generic change would make invalid or leave unplayed."""
 
@@ -93,7 +94,7 @@ def changed(path: tuple, value: Any) -> Any:
     if path[-1] == "level" and path[-3] == "abilities":
         return value + 1 if value < BASE.level_cap else value - 1
     if path[-1] == "spells_known":
-        return value - 2
+        return value - 2 if isinstance(value, int) else 4  # all of the list -> four of it
     if path[-1] == "number" and path[0] == "spells":
         return value + 1 if value < 6 else value - 1
     if path[-1] == "resource" and path[-2] == "variable_cost":

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...names import NameIndex, name_problem
-from .words import (FILES, FOE_FIELDS, FOE_REQUIRED, SOURCES, Problem, _D66, _HEARTS_KINDS, _Problems, _SKILL_LEVELS,
+from .words import (ALL, NUMBERED,
+                    FILES, FOE_FIELDS, FOE_REQUIRED, SOURCES, Problem, _D66, _HEARTS_KINDS, _Problems, _SKILL_LEVELS,
                     _WORDS, _data_items, _is_int, _is_text, show)
 
 __all__ = ["rules_problems", "bestiary_problems", "foe_problems"]
@@ -292,7 +293,9 @@ def rules_problems(data: Mapping) -> list[Problem]:
         for rid, n in _data_items(cost):
             if not _is_int(n):
                 p.add(lp + ("cost", rid), f"expected {_WORDS['int']}, got {show(n)}")
-        pick = p.need(spell_list, lp, "random_pick", "roll_or_null", optional=True)
+        pick = spell_list.get("random_pick")
+        if pick != NUMBERED:  # a die, or one face for each numbered spell
+            pick = p.need(spell_list, lp, "random_pick", "roll_or_null", optional=True)
         numbers = []
         for sid, spell in _data_items(spells):
             sp = lp + ("spells", sid)
@@ -419,6 +422,10 @@ def _check_class(p: _Problems, klass: Any, kp: tuple, cap: int, units: set, gear
         for field in ("roll_bonus", "damage_reduction", "heal", "damage", "extra_damage", "attack_bonus",
                       "blessing_die"):
             p.need(mech, ap + ("mechanics",), field, "dice", optional=True)
+        known = mech.get("spells_known", 0)
+        if known != ALL and not (_is_int(known) and known >= 0):
+            p.add(ap + ("mechanics", "spells_known"), f"expected a count of spells or {ALL} (every one of the "
+                                                     f"list), got {show(known)}")
     known = p.need(klass, kp, "true_names_known", "mapping", optional=True)
     if known is not None:
         mx = p.need(known, kp + ("true_names_known",), "max", "mapping") or {}

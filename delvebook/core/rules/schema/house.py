@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..fixed import fixed_reason
-from .words import (OPEN_TABLES, PROVENANCE_KEYS, SOURCES, Problem, _HEARTS_KINDS, _Problems, _WORDS, _data_items,
+from .words import (ALL, NUMBERED,
+                    OPEN_TABLES, PROVENANCE_KEYS, SOURCES, Problem, _HEARTS_KINDS, _Problems, _WORDS, _data_items,
                     _dice_problem, _is_dice, _is_int, _is_text, _matches, _thaw, dotted, show)
 
 __all__ = ["merge_overrides"]
@@ -49,8 +50,17 @@ def _expected(base: Any, key: Any) -> str:
     return "a value"
 
 
+_COUNTS_OR_ALL = frozenset({"spells_known"})
+"""Fields that hold a count, or ``all`` (every one of a list)."""
+
+
 def _type_problem(base: Any, new: Any, key: Any) -> str | None:
     """None if ``new`` may replace ``base`` (same kind of value); else the reason."""
+    if key in _COUNTS_OR_ALL and (base == ALL or _is_int(base)):
+        ok = new == ALL or _is_int(new)
+        return None if ok else f"expected a count or {ALL} (every one of the list), got {show(new)}"
+    if key == "random_pick" and new == NUMBERED:
+        return None
     if new is None:
         ok = base is None or key in _NULLABLE_KEYS
     elif base is None:

@@ -22,6 +22,12 @@ PROVENANCE_KEYS = frozenset({"source", "quote", "reason", "assumed", "note", "re
 
 SOURCES = ("text", "assumed", "house")
 
+ALL = "all"
+"""A count that stands for every one of a list (``spells_known: all``: "learn the remaining mage spell list"): what the
+list holds, however many that is, a house rule's additions included."""
+NUMBERED = "numbered"
+"""``random_pick: numbered``: a die with one face for each numbered spell of the list (d6 for six, d7 for seven)."""
+
 OPEN_TABLES = (
     ("gear",),
     ("gear", "*"),
