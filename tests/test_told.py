@@ -10,7 +10,6 @@ lines, its title, its undo label, its one-line story)."""
 from __future__ import annotations
 
 import functools
-import random
 import typing
 from types import SimpleNamespace
 

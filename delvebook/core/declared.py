@@ -37,9 +37,10 @@ from typing import Any, ClassVar, Iterator, Literal, Mapping, NewType, Union
 
 from .roles import KEEPER, KEEPERS, SIDES, Roles, fill
 
-__all__ = ["Text", "Chance", "Side", "Field", "field", "Record", "Event", "Action", "Ended", "LuckSpent",
-           "Override", "AskedBy", "Rolled", "LuckDieRolled", "DECLARED", "declaration", "declared_kind", "forget", "view", "problem",
-           "upcast", "version_of", "reading", "Variants", "extend", "BASE_VERSION", "rename", "Read", "ROLE"]
+__all__ = ["Text", "Chance", "Side", "Field", "field", "Record", "Event", "Action", "Ended", "LuckSpent", "Override",
+           "AskedBy", "Rolled", "LuckDieRolled", "DECLARED", "declaration", "declared_kind", "forget", "view",
+           "problem", "upcast", "version_of", "reading", "Variants", "extend", "BASE_VERSION", "rename", "Read",
+           "ROLE"]
 
 Text = NewType("Text", str)
 """Words a person wrote or reads (a reason, a description): a column of text, not a category."""

@@ -38,10 +38,11 @@ class Added(Record):
 
 class Damage(Record):
     """Damage dealt (``by``: who or what dealt it, a role; ``source``: with what) and what it did to ``target``:
-    the raw amount (what a reducer took off first is declared where it plugs in: a Dodge's ``dodged``), the armor's AV and what it absorbed, the
-    hearts dealt, before and after; a death save it made due, a foe vanquished, a familiar lost. Which hit of an
-    attack (``attack``), its damage roll (``expr``; ``rolled`` before a save ``halved`` it), and a Magic
-    Missile's dart (``dart``; ``wasted`` on a target already down, which then records nothing else)."""
+    the raw amount (what a reducer took off first is declared where it plugs in: a Dodge's ``dodged``), the armor's
+    AV and what it absorbed, the hearts dealt, before and after; a death save it made due, a foe vanquished, a
+    familiar lost. Which hit of an attack (``attack``), its damage roll (``expr``; ``rolled`` before a save
+    ``halved`` it), and a Magic Missile's dart (``dart``; ``wasted`` on a target already down, which then records
+    nothing else)."""
 
     target: str
     by: str

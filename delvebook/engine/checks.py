@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ..core.declared import Action, Chance, Record, Text, field
+from ..core.declared import Action, Chance, Record, field
 from ..core.dice import parse
 from ..core.distribution import odds
 from ..core.model import STATUS_ALIVE, STATUS_DEAD, combatant, is_dying

@@ -32,9 +32,9 @@ code; anything that costs or uses something up is a ``spend`` the plan carries, 
 A hook that answers only because of a condition names the condition kinds it reads (``reads="blessed"``): a
 registry asks it only while a condition of such a kind is in play (``Hooks.now``), and it has nothing to say
 otherwise (a test holds every hook to that: each registry says, where it is made, how its hooks are asked and what
-"nothing to say" is, ``quiet(hook, probe)``, so a new registry needs no edit elsewhere). A hook by option (Focus, a Dodge) names the kinds that ready it
-(``readied_by="focus"``). Which options a command takes is the command's own word (``command(kind,
-options=...)``): registering a hook here makes no keyword of any command.
+"nothing to say" is, ``quiet(hook, probe)``, so a new registry needs no edit elsewhere). A hook by option (Focus, a
+Dodge) names the kinds that ready it (``readied_by="focus"``). Which options a command takes is the command's own
+word (``command(Event, options=...)``): registering a hook here makes no keyword of any command.
 
 Standard library only: part of the pure core.
 """

@@ -72,7 +72,8 @@ _USE_SAID = (lambda e, who: e.traced and f"{spaced(e.traced)} is traced on the s
 
 
 untold(Use, ability="its name says it", order="a Commander's order: the ability's own name, said as the deed's",
-       source="Continued Research: said as the item it was copied from", uses_action="the turn economy shows it (the action stays)",
+       source="Continued Research: said as the item it was copied from",
+       uses_action="the turn economy shows it (the action stays)",
        side="its turn's side: whose turn it is says it", new_round="the fight panel shows the round")
 untold(Cast, via="said for the wand and the sword; the book, a blessing and a song are the caster's own way",
        form="said with the familiar", spell="its name says it")

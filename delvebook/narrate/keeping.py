@@ -217,7 +217,8 @@ said(Take, lambda e, ctx: f"{names(e.taken)} taken from {e.who}" + (f", handed t
 said(Drop, lambda e, ctx: f"{e.who} drops {names(e.dropped)}",
      title=lambda e, ctx: f"{e.who} dropping {names(e.dropped)}",
      untold={"item": "what was dropped is said by name", "count": "what was dropped is said by name"})
-said(Reload, lambda e, ctx: f"{e.who} reloads the {e.weapon}", title=lambda e, ctx: f"{e.who}'s reload of the {e.weapon}",
+said(Reload, lambda e, ctx: f"{e.who} reloads the {e.weapon}",
+     title=lambda e, ctx: f"{e.who}'s reload of the {e.weapon}",
      untold={"loaded": "a reload always leaves it loaded"})
 
 

@@ -84,7 +84,8 @@ said(RemoveEncounter, lambda e, ctx: f"Prepared encounter dropped: {e.name}",
 said(PrepareTable, lambda e, ctx: f"{'Roll table made' if e.new else 'Roll table changed'}: {e.name} "
                                   f"({e.dice}, {plural(e.entries, 'entry', 'entries')})",
      title=lambda e, ctx: f"the roll table {e.name}", untold=_BY_ID)
-said(RemoveTable, lambda e, ctx: f"Roll table dropped: {e.name}", title=lambda e, ctx: f"dropping the roll table {e.name}",
+said(RemoveTable, lambda e, ctx: f"Roll table dropped: {e.name}",
+     title=lambda e, ctx: f"dropping the roll table {e.name}",
      untold=_BY_ID)
 said(ResetTable, lambda e, ctx: f"{e.name} is whole again: every entry may be drawn",
      title=lambda e, ctx: f"the reset of {e.name}", untold={"table": "its name says it"})

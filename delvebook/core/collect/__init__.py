@@ -50,8 +50,9 @@ class Collector:
     they leave under a key (``last``), both put back exactly when an action is taken back.
 
     A subclass says what an action adds: ``step(event, history, touched)`` (the event read through its declaration)
-    returns ``(rows, updates)`` (a tuple of rows; a dict of ``last`` values to set), or None for nothing; ``start(state)`` adds what the setup holds before
-    any event. ``step`` may read ``last``: it holds what the actions in force before this one left."""
+    returns ``(rows, updates)`` (a tuple of rows; a dict of ``last`` values to set), or None for nothing;
+    ``start(state)`` adds what the setup holds before any event. ``step`` may read ``last``: it holds what the
+    actions in force before this one left."""
 
     FIELDS: tuple[str, ...] = ()
 

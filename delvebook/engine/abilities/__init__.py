@@ -135,13 +135,14 @@ _WRITE_ON = {"scroll": ("scroll", "Scroll of {name}"), "book": ("spellbook", "Bo
 """Where a namer's signature spell is written: the gear id, and the item's name."""
 
 
-@effects.uses("signature_spell", records=Signature, inputs=(Input("description", "text", True, "the spell as agreed with the keeper"),
+@effects.uses("signature_spell", inputs=(Input("description", "text", True, "the spell as agreed with the keeper"),
                                          Input("spell", "spell", False, "a mage: the book spell improved", _book),
                                          Input("names", "names", False, "a namer: the true names it uses"),
                                          Input("cost", "number", False, "a namer: its fixed soul point cost"),
                                          Input("name", "text", False, "what it is called"),
                                          Input("write", "text", False, "a namer: written on a scroll or a book "
-                                                                       "(scroll if none)")))
+                                                                       "(scroll if none)")),
+              records=Signature)
 def _use_signature(ctx, who, d, aid, a, target, opts):
     """Record the signature spell: a mage improves a book spell with the keeper; a namer writes one spell with a
     fixed soul point cost, "written as a mage spell onto a scroll or spell book": an item on the namer's sheet

@@ -34,8 +34,9 @@ __all__ = ["revive_problem"]
 
 # ---------------------------------------------------------------- Lay on Hands
 
-@effects.uses("lay_on_hands", records=Heals, inputs=(TARGET, Input("hearts", "number", True, "hearts healed, a healing point "
-                                                                            "each")))
+@effects.uses("lay_on_hands", inputs=(TARGET, Input("hearts", "number", True, "hearts healed, a healing point "
+                                                                            "each")),
+              records=Heals)
 def _use_lay_on_hands(ctx, who, d, aid, a, target, opts):
     """Touch a creature: one healing point a heart."""
     n = opts.take("hearts")
@@ -157,8 +158,9 @@ class HolyWater(Record):
     curses_lifted: list[int] = ()
 
 
-@effects.uses("holy_water", records=HolyWater, inputs=(Input("target", "creature", False, "who is splashed (none: kept in a flask)"),
-                                    Input("flask", "flag", False, "splash a kept flask instead of a blessing")))
+@effects.uses("holy_water", inputs=(Input("target", "creature", False, "who is splashed (none: kept in a flask)"),
+                                    Input("flask", "flag", False, "splash a kept flask instead of a blessing")),
+              records=HolyWater)
 def _use_holy_water(ctx, who, d, aid, a, target, opts):
     """Holy water: 3d6 to the unholy (demon, devil, undead, fae, evil); lifts curses.
     Without a target it is kept as a flask; ``flask=True`` splashes a kept flask instead of a blessing."""
@@ -309,10 +311,11 @@ class Dispelled(Record):
     contest: Contest | None = None
 
 
-@effects.spell("dispel_magic", records=Dispelled, inputs=(Input("condition", "condition", True, "the effect: its id, or its kind on "
+@effects.spell("dispel_magic", inputs=(Input("condition", "condition", True, "the effect: its id, or its kind on "
                                                                           "the target"),
                                        TARGET, Input("resist", "flag", False, "its holder resists (a contested "
-                                                                             "Magic check)")))
+                                                                             "Magic check)")),
+               records=Dispelled)
 def _dispel(ctx, who, d, spell, s, target, opts):
     """End one spell or magic effect (a condition, by id or by kind on the target); a target that
     resists makes a contested Magic check, and the defender holds a tie."""
@@ -362,7 +365,8 @@ class Locating(Record):
     locating: str
 
 
-@effects.spell("locate_creature", records=Locating, inputs=(Input("creature", "text", True, "a creature, or a type of creature"),))
+@effects.spell("locate_creature", inputs=(Input("creature", "text", True, "a creature, or a type of creature"),),
+               records=Locating)
 def _locate(ctx, who, d, spell, s, target, opts):
     creature = opts.take("creature", target)
     if not creature:

@@ -343,7 +343,8 @@ class Illusion(Record):
     illusion: Text
 
 
-@effects.spell("minor_illusion", records=Illusion, inputs=(Input("description", "text", False, "what the illusion shows"),))
+@effects.spell("minor_illusion", inputs=(Input("description", "text", False, "what the illusion shows"),),
+               records=Illusion)
 def _minor_illusion(ctx, who, d, spell, s, target, opts):
     what = opts.take("description", "an illusion")
     ctx.add_condition("illusion", who, who, duration=s["duration"], description=what, area=s["area"])

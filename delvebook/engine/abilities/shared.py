@@ -14,7 +14,7 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, Mapping
 
 from ...core.declared import Chance, Record
 from ...core.dice import parse
