@@ -27,8 +27,8 @@ from walkkit import OVERRIDE, Walk, leaves
 
 BASE = base_rules()
 LEAVES = list(leaves(BASE.data))
-FIXED = [(p, v) for p, v in LEAVES if fixed_reason(p)]
-FREE = [(p, v) for p, v in LEAVES if not fixed_reason(p)]
+FIXED = [(p, v) for p, v in LEAVES if fixed_reason(p, BASE.data)]
+FREE = [(p, v) for p, v in LEAVES if not fixed_reason(p, BASE.data)]
 
 
 # ---------------------------------------------------------------- a changed value for each field

@@ -264,11 +264,12 @@ def test_rules_file_parses_the_same_under_yaml_1_1_and_1_2(name):
 
 def test_a_field_that_only_documents_a_reading_is_marked_so_in_the_rules_data_where_it_is_defined():
     from delvebook.core.rules.fixed import READING, fixed_reason, marked
-    marks = dict(marked())
+    data = base_rules().data
+    marks = dict(marked(data))
     assert marks[("core", "check", "rule")].startswith("the engine plays one reading of this rule: a check meets")
-    assert base_rules().data["core"]["check"][READING]["rule"]  # beside the field itself, in core.yaml
-    assert fixed_reason(("core", "check", "die")) is None  # its sibling is a house rule
-    assert fixed_reason(("classes", "rogue", "abilities", "dagger_ambush", "requires", "option")) == \
+    assert data["core"]["check"][READING]["rule"]  # beside the field itself, in core.yaml
+    assert fixed_reason(("core", "check", "die"), data) is None  # its sibling is a house rule
+    assert fixed_reason(("classes", "rogue", "abilities", "dagger_ambush", "requires", "option"), data) == \
         marks[("classes", "rogue", "abilities", "dagger_ambush", "requires")]  # a mark covers what lies below
     own = {"my_class": {"speed": 3, "note_only": "fast", READING: {"note_only": "words"}}}
     assert fixed_reason(("my_class", "note_only"), own).startswith("words that describe the feature")

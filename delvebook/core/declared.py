@@ -28,24 +28,20 @@ chance as text, ``"61/96"``), ``int``, ``bool``, ``float``, ``list[T]``, ``dict[
 
 from __future__ import annotations
 
-import re
 import sys
 import types
 import typing
 from types import MappingProxyType
-from typing import Any, ClassVar, Iterator, Literal, Mapping, NewType, Union
+from typing import Any, ClassVar, Iterator, Literal, Mapping, Union
 
 from .roles import KEEPER, KEEPERS, SIDES, Roles, fill
+from .typed import Chance, Text, record_problem, type_name
 
 __all__ = ["Text", "Chance", "Side", "Field", "field", "Record", "Event", "Action", "Ended", "LuckSpent", "Override",
            "AskedBy", "Rolled", "LuckDieRolled", "DECLARED", "declaration", "declared_kind", "forget", "view",
            "problem", "upcast", "version_of", "reading", "Variants", "extend", "BASE_VERSION", "rename", "Read",
            "ROLE"]
 
-Text = NewType("Text", str)
-"""Words a person wrote or reads (a reason, a description): a column of text, not a category."""
-Chance = NewType("Chance", str)
-"""An exact chance as a fraction's text (``"61/96"``, ``"1"``): a float column with its text beside."""
 Side = Literal["party", "foes", "creatures", "keeper", "hazard"]
 assert typing.get_args(Side) == SIDES
 
@@ -57,7 +53,6 @@ BASE_VERSION = 2
 """The version of a kind that has not changed since the format that named every event's roles (the first was 1)."""
 
 _MISSING = object()
-_FRACTION = re.compile(r"-?[0-9]+(?:/[0-9]+)?")
 _reads: set | None = None  # while ``reading()`` runs: every (declaration, field) read through a view
 
 
@@ -105,7 +100,7 @@ class Field:
 
     def __repr__(self) -> str:
         owner = self.owner.__name__ if self.owner is not None else "?"
-        return f"<field {owner}.{self.name}: {_type_name(self.type)}{'' if self.required else ' (may be absent)'}>"
+        return f"<field {owner}.{self.name}: {type_name(self.type)}{'' if self.required else ' (may be absent)'}>"
 
 
 class Read(property):
@@ -230,128 +225,6 @@ def _wrapper(tp: Any):
     if origin is dict and len(args) == 2 and _wrapper(args[1]) is not None:
         wrap = _wrapper(args[1])
         return lambda v: {k: wrap(x) for k, x in v.items()} if v.__class__ is dict else v
-    return None
-
-
-# ---------------------------------------------------------------- checking a value against its type
-
-def _type_name(tp: Any) -> str:
-    if tp is Any:
-        return "anything"
-    if tp is type(None):
-        return "null"
-    if isinstance(tp, NewType):
-        return {"Text": "text", "Chance": "a chance as a fraction's text (\"61/96\")"}.get(tp.__name__, tp.__name__)
-    if _record_type(tp):
-        return f"a mapping ({tp.__name__}: {', '.join(tp.FIELDS) or 'any keys'})"
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin is Literal:
-        return " or ".join(repr(a) for a in args)
-    if origin in (Union, types.UnionType):
-        return " or ".join(_type_name(a) for a in args)
-    if origin is list:
-        return f"a list of {_type_name(args[0]) if args else 'values'}"
-    if origin is dict:
-        return f"a mapping of names to {_type_name(args[1]) if args else 'values'}"
-    return {str: "text", int: "a whole number", bool: "true or false", float: "a number", dict: "a mapping",
-            list: "a list"}.get(tp, getattr(tp, "__name__", str(tp)))
-
-
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _problem(value: Any, tp: Any, path: str) -> tuple[str, str] | None:
-    """(where, why) ``value`` is not of type ``tp``, or None."""
-    if tp is Any:
-        return None
-    if tp is type(None):
-        return None if value is None else (path, f"expected null, got {_show(value)}")
-    if isinstance(tp, NewType):
-        found = _problem(value, tp.__supertype__, path)
-        if found is None and tp is Chance and not _FRACTION.fullmatch(value):
-            return path, f"expected {_type_name(Chance)}, got {_show(value)}"
-        return found
-    if _record_type(tp):
-        if not isinstance(value, dict):
-            return path, f"expected {_type_name(tp)}, got {_show(value)}"
-        return _record_problem(value, tp, path)
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin is Literal:
-        return None if value in args and type(value) in {type(a) for a in args} else \
-            (path, f"expected {_type_name(tp)}, got {_show(value)}")
-    if origin in (Union, types.UnionType):
-        found = None
-        for arm in args:
-            found = _problem(value, arm, path)
-            if found is None:
-                return None
-        shallow = [a for a in args if _shallow_match(value, a)]
-        if len(shallow) == 1:  # the value is of one arm's kind: what is wrong inside it
-            return _problem(value, shallow[0], path)
-        return path, f"expected {_type_name(tp)}, got {_show(value)}"
-    if origin is list or tp is list:
-        if not isinstance(value, list):
-            return path, f"expected {_type_name(tp)}, got {_show(value)}"
-        if args:
-            for i, item in enumerate(value):
-                found = _problem(item, args[0], f"{path}[{i}]")
-                if found is not None:
-                    return found
-        return None
-    if origin is dict or tp is dict:
-        if not isinstance(value, dict):
-            return path, f"expected {_type_name(tp)}, got {_show(value)}"
-        if len(args) == 2:
-            for k, item in value.items():
-                if not isinstance(k, str):
-                    return path, f"expected names as keys, got {_show(k)}"
-                found = _problem(item, args[1], f"{path}.{k}")
-                if found is not None:
-                    return found
-        return None
-    if tp is bool:
-        ok = value is True or value is False
-    elif tp is int:
-        ok = type(value) is int
-    elif tp is float:
-        ok = type(value) in (int, float)
-    elif tp is str:
-        ok = type(value) is str
-    else:
-        ok = isinstance(value, tp)
-    return None if ok else (path, f"expected {_type_name(tp)}, got {_show(value)}")
-
-
-def _shallow_match(value: Any, tp: Any) -> bool:
-    if _record_type(tp):
-        return isinstance(value, dict)
-    origin = typing.get_origin(tp) or tp
-    if origin is list:
-        return isinstance(value, list)
-    if origin is dict:
-        return isinstance(value, dict)
-    return False
-
-
-def _record_problem(data: Mapping, cls: type, path: str = "") -> tuple[str, str] | None:
-    fields = cls.FIELDS
-    for name, f in fields.items():
-        where = f"{path}.{name}" if path else name
-        if name not in data:
-            if f.required:
-                return where, f"missing: {cls.__name__} declares it ({_type_name(f.type)})"
-            continue
-        found = _problem(data[name], f.type, where)
-        if found is not None:
-            return found
-    if not cls.OPEN:
-        for name in data:
-            if name not in fields:
-                where = f"{path}.{name}" if path else str(name)
-                return where, (f"not a field {cls.__name__} declares ({cls.__module__}); its fields: "
-                               f"{', '.join(fields)}")
     return None
 
 
@@ -678,12 +551,12 @@ def problem(event: Any) -> tuple[str | None, str] | None:
     """What in ``event`` its declaration does not allow, as (field, reason); None when it holds. A kind no class
     declares is itself the problem."""
     if not isinstance(event, dict):
-        return None, f"an event is a mapping, got {_show(event)}"
+        return None, f"an event is a mapping, got {type(event).__name__}"
     kind = event.get("kind")
     cls = DECLARED.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        return "kind", f"{_show(kind)} is not a declared kind of event (declared: {', '.join(sorted(DECLARED))})"
-    found = _record_problem(event, cls)
+        return "kind", f"{kind!r} is not a declared kind of event (declared: {', '.join(sorted(DECLARED))})"
+    found = record_problem(event, cls)
     if found is not None:
         return found[0], f"{kind}: {found[1]}"
     variants = cls.__dict__.get("VARIANTS")

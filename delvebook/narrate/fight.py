@@ -8,8 +8,8 @@ from typing import Any
 from ..core.records import Counter, Damage, Dv, Healing
 from ..core.roles import KEEPER
 from ..engine.checks import DeathSave
-from ..engine.combat import (AddFoes, Attack, DamageByHand, EndEncounter, Encounter, FoeJoined, HealByHand,
-                             Initiative, NextTurn, OnHitOption, SetOrder, Struck)
+from ..engine.combat import Attack, DamageByHand, HealByHand, OnHitOption, Struck
+from ..engine.encounters import AddFoes, EndEncounter, Encounter, FoeJoined, Initiative, NextTurn, SetOrder
 from ..engine.scene import Lighting, Moved, Trap
 from .keeping import xp_lines
 from .words import fight_name, hearts, names, pct, plural, said, skill_name, spaced, story, tells, untold, verdict

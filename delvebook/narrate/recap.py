@@ -22,7 +22,7 @@ from ..core.events import REDO, UNDO
 from ..core.records import damage_in
 from ..core.roles import FOES, PARTY
 from ..engine.checks import DeathSave
-from ..engine.combat import EndEncounter, Encounter
+from ..engine.encounters import EndEncounter, Encounter
 from ..engine.creation import Choose, LevelUpEvent
 from ..engine.progress import Awarded, Earn, EndSession, ExploreRoom, StartSession
 from . import tell

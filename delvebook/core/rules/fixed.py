@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Mapping
 
-__all__ = ["READING", "SHORT", "fixed_reason", "marked"]
+__all__ = ["READING", "SHORT", "fixed_reason", "marked", "mark_of"]
 
 READING = "reading"
 """The provenance key that marks a mapping's fields as no house rules: ``reading: {field: why}``."""
@@ -44,30 +44,31 @@ def _said(why: Any) -> str:
     return why
 
 
-def _base() -> Mapping:
-    from .load import base_rules  # (the shipped rules: read once per process)
-    return base_rules().data
+def mark_of(mapping: Any, key: Any) -> str | None:
+    """Why ``mapping``'s field ``key`` is no house rule, as the mapping marks it (its ``reading:``), or None."""
+    marks = mapping.get(READING) if isinstance(mapping, Mapping) else None
+    return _said(marks[key]) if isinstance(marks, Mapping) and key in marks else None
 
 
-def fixed_reason(path: Iterable, data: Mapping | None = None) -> str | None:
-    """Why the rules field at ``path`` (keys from the top of the rules data), or the field it lies in, is not a
-    house rule, as the shipped rules (or ``data``) mark it; None when a campaign may change it."""
-    node: Any = _base() if data is None else data
+def fixed_reason(path: Iterable, data: Mapping) -> str | None:
+    """Why the field at ``path`` (keys from the top of the rules ``data``: the shipped rules'), or the field it lies
+    in, is not a house rule, as the data marks it; None when a campaign may change it."""
+    node: Any = data
     for key in path:
         if not isinstance(node, Mapping):
             return None
-        marks = node.get(READING)
-        if isinstance(marks, Mapping) and key in marks:
-            return _said(marks[key])
+        why = mark_of(node, key)
+        if why is not None:
+            return why
         if key not in node:
             return None
         node = node[key]
     return None
 
 
-def marked(data: Mapping | None = None) -> Iterator[tuple[tuple, str]]:
-    """Every field the rules data (the shipped rules', by default) marks as no house rule: (path, why)."""
-    return _marked(_base() if data is None else data, ())
+def marked(data: Mapping) -> Iterator[tuple[tuple, str]]:
+    """Every field the rules ``data`` marks as no house rule: (path, why)."""
+    return _marked(data, ())
 
 
 def _marked(node: Any, path: tuple) -> Iterator[tuple[tuple, str]]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from ...core.declared import Record, Text, extend, field
-from .. import combat, effects
+from .. import effects, encounters
 from ..combat import Struck
 from ..base import Ctx, Reader, data_items
 from ..effects import AttackPlan, Edge, Input
@@ -125,7 +125,7 @@ def _use_sentry(ctx, who, d, aid, a, target, opts):
     ctx.add_condition("sentry", who, who, ends_on=f"turn:{who}", attacks_left=attacks)
     detail = {**out, "sentry_attacks": attacks}
     if a["mechanics"].get("ends_turn", True):
-        combat.next_turn(ctx)  # Sentry ends the turn
+        encounters.next_turn(ctx)  # Sentry ends the turn
     return detail
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..fixed import fixed_reason
+from ..fixed import mark_of
 from .words import (ALL, NUMBERED,
                     OPEN_TABLES, PROVENANCE_KEYS, SOURCES, Problem, _HEARTS_KINDS, _Problems, _WORDS, _data_items,
                     _dice_problem, _is_dice, _is_int, _is_text, _matches, _thaw, dotted, show)
@@ -14,10 +14,11 @@ from .words import (ALL, NUMBERED,
 __all__ = ["merge_overrides"]
 
 
-def _fixed(path: tuple) -> str | None:
-    """A house rule changing a field that is no house rule (``rules.fixed``): refused, saying why."""
-    why = fixed_reason(path)
+def _fixed(why: str | None) -> str | None:
+    """A house rule changing a field that is no house rule (marked so in the rules data: ``rules.fixed``): refused,
+    saying why."""
     return None if why is None else f"not overridable: {why}"
+
 
 _REPLACED_WHOLE = (
     ("classes", "*", "levels", "*", "hearts"),
@@ -31,7 +32,6 @@ _DICE_KEYS = frozenset({
 """Fields that hold a dice expression or a flat integer."""
 
 _NULLABLE_KEYS = frozenset({"price", "ammo", "skill", "armor", "random_pick"})
-
 
 
 def _expected(base: Any, key: Any) -> str:
@@ -107,7 +107,10 @@ def merge_overrides(base: Mapping, overrides: Any) -> tuple[dict, list[str], lis
     return merged, changed, p.items
 
 
-def _merge(base: Mapping, override: Any, parts: tuple, changed: list, p: _Problems) -> dict:
+def _merge(base: Mapping, override: Any, parts: tuple, changed: list, p: _Problems,
+           fixed: str | None = None) -> dict:
+    """``override`` laid over ``base``; ``fixed``: why ``base`` (a field that lies in one so marked) is no house
+    rule."""
     merged = _thaw(base)
     if not isinstance(override, Mapping):
         p.add(parts, f"expected a mapping, got {show(override)}")
@@ -147,10 +150,11 @@ def _merge(base: Mapping, override: Any, parts: tuple, changed: list, p: _Proble
             merged[key] = _thaw(value)
             changed.append(dotted(here))
             continue
+        why = fixed or mark_of(base, key)
         if isinstance(old, Mapping):
-            merged[key] = _merge(old, value, here, changed, p)
+            merged[key] = _merge(old, value, here, changed, p, why)
             continue
-        reason = _type_problem(old, value, key) or (_fixed(here) if _thaw(value) != _thaw(old) else None)
+        reason = _type_problem(old, value, key) or (_fixed(why) if _thaw(value) != _thaw(old) else None)
         if reason is not None:
             p.add(here, reason)
             continue
