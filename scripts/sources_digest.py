@@ -3,7 +3,9 @@ what it generates, so that a change elsewhere (a docstring, a comment, a rules q
 
 - a Python module: its syntax tree without docstrings (comments and layout are not in it);
 - a rules YAML file: its data without the provenance keys (``source``, ``quote``, ``reason``, ``assumed``,
-  ``note``, ``reading``: they say where a rule came from, never what it does).
+  ``note``, ``reading``: they say where a rule came from, never what it does);
+- a folder of the package it loaded modules from: the names of its modules and data files (a new module there is
+  found and imported, and may change what is made).
 
 ``record(file, sources)`` writes each source's digest (paths from the repository's top); ``due(file)`` says which
 recorded sources read differently now. ``scripts/make_finished_campaign.py --record`` writes the record of the
@@ -46,6 +48,8 @@ def _without_provenance(data: Any) -> Any:
 
 def normalized(path: Path) -> bytes:
     """What of a source file can change what a generator makes of it."""
+    if path.is_dir():
+        return "\n".join(sorted(p.name for p in path.iterdir() if p.suffix in (".py", ".yaml"))).encode()
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".py":
         return ast.dump(_strip_docstrings(ast.parse(text)), include_attributes=False).encode()
@@ -59,19 +63,20 @@ def digests(sources: Iterable[str]) -> dict[str, str]:
     out = {}
     for rel in sorted(set(sources)):
         path = ROOT / rel
-        out[rel] = hashlib.sha256(normalized(path)).hexdigest() if path.is_file() else None
+        out[rel] = hashlib.sha256(normalized(path)).hexdigest() if path.exists() else None
     return out
 
 
 def loaded_sources(modules: Iterable[Any], also: Iterable[Path] = ()) -> list[str]:
-    """The files of the delvebook modules among ``modules`` (``sys.modules.values()`` after a run), the rules data
-    they read, and ``also``: paths from the repository's top."""
+    """The files of the delvebook modules among ``modules`` (``sys.modules.values()`` after a run) and the folders
+    they are in, the rules data they read, and ``also``: paths from the repository's top."""
     package = ROOT / "delvebook"
     out = set()
     for m in modules:
         f = getattr(m, "__file__", None)
         if f and Path(f).resolve().is_relative_to(package):
             out.add(Path(f).resolve().relative_to(ROOT).as_posix())
+            out.add(Path(f).resolve().parent.relative_to(ROOT).as_posix() + "/")
     out |= {p.relative_to(ROOT).as_posix() for p in (package / "core" / "rules").glob("*.yaml")}
     out |= {Path(p).resolve().relative_to(ROOT).as_posix() for p in also}
     return sorted(out)

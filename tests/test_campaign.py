@@ -207,7 +207,15 @@ def test_what_makes_the_finished_campaign_due_is_what_can_change_its_log(tmp_pat
     assert normalized(rules) == before
     rules.write_text("check:\n  die: d12\n")
     assert normalized(rules) != before
-    recorded = digests(["delvebook/engine/combat.py", "delvebook/core/rules/core.yaml"])
+    package = tmp_path / "engine"
+    package.mkdir()
+    (package / "combat.py").write_text("x = 1\n")
+    before = normalized(package)
+    (package / "notes.txt").write_text("a keeper's notes\n")
+    assert normalized(package) == before
+    (package / "weather.py").write_text("x = 2\n")  # a new module is found and imported: it may change play
+    assert normalized(package) != before
+    recorded = digests(["delvebook/engine/combat.py", "delvebook/core/rules/core.yaml", "delvebook/engine/"])
     assert all(recorded.values()) and digests(["no/such.py"]) == {"no/such.py": None}
 
 
