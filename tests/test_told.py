@@ -4,12 +4,14 @@ not told, with why (``narrate.words.untold``), as d20's stringifier has a method
 is written.
 
 What is told: every event of the bundled campaigns and of a walk through the rules (every class through its levels,
-every spell, every foe, the core numbers, preparing an evening), each told as the table tells it (its sentence and
-lines, its title, its undo label, its one-line story)."""
+every spell, every foe, the core numbers, preparing an evening), and an event of every declared kind with every
+field present (so a new kind is held to its fields before any scenario plays it), each told as the table tells it
+(its sentence and lines, its title, its undo label, its one-line story)."""
 
 from __future__ import annotations
 
 import functools
+import types
 import typing
 from types import SimpleNamespace
 
@@ -119,6 +121,40 @@ def _preparing_events(tmp_path) -> list[dict]:
         return list(camp.events)
 
 
+def _sample(tp, depth: int = 0):
+    """A value of declared type ``tp``: every field of a record present, one item in a list (what a new kind no
+    scenario plays yet is told with, so its teller is held to its fields all the same)."""
+    if depth > 6:
+        return None
+    if isinstance(tp, type) and issubclass(tp, Record):
+        return {key: _sample(f.type, depth + 1) for key, f in tp.FIELDS.items()}
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Literal:
+        return args[0]
+    if origin in (typing.Union, types.UnionType):
+        arms = [a for a in args if a is not type(None)]
+        return _sample(arms[0], depth) if arms else None
+    if origin is list or tp is list:
+        return [_sample(args[0], depth + 1)] if args else []
+    if origin is dict or tp is dict:
+        return {"Wren": _sample(args[1], depth + 1)} if len(args) == 2 else {}
+    if tp is declared.Chance:
+        return "1/2"
+    if isinstance(tp, typing.NewType):
+        return _sample(tp.__supertype__, depth)
+    return {str: "Wren", int: 1, bool: True, float: 1.5}.get(tp, "x")
+
+
+def _samples() -> list[dict]:
+    """An event of every declared kind with every field present (``_sample``)."""
+    out = []
+    for kind, cls in DECLARED.items():
+        e = _sample(cls)
+        e.update(kind=kind, seq=1, changes=[], sides={"Wren": "party"})
+        out.append(e)
+    return out
+
+
 @functools.lru_cache(maxsize=None)
 def _bundled() -> tuple:
     out = []
@@ -135,7 +171,8 @@ def told(tmp_path_factory):
     prepared = _preparing_events(tmp_path_factory.mktemp("told"))
     held: dict[type, set] = {}
     with declared.reading() as seen:
-        for ctx, events in [*_bundled(), (SimpleNamespace(state={}, rules=BASE), walked), (None, prepared)]:
+        for ctx, events in [*_bundled(), (SimpleNamespace(state={}, rules=BASE), walked), (None, prepared),
+                            (None, _samples())]:
             for e in events:
                 narrate.tell(e, ctx)
                 narrate.describe(e, ctx, hidden=("Goblin 1",))
