@@ -18,6 +18,8 @@ package imports pandas; ``import delvebook`` does not.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any, Callable, Mapping
 
 from ..core.extras import require
@@ -26,15 +28,17 @@ require("analysis", "delvebook.analysis", "pandas")  # before the imports: names
 
 import pandas as pd  # noqa: E402
 
-from .fold import open_campaign, shared_frames  # noqa: E402
+from .fold import FRAMES, frame, open_campaign, shared_frames  # noqa: E402
 from .calibrate import Calibration, calibration  # noqa: E402
 from .fair_dice import FAIR_LEVEL, chi_squared_p, face_probabilities, fairness_verdict  # noqa: E402
 
 __all__ = ["frames", "events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness",
            "levels", "chi_squared_p", "fairness_verdict", "face_probabilities", "FAIR_LEVEL", "FRAME_NAMES",
-           "calibration", "Calibration", "recap"]
+           "calibration", "Calibration", "recap", "frame"]
 
-FRAME_NAMES = ("events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness", "levels")
+FRAME_NAMES: tuple[str, ...] = ("events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness",
+                                 "levels")
+"""Every frame by name: the built-in ones, then each declared in a module of this package (``fold.frame``)."""
 
 Source = Any  # a Campaign, a folder path, or a dict of frames already built
 
@@ -189,3 +193,8 @@ def fairness(x: Source) -> pd.DataFrame:
 def levels(x: Source) -> pd.DataFrame:
     """The XP each level starts at under the campaign's rules: ``level``, ``xp`` (Int64)."""
     return frames(x, copy=False)["levels"].copy()
+
+
+for _module in pkgutil.iter_modules(__path__):  # a module declaring a frame of its own (``frame``) is found
+    importlib.import_module(f"{__name__}.{_module.name}")
+FRAME_NAMES += tuple(name for name in FRAMES if name not in FRAME_NAMES)
