@@ -72,13 +72,20 @@ apply). A new chart is one function, with ``@chart(title)`` where it is written 
 ``layout.meta["notes"]`` ([heading, lines] pairs) is written under it as text."""
 
 
+_CHARTED: list = []
+
+
 def chart(title: str):
-    """Put the decorated ``fn(frames) -> Figure | None`` in the report, under ``title``."""
+    """Put the decorated ``fn(frames) -> Figure | None`` in the report, under ``title`` (and here, as ``fn``'s name:
+    ``charts.spells_cast``)."""
     def register(fn):
         REPORT.append((title, fn))
+        _CHARTED.append(fn)
         return fn
     return register
 
 
 for _module in pkgutil.iter_modules(__path__):  # a module with a chart of its own (``chart``) is found
     importlib.import_module(f"{__name__}.{_module.name}")
+for _fn in _CHARTED:  # (after the import, which names the module here: the chart is what the name means)
+    globals()[_fn.__name__] = _fn
