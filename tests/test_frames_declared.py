@@ -83,3 +83,33 @@ def test_every_declared_field_has_one_column_type_whichever_kinds_feed_it():
     assert {name: types for name, types in by_name.items() if len(types) > 1} == {}
     assert columns[("check", "target")].name == "target_number" and ("attack", "target") not in columns
     assert columns[("initiative", "order")].name != columns[("set_order", "order")].name
+
+
+def test_a_frame_declared_in_its_own_module_is_built_in_the_same_replay_and_a_chart_over_it_joins_the_report(kept):
+    from delvebook import charts
+    from delvebook.analysis.fold import FRAMES, build
+    from delvebook.core.collect import Collector
+
+    class Sessions(Collector):
+        FIELDS = ("seq", "number")
+
+        def step(self, event, history, touched):
+            return (((event.seq, event.number),), {}) if event.kind == "start_session" else None
+
+    @analysis.frame("sessions_begun", collector=Sessions)
+    def _sessions(c, camp):
+        return pd.DataFrame({k: pd.array(v, dtype="Int64") for k, v in c.columns().items()})
+
+    @charts.chart("Sessions begun")
+    def _chart(f):
+        return None
+    try:
+        kept.start_session()
+        kept.end_session()
+        kept.start_session()
+        built = build(kept)
+        assert built["sessions_begun"]["number"].tolist() == [1, 2]
+        assert ("Sessions begun", _chart) in charts.REPORT
+    finally:
+        FRAMES.pop("sessions_begun", None)
+        charts.REPORT[:] = [(t, fn) for t, fn in charts.REPORT if fn is not _chart]
