@@ -276,3 +276,23 @@ def test_a_field_that_only_documents_a_reading_is_marked_so_in_the_rules_data_wh
     own = {"my_class": {"speed": 3, "note_only": "fast", READING: {"note_only": "words"}}}
     assert fixed_reason(("my_class", "note_only"), own).startswith("words that describe the feature")
     assert fixed_reason(("my_class", "speed"), own) is None
+    # a table keyed by numbers is marked from the mapping above it, so its keys stay numbers only
+    assert fixed_reason(("core", "levels", "thresholds", 1), data).startswith("every delver starts at level 1")
+    assert fixed_reason(("core", "levels", "thresholds", 2), data) is None
+    assert READING not in data["core"]["levels"]["thresholds"]
+    assert marks[("core", "levels", "thresholds", 1)] == fixed_reason(("core", "levels", "thresholds", 1), data)
+
+
+def test_every_mapping_of_the_rules_keeps_keys_of_one_kind_so_it_sorts():
+    import json
+
+    def kinds(node, path=()):
+        if isinstance(node, dict):
+            assert len({type(k) for k in node}) <= 1, path
+            for k, v in node.items():
+                kinds(v, path + (k,))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                kinds(v, path + (i,))
+    kinds(base_rules().to_dict())
+    json.dumps(base_rules().to_dict(), sort_keys=True, default=str)  # as a calibration's cache key does

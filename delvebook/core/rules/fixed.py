@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Mapping
 
-__all__ = ["READING", "SHORT", "fixed_reason", "marked", "mark_of"]
+__all__ = ["READING", "SHORT", "fixed_reason", "marked", "mark_of", "marks_below", "marks_in"]
 
 READING = "reading"
 """The provenance key that marks a mapping's fields as no house rules: ``reading: {field: why}``."""
@@ -44,22 +44,41 @@ def _said(why: Any) -> str:
     return why
 
 
-def mark_of(mapping: Any, key: Any) -> str | None:
-    """Why ``mapping``'s field ``key`` is no house rule, as the mapping marks it (its ``reading:``), or None."""
-    marks = mapping.get(READING) if isinstance(mapping, Mapping) else None
-    return _said(marks[key]) if isinstance(marks, Mapping) and key in marks else None
+def marks_in(mapping: Any, above: Mapping | None = None) -> dict:
+    """The marks on ``mapping``'s fields: its own ``reading:``, over those the mapping above it wrote for them
+    (``above``: ``reading: {field: {key: why}}`` there, for a table whose keys are numbers, where a ``reading:``
+    key of its own would mix text with its numbers)."""
+    marks = dict(above) if isinstance(above, Mapping) else {}
+    own = mapping.get(READING) if isinstance(mapping, Mapping) else None
+    if isinstance(own, Mapping):
+        marks.update(own)
+    return marks
+
+
+def mark_of(mapping: Any, key: Any, above: Mapping | None = None) -> str | None:
+    """Why ``mapping``'s field ``key`` is no house rule, as it is marked (``marks_in``), or None."""
+    why = marks_in(mapping, above).get(key)
+    return None if why is None or isinstance(why, Mapping) else _said(why)
+
+
+def marks_below(mapping: Any, key: Any, above: Mapping | None = None) -> Mapping | None:
+    """The marks ``mapping`` writes for the fields of its field ``key`` (``reading: {key: {field: why}}``)."""
+    why = marks_in(mapping, above).get(key)
+    return why if isinstance(why, Mapping) else None
 
 
 def fixed_reason(path: Iterable, data: Mapping) -> str | None:
     """Why the field at ``path`` (keys from the top of the rules ``data``: the shipped rules'), or the field it lies
     in, is not a house rule, as the data marks it; None when a campaign may change it."""
     node: Any = data
+    above: Mapping | None = None
     for key in path:
         if not isinstance(node, Mapping):
             return None
-        why = mark_of(node, key)
+        why = mark_of(node, key, above)
         if why is not None:
             return why
+        above = marks_below(node, key, above)
         if key not in node:
             return None
         node = node[key]
@@ -71,13 +90,13 @@ def marked(data: Mapping) -> Iterator[tuple[tuple, str]]:
     return _marked(data, ())
 
 
-def _marked(node: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
+def _marked(node: Any, path: tuple, above: Mapping | None = None) -> Iterator[tuple[tuple, str]]:
     if not isinstance(node, Mapping):
         return
-    marks = node.get(READING)
-    if isinstance(marks, Mapping):
-        for key, why in marks.items():
-            yield path + (key,), _said(why)
+    for key in marks_in(node, above):
+        why = mark_of(node, key, above)
+        if why is not None:
+            yield path + (key,), why
     for key, value in node.items():
         if key != READING:
-            yield from _marked(value, path + (key,))
+            yield from _marked(value, path + (key,), marks_below(node, key, above))

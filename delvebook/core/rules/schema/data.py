@@ -68,6 +68,14 @@ def _check_provenance(p: _Problems, node: Any, parts: tuple, inherited: str | No
             for field, reason in fields.items():
                 if field not in node:
                     p.add(parts + (marks, field), "names a field that is not in this entry")
+                elif marks == "reading" and isinstance(reason, Mapping) and isinstance(node[field], Mapping):
+                    # marks on the fields of a table keyed by numbers, written in the mapping above it
+                    for key, why in reason.items():
+                        if key not in node[field]:
+                            p.add(parts + (marks, field, key), "names a field that is not in this entry")
+                        if not _is_text(why):
+                            p.add(parts + (marks, field, key), "needs a reason")
+                    continue
                 if not _is_text(reason):
                     p.add(parts + (marks, field), "needs a reason")
         for key, value in _data_items(node):

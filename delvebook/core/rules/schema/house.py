@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..fixed import mark_of
+from ..fixed import mark_of, marks_below
 from .words import (ALL, NUMBERED,
                     OPEN_TABLES, PROVENANCE_KEYS, SOURCES, Problem, _HEARTS_KINDS, _Problems, _WORDS, _data_items,
                     _dice_problem, _is_dice, _is_int, _is_text, _matches, _thaw, dotted, show)
@@ -92,6 +92,10 @@ def _provenance_value_problem(key: str, value: Any) -> str | None:
     if key == "assumed":
         ok = isinstance(value, Mapping) and all(isinstance(k, str) and _is_text(v) for k, v in value.items())
         return None if ok else f"expected a mapping of field to reason, got {show(value)}"
+    if key == "reading":
+        ok = isinstance(value, Mapping) and all(
+            _is_text(v) or (isinstance(v, Mapping) and all(_is_text(w) for w in v.values())) for v in value.values())
+        return None if ok else f"expected a mapping of field to reason, got {show(value)}"
     return None if isinstance(value, str) else f"expected text, got {show(value)}"
 
 
@@ -108,9 +112,9 @@ def merge_overrides(base: Mapping, overrides: Any) -> tuple[dict, list[str], lis
 
 
 def _merge(base: Mapping, override: Any, parts: tuple, changed: list, p: _Problems,
-           fixed: str | None = None) -> dict:
+           fixed: str | None = None, above: Mapping | None = None) -> dict:
     """``override`` laid over ``base``; ``fixed``: why ``base`` (a field that lies in one so marked) is no house
-    rule."""
+    rule; ``above``: the marks the mapping above wrote for ``base``'s fields (``fixed.marks_below``)."""
     merged = _thaw(base)
     if not isinstance(override, Mapping):
         p.add(parts, f"expected a mapping, got {show(override)}")
@@ -150,9 +154,9 @@ def _merge(base: Mapping, override: Any, parts: tuple, changed: list, p: _Proble
             merged[key] = _thaw(value)
             changed.append(dotted(here))
             continue
-        why = fixed or mark_of(base, key)
+        why = fixed or mark_of(base, key, above)
         if isinstance(old, Mapping):
-            merged[key] = _merge(old, value, here, changed, p, why)
+            merged[key] = _merge(old, value, here, changed, p, why, marks_below(base, key, above))
             continue
         reason = _type_problem(old, value, key) or (_fixed(why) if _thaw(value) != _thaw(old) else None)
         if reason is not None:
