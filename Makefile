@@ -18,7 +18,7 @@ SOAK_KILLS ?= 1000
 
 BIN := $(VENV)/bin
 
-.PHONY: lab players test test-all soak lite binder-constraints
+.PHONY: lab players test test-all soak lite binder-constraints long-delve
 
 lab: $(VENV)/.installed
 	$(BIN)/delvebook lab $(CAMPAIGN) $(LAB_ARGS)
@@ -44,6 +44,11 @@ test-all: $(VENV)/.installed-test
 soak: $(VENV)/.installed-test
 	DELVEBOOK_CRASH_KILLS=$(SOAK_KILLS) $(BIN)/python -m pytest -p no:cacheprovider -s tests/test_store_crash.py \
 		$(PYTEST_ARGS)
+
+# The bundled finished campaign, played again by its script with its fixed seed, and the digests of what it read:
+# `make test` says when it is due (a change to the engine, the rules or the script that may change its log).
+long-delve: $(VENV)/.installed
+	$(BIN)/python scripts/make_finished_campaign.py campaigns/the-long-delve --record scripts/the-long-delve.sources.json
 
 # A static JupyterLite site for CAMPAIGN in LITE_OUT (serve it with any static web server; see README).
 # Needs npm (Debian: apt-get install npm): Pyodide's core files come from the `pyodide` npm package.

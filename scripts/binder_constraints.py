@@ -27,7 +27,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BINDER = ROOT / "binder"
-PACKAGED = ROOT / "delvebook" / "session" / "binder-constraints.txt"
 
 # conda-forge names whose PyPI distribution is named otherwise
 CONDA_TO_PYPI = {"brotli-python": "brotli", "python-fastjsonschema": "fastjsonschema", "nbconvert-core": "nbconvert",
@@ -140,8 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     text = ("# Every version Binder installs, pinned. Written by `make binder-constraints` (do not edit by hand):\n"
             f"# binder/requirements.txt resolved on {version.strip()}, together with repo2docker's base\n"
             f"# environment ({lock.name}: its packages keep their versions), and `pip check`ed.\n" + frozen)
-    for target in (BINDER / "constraints.txt", PACKAGED):
-        target.write_text(text)
+    (BINDER / "constraints.txt").write_text(text)  # (a wheel carries a copy, made as it is built: setup.py)
     print(f"binder/constraints.txt: {len(pins(text))} pinned packages ({platform.python_version()} here)")
     return 0
 

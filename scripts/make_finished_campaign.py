@@ -1,7 +1,11 @@
 """Play a long campaign through the engine with a fixed seed, so the bundled finished campaign can be
 regenerated (and stays valid as the format grows).
 
-    .venv/bin/python scripts/make_finished_campaign.py [campaigns/the-long-delve] [--events 10500]
+    .venv/bin/python scripts/make_finished_campaign.py [campaigns/the-long-delve] [--events 10500] [--record FILE]
+
+``make long-delve`` runs it for the bundled campaign with ``--record scripts/the-long-delve.sources.json``: the
+digests of every source it read (``sources_digest``), which the fast tier compares, so a change to the engine, the
+rules or this script that may change the log says so in ``make test``, not only in the slow tier.
 
 A table of five plays at least 20 sessions: rooms explored, checks (with luck dice spent on misses),
 fights from initiative to XP turn by turn (one action a turn; arrows and bolts spent, crossbows reloaded;
@@ -24,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from delvebook import Campaign  # noqa: E402
+from sources_digest import loaded_sources, record  # noqa: E402
 from delvebook.engine import Refused  # noqa: E402
 from delvebook.core.model import familiar_of  # noqa: E402
 
@@ -351,6 +356,8 @@ def main(argv=None) -> int:
     ap.add_argument("--events", type=int, default=10_000, help="play until the log has at least this many events")
     ap.add_argument("--sessions", type=int, default=20, help="and at least this many sessions")
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--record", metavar="FILE", help="write the digests of every source read (what the fast tier "
+                                                     "compares to say the campaign is due)")
     args = ap.parse_args(argv)
     path = Path(args.path)
     if path.exists():
@@ -376,6 +383,10 @@ def main(argv=None) -> int:
     levels = {d.name: d.level for d in camp.delvers}
     camp.close()
     print(f"{path}: {number} sessions, {n} events; levels {levels}")
+    if args.record:
+        made = path.resolve().relative_to(ROOT).as_posix() if path.resolve().is_relative_to(ROOT) else str(path)
+        record(Path(args.record), loaded_sources(sys.modules.values(), also=[Path(__file__)]), made)
+        print(f"{args.record}: the digests of what made it")
     return 0
 
 

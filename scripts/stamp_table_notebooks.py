@@ -3,17 +3,14 @@ notebooks: python scripts/stamp_table_notebooks.py (after editing examples/run-a
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from delvebook.view.slot import stamp
 
 REPO = Path(__file__).resolve().parent.parent
-NOTEBOOK = REPO / "examples" / "run-a-session.ipynb"
-PACKAGED = REPO / "delvebook" / "session" / "run-a-session.ipynb"
+NOTEBOOK = REPO / "examples" / "run-a-session.ipynb"  # (a wheel carries a copy, made as it is built: setup.py)
 
 if __name__ == "__main__":
     stamped = stamp(json.loads(NOTEBOOK.read_text(encoding="utf-8")))
     NOTEBOOK.write_text(json.dumps(stamped, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    shutil.copyfile(NOTEBOOK, PACKAGED)
-    print(f"stamped {NOTEBOOK.relative_to(REPO)} and {PACKAGED.relative_to(REPO)}")
+    print(f"stamped {NOTEBOOK.relative_to(REPO)}")

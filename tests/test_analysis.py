@@ -87,7 +87,7 @@ def test_frames_have_the_documented_dtypes(f):
     assert isinstance(ev["kind"].dtype, pd.CategoricalDtype)
     assert ev["in_force"].dtype == bool
     for name, col in (("rolls", "who"), ("rolls", "player"), ("hearts", "who"), ("xp", "who"),
-                      ("damage", "by"), ("luck", "player")):
+                      ("damage", "dealer"), ("luck", "player")):
         assert isinstance(f[name][col].dtype, pd.CategoricalDtype), (name, col)
     assert str(f["hearts"]["hearts"].dtype) == "Int64"
     assert f["rolls"]["face"].dtype == "int64"
@@ -124,7 +124,7 @@ def test_damage_matches_the_hearts_each_target_lost_in_that_event(f):
 def test_encounter_damage_sums_to_the_damage_frame(f):
     d, e = f["damage"], f["encounters"]
     in_fights = d[d["encounter"].notna()]
-    assert e["party_dealt"].sum() == in_fights.loc[in_fights["by_side"] == "party", "dealt"].sum()
+    assert e["party_dealt"].sum() == in_fights.loc[in_fights["dealer_side"] == "party", "dealt"].sum()
     assert e["party_taken"].sum() == in_fights.loc[in_fights["target_side"] == "party", "dealt"].sum()
     assert e["foes_taken"].sum() + e["party_taken"].sum() == in_fights["dealt"].sum()
 
@@ -352,31 +352,42 @@ def test_frames_of_an_empty_campaign(tmp_path):
         c.close()
 
 
-# ---------------------------------------------------------------- the events frame types a new field by itself
+# ---------------------------------------------------------------- the events frame types a new field by its declaration
 
-def test_a_new_event_field_types_itself_and_the_frame_goes_to_parquet(tmp_path):
-    """Events gain fields (roles: ``actor``, ``targets``, ``sides``, ``by`` on damage): each becomes columns of
-    one type by what it holds, so ``to_parquet`` keeps working without a change here."""
+def test_a_new_event_field_is_typed_by_its_declaration_and_the_frame_goes_to_parquet(tmp_path):
+    """Events gain fields (roles: ``actor``, ``targets``, ``sides``, ``by`` on damage; a new command's own): each
+    becomes columns of the type its declaration says, so ``to_parquet`` keeps working without a change here."""
+    from delvebook.core import declared
+    from delvebook.core.declared import Action
+
+    class Glimpse(Action, kind="test_glimpse"):
+        """A glimpse of something far off: how far."""
+        glimpse: float
     log = [
         {"seq": 1, "kind": "attack", "v": 2, "at": 0, "ts": "2026-01-01T00:00:00Z", "actor": "Wren",
          "targets": ["Goblin 1"], "sides": {"Wren": "party", "Goblin 1": "foes"}, "chance": {"win": "61/96",
          "tie": "33/800", "lose": "97/300"}, "damage": [{"target": "Goblin 1", "by": "Wren", "dealt": 3}],
          "changes": [[["encounter", "foes", "Goblin 1", "hearts"], 1]], "rolls": {}, "args": {}},
         {"seq": 2, "kind": "check", "v": 2, "at": 5, "ts": "2026-01-01T00:00:05Z", "actor": "Ilse", "targets": [],
-         "sides": {"Ilse": "party"}, "chance": "1/5", "glimpse": 1.5, "changes": [], "rolls": {}, "args": {}},
+         "sides": {"Ilse": "party"}, "chance": "1/5", "changes": [], "rolls": {}, "args": {}},
+        {"seq": 3, "kind": "test_glimpse", "v": 2, "at": 5, "ts": "2026-01-01T00:00:06Z", "actor": "Ilse",
+         "targets": [], "sides": {"Ilse": "party"}, "glimpse": 2, "changes": [], "args": {}},
     ]
     both_stand = SimpleNamespace(in_force=lambda seq: True, replaced_by=lambda seq: None,
                                  undone_by=lambda seq: None)
-    ev = events_frame(log, both_stand)
-    assert list(ev["actor"]) == ["Wren", "Ilse"]
-    assert list(ev["targets"]) == [["Goblin 1"], []] and ev["targets"].dtype == object
-    assert [json.loads(s) for s in ev["sides"]] == [log[0]["sides"], log[1]["sides"]]
+    try:
+        ev = events_frame(log, both_stand)
+    finally:
+        declared.forget("test_glimpse")
+    assert list(ev["actor"]) == ["Wren", "Ilse", "Ilse"]
+    assert list(ev["targets"]) == [["Goblin 1"], [], []] and ev["targets"].dtype == object
+    assert [json.loads(s) for s in ev["sides"]] == [e["sides"] for e in log]
     assert json.loads(ev["damage"][0])[0]["by"] == "Wren" and pd.isna(ev["damage"][1])
     assert pd.isna(ev["chance"][0]) and ev["chance"][1] == 0.2 and ev["chance_exact"][1] == "1/5"
     assert ev["chance_win"][0] == 61 / 96 and ev["chance_tie_exact"][0] == "33/800"
-    assert str(ev["glimpse"].dtype) == "Float64"
+    assert str(ev["glimpse"].dtype) == "Float64" and ev["glimpse"][2] == 2.0  # a float, though it holds a 2
     ev.to_parquet(tmp_path / "events.parquet")
     back = pd.read_parquet(tmp_path / "events.parquet")
     typed = [c for c in ev.columns if ev[c].notna().any()]  # Parquet keeps no categories of a column with no values
     assert {c: back[c].dtype for c in typed} == {c: ev[c].dtype for c in typed}
-    assert back["targets"].map(list).tolist() == [["Goblin 1"], []]
+    assert back["targets"].map(list).tolist() == [["Goblin 1"], [], []]

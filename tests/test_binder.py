@@ -147,8 +147,8 @@ def test_binder_installs_only_pinned_versions_and_new_repositories_get_the_same_
     assert not names & pinning.NOT_PINNED  # the venv's own installer
     runtime = (BINDER / "runtime.txt").read_text().strip()
     assert f"on Python {runtime.removeprefix('python-')}." in (BINDER / "constraints.txt").read_text()
-    packaged = REPO / "delvebook" / "session" / "binder-constraints.txt"
-    assert packaged.read_bytes() == (BINDER / "constraints.txt").read_bytes(), "make binder-constraints writes both"
+    from delvebook.share.session import session_file
+    assert session_file("binder-constraints.txt") == BINDER / "constraints.txt"  # a checkout reads the one source
 
 
 # ---------------------------------------------------------------- the environment, built as the Dockerfile says

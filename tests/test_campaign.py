@@ -173,6 +173,52 @@ def test_the_finished_campaign_is_a_long_realistic_log():
         assert sum(1 for d in camp.delvers if d.level == 3) >= 5
 
 
+def test_the_finished_campaign_is_not_due_to_be_made_again():
+    """What made the bundled long delve (the engine, the rules, its script: every source it read, each reduced to
+    what can change the log) still reads the same; else ``make long-delve`` plays it again and records them anew.
+    The fast tier's word, beside the slow tier's full comparison below."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from sources_digest import due
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    changed = due(ROOT / "scripts" / "the-long-delve.sources.json")
+    assert changed == [], (f"campaigns/the-long-delve is due to be made again: `make long-delve` (then commit it "
+                           f"and scripts/the-long-delve.sources.json); what it read that changed: {', '.join(changed)}")
+
+
+def test_what_makes_the_finished_campaign_due_is_what_can_change_its_log(tmp_path):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from sources_digest import digests, normalized
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    code = tmp_path / "m.py"
+    code.write_text('"""Says what."""\n\ndef f(x):\n    """Twice."""\n    return 2 * x  # the double\n')
+    before = normalized(code)
+    code.write_text('"""Says more."""\n\n\ndef f(x):\n    return 2 * x\n')  # docstrings, comments, layout
+    assert normalized(code) == before
+    code.write_text('def f(x):\n    return 3 * x\n')
+    assert normalized(code) != before
+    rules = tmp_path / "r.yaml"
+    rules.write_text("check:\n  die: d20\n  quote: \"the text\"\n")
+    before = normalized(rules)
+    rules.write_text("# a comment\ncheck:\n  quote: \"the text, read again\"\n  die: d20\n")
+    assert normalized(rules) == before
+    rules.write_text("check:\n  die: d12\n")
+    assert normalized(rules) != before
+    package = tmp_path / "engine"
+    package.mkdir()
+    (package / "combat.py").write_text("x = 1\n")
+    before = normalized(package)
+    (package / "notes.txt").write_text("a keeper's notes\n")
+    assert normalized(package) == before
+    (package / "weather.py").write_text("x = 2\n")  # a new module is found and imported: it may change play
+    assert normalized(package) != before
+    recorded = digests(["delvebook/engine/combat.py", "delvebook/core/rules/core.yaml", "delvebook/engine/"])
+    assert all(recorded.values()) and digests(["no/such.py"]) == {"no/such.py": None}
+
+
 @pytest.mark.slow
 def test_the_finished_campaign_regenerates_from_its_script(tmp_path):
     out = tmp_path / "the-long-delve"

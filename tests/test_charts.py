@@ -151,7 +151,7 @@ def test_damage_chart_shows_what_each_delver_dealt_and_took(camp, f):
     dealt = dict(zip(t["damage dealt"].x, t["damage dealt"].y))
     taken = dict(zip(t["damage taken"].x, t["damage taken"].y))
     for name in camp.state["delvers"]:
-        assert dealt[name] == d[(d["by"] == name)]["dealt"].sum()
+        assert dealt[name] == d[(d["dealer"] == name)]["dealt"].sum()
         assert taken[name] == d[(d["target"] == name)]["dealt"].sum()
     assert sum(t["absorbed by armor"].y) == d.loc[d["target_side"] == "party", "absorbed"].sum()
 

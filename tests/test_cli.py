@@ -10,6 +10,7 @@ from itertools import product
 import pytest
 
 from delvebook.cli import commands as cli
+from conftest import REPO
 
 
 def delvebook(*args: str) -> subprocess.CompletedProcess:
@@ -195,7 +196,7 @@ def test_lab_outside_the_repository_lays_out_the_packaged_notebook_and_campaign(
     assert cwd == folder and f"--ServerApp.root_dir={folder}" in cmd
     assert "examples/run-a-session.ipynb" in cmd
     assert (folder / "examples" / "run-a-session.ipynb").read_bytes() == \
-        (cli.Path(cli.__file__).parents[1] / "session" / "run-a-session.ipynb").read_bytes()
+        (REPO / "examples" / "run-a-session.ipynb").read_bytes()  # (a checkout: the session's one source)
     assert (folder / "campaigns" / "the-sunken-keep" / "campaign.yaml").is_file()
     (folder / "examples" / "run-a-session.ipynb").write_text("{}")  # the keeper's own edits survive a rerun
     assert cli.main(["lab"]) == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from delvebook.core.collect import Collector, Follower, fight_of
+from delvebook.core.declared import view
 from delvebook.engine import Refused
 from delvebook.core.events import History, clone
 
@@ -18,7 +19,7 @@ class Seqs(Collector):
     FIELDS = ("seq",)
 
     def step(self, event, history, touched):
-        return ((event["seq"],),), {"latest": event["seq"]}
+        return ((event.seq,),), {"latest": event.seq}
 
 
 def played(ops) -> Table:
@@ -65,7 +66,7 @@ def test_an_action_put_back_adds_the_step_it_had_not_a_new_one():
 
     class Counting(Seqs):
         def step(self, event, history, touched):
-            steps.append(event["seq"])
+            steps.append(event.seq)
             return super().step(event, history, touched)
 
     c = Counting()
@@ -76,7 +77,7 @@ def test_an_action_put_back_adds_the_step_it_had_not_a_new_one():
 
 def test_an_event_belongs_to_the_fight_it_names_or_begins():
     running = {"encounter": {"number": 4}}
-    assert fight_of({"kind": "attack", "encounter": 3}, running) == 3
-    assert fight_of({"kind": "encounter"}, running) == 4
-    assert fight_of({"kind": "damage"}, running) == 4
-    assert fight_of({"kind": "rest"}, {"encounter": None}) is None
+    assert fight_of(view({"kind": "attack", "encounter": 3}), running) == 3
+    assert fight_of(view({"kind": "encounter"}), running) == 4
+    assert fight_of(view({"kind": "damage"}), running) == 4
+    assert fight_of(view({"kind": "rest"}), {"encounter": None}) is None

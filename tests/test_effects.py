@@ -8,7 +8,6 @@ options=...)``): registering a hook makes no keyword of any command.
 from __future__ import annotations
 
 import random
-from dataclasses import fields
 
 import pytest
 
@@ -103,38 +102,18 @@ def _with_conditions(state: dict, kinds) -> dict:
     return s
 
 
-def _plan_unchanged(fn, r, plan) -> bool:
-    def now():
-        return {f.name: clone(getattr(plan, f.name)) for f in fields(plan)}
-    was = now()
-    fn(r, plan)
-    return now() == was
-
-
-def _says_nothing(name: str, fn, state: dict, rules, who: str) -> bool:
-    """Whether hook ``fn`` of registry ``name`` answers "nothing" about ``who`` in ``state`` (and changes nothing)."""
+def _says_nothing(name: str, reg, fn, state: dict, rules, who: str) -> bool:
+    """Whether hook ``fn`` of registry ``name`` answers "nothing" about ``who`` in ``state`` (and changes nothing):
+    asked as the registry says its hooks are asked (its ``quiet``, declared where the registry is made)."""
     r = Reader(state, rules)
     c = r.combatant(who)[1]
     other = "Gob" if who != "Gob" else "Bo"
     ctx = Ctx(state, rules, random.Random(1), "attack", {})
-    ask = {
-        "ROLL_BONUSES": lambda: fn(r, who) is None,
-        "ATTACKS_AGAINST": lambda: not fn(r, who),
-        "ATTACK_EDGES": lambda: all(fn(r, who, ranged=x, spell=y) is None for x in (False, True) for y in (False, True)),
-        "CONJURED_NAMES": lambda: list(fn(r, who)) == [],
-        "TURN_SLOTS": lambda: list(fn(r, who)) == [],
-        "ARMOR_BONUSES": lambda: fn(r, who) == 0,
-        "HEAL_GUARDS": lambda: not fn(r, who),
-        "CONJURED_WEAPONS": lambda: fn(r, who, c, "holy weapon") is None,
-        "ATTACK_MODIFIERS": lambda: _plan_unchanged(fn, r, queries.plan_attack(r, who, other)),
-        "ON_VANQUISH": lambda: fn(ctx, effects.Kill(who, r.combatant(who)[0], queries.weapon_of(r, who, c), other))
-        is None,
-        "SKILL_BOOSTS": lambda: fn(r, who, c, "swords", False) is None,
-        "DAMAGE_REDUCERS": lambda: fn(ctx, who, 3, {}) is None,
-    }
-    assert name in ask, f"a new registry of hooks, {name}: say here how its hooks are asked and what 'nothing' is"
+    assert reg.quiet is not None, f"a new registry of hooks, {name}: say where it is made how its hooks are asked " \
+                                  f"and what 'nothing' is (Hooks(quiet=...))"
+    probe = effects.Probe(r, ctx, who, c, other, lambda: queries.plan_attack(r, who, other))
     try:
-        quiet = ask[name]()
+        quiet = reg.quiet(fn, probe)
     except Exception:  # a hook that reads what it was not registered for may well trip over it
         return False
     return quiet and not ctx.changes and not ctx.fields
@@ -154,7 +133,7 @@ def _registration_problems(registries: dict, state: dict, rules) -> list[str]:
                 continue  # asked always
             s = _with_conditions(state, every_kind - kinds)
             for who in list(s["seats"]) + list(s["encounter"]["foes"]):
-                if not _says_nothing(name, fn, s, rules, who):
+                if not _says_nothing(name, reg, fn, s, rules, who):
                     problems.append(f"{name}: {fn.__qualname__} (asked for {sorted(kinds)}) answered about {who}")
                     break
     return problems
@@ -172,13 +151,24 @@ def test_every_hook_has_nothing_to_say_while_none_of_the_conditions_it_reads_is_
 def test_a_hook_registered_for_the_wrong_condition_is_caught():
     t = _fight()
     blessing = next(fn for fn in effects.ROLL_BONUSES if effects.ROLL_BONUSES.reads(fn) == {"blessed"})
-    wrong = effects.Hooks()
+    wrong = effects.Hooks(effects.ROLL_BONUSES.quiet)
     wrong.add(blessing, reads="marked")  # it reads "blessed": asked only under a mark, a blessing would go unseen
     problems = _registration_problems({"ROLL_BONUSES": wrong}, t.state, t.rules)
     assert len(problems) == 1 and "marked" in problems[0]
-    right = effects.Hooks()
+    right = effects.Hooks(effects.ROLL_BONUSES.quiet)
     right.add(blessing, reads="blessed")
     assert _registration_problems({"ROLL_BONUSES": right}, t.state, t.rules) == []
+
+
+def test_a_new_registry_says_where_it_is_made_how_its_hooks_are_asked():
+    t = _fight()
+    unsaid = effects.Hooks()  # no quiet: nothing says what "nothing to say" is for its hooks
+    unsaid.add(lambda r, who: None, reads="blessed")
+    with pytest.raises(AssertionError, match="say where it is made how its hooks are asked"):
+        _registration_problems({"NEW_HOOKS": unsaid}, t.state, t.rules)
+    said = effects.Hooks(lambda fn, p: fn(p.reader, p.who) is None)
+    said.add(lambda r, who: None, reads="blessed")
+    assert _registration_problems({"NEW_HOOKS": said}, t.state, t.rules) == []
 
 
 def test_a_condition_kind_is_a_name():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from delvebook.core import declared
+from delvebook.core.declared import Action
 from delvebook.engine import COMMANDS, Refused, command
 from delvebook.core.events import clone
 from enginekit import Table
@@ -30,12 +32,16 @@ def test_an_option_no_rule_reads_is_refused_naming_the_options():
 
 @pytest.fixture
 def broken_command():
-    @command("test_broken")
+    class Broken(Action, kind="test_broken"):
+        pass
+
+    @command(Broken)
     def broken(ctx, who: str) -> None:
         ctx.set(["xp_pool"], 99)
         len(5)  # a programming error: TypeError "object of type 'int' has no len()"
     yield
     del COMMANDS["test_broken"]
+    declared.forget("test_broken")
 
 
 def test_a_programming_error_inside_a_command_propagates_as_itself_and_changes_nothing(broken_command):
@@ -47,7 +53,10 @@ def test_a_programming_error_inside_a_command_propagates_as_itself_and_changes_n
 
 
 def test_a_type_error_that_mentions_an_argument_is_still_an_error(broken_command):
-    @command("test_broken_args")
+    class BrokenArgs(Action, kind="test_broken_args"):
+        pass
+
+    @command(BrokenArgs)
     def broken(ctx) -> None:
         def inner(a):
             return a
@@ -58,4 +67,5 @@ def test_a_type_error_that_mentions_an_argument_is_still_an_error(broken_command
             t.do("test_broken_args")
     finally:
         del COMMANDS["test_broken_args"]
+        declared.forget("test_broken_args")
     assert not isinstance(TypeError("x"), Refused)

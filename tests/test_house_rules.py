@@ -193,3 +193,43 @@ def test_a_campaign_made_with_a_yaml_class_opens_again_the_same(tmp_path):
     camp.close()
     with db.Campaign.open(tmp_path / "c", read_only=True) as again:
         assert again.state == state and again.delver("Ser").class_name == "Paladin"
+
+
+# ---------------------------------------------------------------- "all of them" is the list, not a number
+
+_SEVENTH = {"spells": {"grimoire": {"spells": {"house_ray": {
+    "number": len(load_rules().spell_lists["grimoire"]["spells"]) + 1, "name": "House Ray", "effect": "2d6 cold; the target loses its next action.", "damage": "2d6",
+    "source": "house", "reason": "the table's own seventh spell"}}}}}
+
+
+def test_learn_the_remaining_mage_spell_list_a_house_rules_seventh_spell_is_learned_at_level_two():
+    """Wand Magic: "You learn the remaining mage spell list" (``spells_known: all``): a level-2 mage learns every
+    spell the list holds, a house rule's seventh included, not six."""
+    t = Table(seed=3, house_rules=_SEVENTH).party(("Mira", "mage", {"weapon": "staff"}))
+    assert len(t.delver("Mira")["spells"]) == 3  # level 1: three random spells
+    t.do("level_up", who="Mira")
+    spells = t.delver("Mira")["spells"]
+    assert "house_ray" in spells and sorted(spells) == sorted(t.rules.spell_lists["grimoire"]["spells"])
+    shipped = Table(seed=3).party(("Mira", "mage", {"weapon": "staff"}))
+    shipped.do("level_up", who="Mira")
+    assert len(spells) == len(shipped.delver("Mira")["spells"]) + 1  # the shipped list and the house rule's one
+
+
+def test_a_random_spell_is_picked_by_a_die_with_a_face_for_each_numbered_spell():
+    """The grimoire's random pick is one face a spell (``random_pick: numbered``): with a spell more the die has a face
+    more, so the new one may be among a level-1 mage's three."""
+    n = _SEVENTH["spells"]["grimoire"]["spells"]["house_ray"]["number"]
+    t = Table(seed=3, house_rules=_SEVENTH)
+    t.do("add_delver", name="Mira", class_id="mage", choices={"weapon": "staff"},
+         faces={"spell": [n], "spell#2": [1], "spell#3": [2]})
+    assert t.delver("Mira")["spells"] == ["house_ray", "light", "magic_missile"]
+    assert t.events[-1]["rolls"]["spell"]["expr"] == f"d{n}"
+
+
+def test_learning_fewer_than_the_whole_list_is_a_count_a_house_rule_may_set():
+    t = Table(seed=3, house_rules={"classes": {"mage": {"abilities": {"wand_magic": {"mechanics": {
+        "spells_known": 4}}}}}}).party(("Mira", "mage", {"weapon": "staff"}))
+    t.do("level_up", who="Mira")
+    assert len(t.delver("Mira")["spells"]) == 4
+    with pytest.raises(RulesError, match="a count or all"):
+        load_rules({"classes": {"mage": {"abilities": {"wand_magic": {"mechanics": {"spells_known": "most"}}}}}})

@@ -27,8 +27,8 @@ from walkkit import OVERRIDE, Walk, leaves
 
 BASE = base_rules()
 LEAVES = list(leaves(BASE.data))
-FIXED = [(p, v) for p, v in LEAVES if fixed_reason(p)]
-FREE = [(p, v) for p, v in LEAVES if not fixed_reason(p)]
+FIXED = [(p, v) for p, v in LEAVES if fixed_reason(p, BASE.data)]
+FREE = [(p, v) for p, v in LEAVES if not fixed_reason(p, BASE.data)]
 
 
 # ---------------------------------------------------------------- a changed value for each field
@@ -52,6 +52,7 @@ _CHANGED: dict[tuple, Any] = {
     ("core", "initiative", "die"): "d8",
     ("classes", "fighter", "abilities", "blind_fighting", "mechanics", "range_ft"): 4,   # nearer than a melee's 5 ft
     ("spells", "divine", "spells", "guiding_bolt", "marks", "duration"): "minute",
+    ("spells", "grimoire", "random_pick"): "d4",     # one face a spell -> only the first four are ever picked
 }
 """A value for the fields a generic change would make invalid or leave unplayed."""
 
@@ -93,9 +94,9 @@ def changed(path: tuple, value: Any) -> Any:
     if path[-1] == "level" and path[-3] == "abilities":
         return value + 1 if value < BASE.level_cap else value - 1
     if path[-1] == "spells_known":
-        return value - 2
+        return value - 2 if isinstance(value, int) else 4  # all of the list -> four of it
     if path[-1] == "number" and path[0] == "spells":
-        return value + 1 if value < 6 else value - 1
+        return value + 1 if value < len(BASE.spell_lists[path[1]]["spells"]) else value - 1
     if path[-1] == "resource" and path[-2] == "variable_cost":
         return "spirit"
     if isinstance(value, bool):
@@ -331,7 +332,9 @@ def _core_turns(w: Walk) -> None:
 
 def _core_sight(w: Walk) -> None:
     """A blinded foe, a dark fight, a Tunnel Fighter, a Light, spells against armor."""
-    w.party(("Bo", "rogue"), ("Finn", "fighter", FIGHTER), ("Mira", "mage"))
+    w.party(("Bo", "rogue"), ("Finn", "fighter", FIGHTER))
+    w.do("add_delver", name="Mira", class_id="mage", faces=_BOOK)  # (its spells typed: the dice that follow are
+    #                                                                 the same however long the mage's list is)
     _level(w, "Finn", [("specialty", "tunnel_fighter")], [])
     w.do("give", who="Mira", item="scroll", spells=["light"], count=3)
     w.do("give", who="Mira", item="scroll", spells=["magic_missile"])
@@ -346,8 +349,8 @@ def _core_sight(w: Walk) -> None:
     w.do("attack", attacker="Finn", target="Ogre 2", keeper_override=OVERRIDE)
     w.do("attack", attacker="Bo", target="Ogre 2", keeper_override=OVERRIDE)
     w.do("cast", who="Mira", spell="light", via="scroll", item="a pebble", keeper_override=OVERRIDE)
-    w.do("attack", attacker="Bo", target="Ogre 2", keeper_override=OVERRIDE)
-    w.do("attack", attacker="Finn", target="Ogre 2", keeper_override=OVERRIDE)
+    w.do("attack", attacker="Finn", target="Ogre 2", keeper_override=OVERRIDE)  # a Tunnel Fighter: lit or not, it
+    w.do("attack", attacker="Bo", target="Ogre 2", keeper_override=OVERRIDE)    # tells (advantage in the dark)
 
 
 def _core_death(w: Walk) -> None:
@@ -424,10 +427,21 @@ def gear_scenario(rules, item: str) -> str:
     return w.outcome()
 
 
+_BOOK = {"spell": [1], "spell#2": [2], "spell#3": [3]}
+"""A level-1 mage's three random spells, typed: the first three of the list."""
+
+
 def spell_scenario(rules, spell: str) -> str:
-    """A spell cast from a scroll by a mage and, a divine one, by a cleric; copied into a book and cast from it."""
+    """A spell cast from a scroll by a mage and, a divine one, by a cleric; copied into a book and cast from it; a
+    mage whose first random spell is the one this spell's number picks (its number, as shipped)."""
     w = Walk(rules)
-    w.party(("Mira", "mage"), ("Cy", "cleric"), ("Finn", "fighter", FIGHTER))
+    number = BASE.spell(spell).get("number")
+    if number is not None:
+        others = [n for n in range(1, len(BASE.spell_lists["grimoire"]["spells"]) + 1) if n != number][:2]
+        w.do("add_delver", name="Nim", class_id="mage",
+             faces={"spell": [number], "spell#2": [others[0]], "spell#3": [others[1]]})
+    w.do("add_delver", name="Mira", class_id="mage", faces=_BOOK)
+    w.party(("Cy", "cleric"), ("Finn", "fighter", FIGHTER))
     _level(w, "Cy", [("specialty", "healer")], [])
     _level(w, "Mira", [], [])
     w.do("give", who="Mira", item="scroll", spells=[spell], count=2)

@@ -26,12 +26,11 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib
 
-from conftest import CAMPAIGNS, EXAMPLES, REPO, _free_port, build_wheel, cannot_run, copy_source, start_run_all
+from conftest import CAMPAIGNS, REPO, _free_port, build_wheel, cannot_run, copy_source, start_run_all
 from delvebook.core.extras import EXTRAS
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
 PROJECT = PYPROJECT["project"]
-PACKAGED = REPO / "delvebook" / "session"
 
 
 def _names(requirements: list[str]) -> set[str]:
@@ -62,18 +61,19 @@ def test_license_urls_and_classifiers_are_declared():
     assert not [c for c in PROJECT["classifiers"] if c.startswith("License ::")]  # the SPDX expression says it
 
 
-SYNC = ("delvebook/session/ is what a wheel's `delvebook lab` opens; after changing the originals, copy them:\n"
-        "  cp examples/run-a-session.ipynb delvebook/session/ && "
-        "cp -a campaigns/the-sunken-keep/. delvebook/session/the-sunken-keep/")
-
-
-def test_the_packaged_session_is_the_examples_notebook_and_the_prepared_campaign():
-    assert (PACKAGED / "run-a-session.ipynb").read_bytes() == (EXAMPLES / "run-a-session.ipynb").read_bytes(), SYNC
-    keep = CAMPAIGNS / "the-sunken-keep"
-    tracked = sorted(p.name for p in keep.iterdir() if p.name != ".delvebook.lock")
-    assert sorted(p.name for p in (PACKAGED / "the-sunken-keep").iterdir()) == tracked, SYNC
-    for name in tracked:
-        assert (PACKAGED / "the-sunken-keep" / name).read_bytes() == (keep / name).read_bytes(), f"{name}: {SYNC}"
+def test_the_packaged_session_is_made_from_its_one_source_and_never_kept_in_git():
+    """A wheel's delvebook/session/ (what its `delvebook lab` and a campaign repository read) is copied from the
+    repository as the wheel is built (setup.py); git keeps only the originals, and a checkout reads them."""
+    from delvebook.share.session import ORIGINALS, PACKAGED, session_file
+    tracked = subprocess.run(["git", "ls-files", "delvebook/session"], cwd=REPO, capture_output=True, text=True)
+    assert tracked.returncode == 0 and tracked.stdout == ""
+    assert not PACKAGED.exists()  # (a checkout, or an editable install of it)
+    for name, source in ORIGINALS.items():
+        assert session_file(name) == REPO / source and (REPO / source).exists(), name
+    setup_py = (REPO / "setup.py").read_text()
+    assert "build_py" in setup_py and "ORIGINALS" in setup_py
+    manifest = (REPO / "MANIFEST.in").read_text()
+    assert all(f"include {s}" in manifest or f"graft {s}" in manifest for s in ORIGINALS.values())
 
 
 # ---------------------------------------------------------------- fresh environments (slow)
@@ -297,7 +297,8 @@ def test_the_sdist_ships_no_tests_and_builds_the_wheel_the_checkout_builds(tmp_p
         names = [n.split("/", 1)[1] for n in tar.getnames() if "/" in n]
     assert not [n for n in names if n.startswith(("tests/", "bench/", "scripts/")) or n.endswith("conftest.py")], \
         "the sdist runs no tests of its own, so it ships none (they run from a clone: make test)"
-    assert {"README.md", "LICENSE", "pyproject.toml", "delvebook/__init__.py",
-            "delvebook/session/binder-constraints.txt"} <= set(names)
+    assert {"README.md", "LICENSE", "pyproject.toml", "setup.py", "delvebook/__init__.py",
+            "binder/constraints.txt", "examples/run-a-session.ipynb", "campaigns/the-sunken-keep/campaign.yaml"
+            } <= set(names)  # the sources the build step copies into the wheel
     from_sdist = build_wheel(sdist, tmp_path / "from-sdist")
     assert _members(from_sdist) == _members(delvebook_wheel)  # the wheel the checkout builds

@@ -111,10 +111,12 @@ def test_armor_defaults_and_armorer(rules):
     assert (armorer["av"], armorer["dv"], armorer["excludes"]) == (1, 5, "shields")
 
 
-def test_grimoire_is_numbered_one_to_six_for_a_d6_pick(rules):
+def test_grimoire_is_numbered_one_to_n_for_a_pick_with_a_face_a_spell(rules):
     by_number = rules.spell_by_number("grimoire")
-    assert dict(by_number) == {1: "light", 2: "magic_missile", 3: "find_familiar", 4: "firebolt",
-                               5: "invisibility", 6: "minor_illusion"}
+    assert sorted(by_number) == list(range(1, len(rules.spell_lists["grimoire"]["spells"]) + 1))
+    assert rules.spell_lists["grimoire"]["random_pick"] == "numbered"  # d6 for the text's six
+    assert {1: "light", 2: "magic_missile", 3: "find_familiar", 4: "firebolt", 5: "invisibility",
+            6: "minor_illusion"}.items() <= dict(by_number).items()
     firebolt = rules.spell("firebolt")
     assert firebolt["damage"] == "2d6" and dict(firebolt["keep_on"]) == {"die": "d6", "target": 3}
     missile = rules.spell("magic_missile")
@@ -260,3 +262,37 @@ def test_rules_file_parses_the_same_under_yaml_1_1_and_1_2(name):
     text = resources.files("delvebook.core.rules").joinpath(f"{name}.yaml").read_text(encoding="utf-8")
     loader = ruamel_yaml.YAML(typ="safe", pure=True)
     assert parse_yaml(text) == loader.load(text)
+
+
+def test_a_field_that_only_documents_a_reading_is_marked_so_in_the_rules_data_where_it_is_defined():
+    from delvebook.core.rules.fixed import READING, fixed_reason, marked
+    data = base_rules().data
+    marks = dict(marked(data))
+    assert marks[("core", "check", "rule")].startswith("the engine plays one reading of this rule: a check meets")
+    assert data["core"]["check"][READING]["rule"]  # beside the field itself, in core.yaml
+    assert fixed_reason(("core", "check", "die"), data) is None  # its sibling is a house rule
+    assert fixed_reason(("classes", "rogue", "abilities", "dagger_ambush", "requires", "option"), data) == \
+        marks[("classes", "rogue", "abilities", "dagger_ambush", "requires")]  # a mark covers what lies below
+    own = {"my_class": {"speed": 3, "note_only": "fast", READING: {"note_only": "words"}}}
+    assert fixed_reason(("my_class", "note_only"), own).startswith("words that describe the feature")
+    assert fixed_reason(("my_class", "speed"), own) is None
+    # a table keyed by numbers is marked from the mapping above it, so its keys stay numbers only
+    assert fixed_reason(("core", "levels", "thresholds", 1), data).startswith("every delver starts at level 1")
+    assert fixed_reason(("core", "levels", "thresholds", 2), data) is None
+    assert READING not in data["core"]["levels"]["thresholds"]
+    assert marks[("core", "levels", "thresholds", 1)] == fixed_reason(("core", "levels", "thresholds", 1), data)
+
+
+def test_every_mapping_of_the_rules_keeps_keys_of_one_kind_so_it_sorts():
+    import json
+
+    def kinds(node, path=()):
+        if isinstance(node, dict):
+            assert len({type(k) for k in node}) <= 1, path
+            for k, v in node.items():
+                kinds(v, path + (k,))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                kinds(v, path + (i,))
+    kinds(base_rules().to_dict())
+    json.dumps(base_rules().to_dict(), sort_keys=True, default=str)  # as a calibration's cache key does

@@ -19,7 +19,7 @@ from delvebook.table import dashboard, playing  # noqa: E402
 from delvebook.view import slot  # noqa: E402
 from delvebook.view.slot import PLAIN, SLOT, only_stamped, stamp  # noqa: E402
 
-from conftest import CAMPAIGNS, EXAMPLES, REPO  # noqa: E402
+from conftest import CAMPAIGNS, EXAMPLES  # noqa: E402
 
 TABLE_NOTEBOOK = EXAMPLES / "run-a-session.ipynb"
 
@@ -54,7 +54,8 @@ def test_the_table_notebook_ships_its_tables_output_and_the_stand_in_line():
     assert standin["model_name"] == "HTMLModel" and "Run All Cells" in standin["state"]["value"]
     assert code["metadata"]["jupyter"]["source_hidden"] is True, "the table notebook's code cell is folded"
     assert nb["cells"].index(code) == 0, "the table is the first thing the notebook shows"
-    assert (REPO / "delvebook" / "session" / "run-a-session.ipynb").read_bytes() == TABLE_NOTEBOOK.read_bytes()
+    from delvebook.share.session import session_file  # (a wheel's copy is made from it: test_packaging)
+    assert session_file("run-a-session.ipynb").read_bytes() == TABLE_NOTEBOOK.read_bytes()
 
 
 def test_a_notebook_holding_anything_but_the_slot_is_not_only_stamped():

@@ -33,7 +33,7 @@ def test_trap_a_failed_save_takes_the_traps_damage_credited_to_the_trap(kept):
     assert e["sides"]["a falling block"] == "hazard" and e["targets"] == ["Wren"]
     assert narrate.tell(e, kept)["lines"] == ["Wren takes 9 (12 -> 3 hearts)"]
     hit = analysis.damage(kept).iloc[-1]
-    assert (hit["by"], hit["by_side"], hit["target"], hit["dealt"]) == ("a falling block", "hazard", "Wren", 9)
+    assert (hit["dealer"], hit["dealer_side"], hit["target"], hit["dealt"]) == ("a falling block", "hazard", "Wren", 9)
 
 
 def test_trap_a_luck_die_on_the_save_lifts_it_and_the_damage_is_gone(kept):
@@ -42,7 +42,7 @@ def test_trap_a_luck_die_on_the_save_lifts_it_and_the_damage_is_gone(kept):
     assert kept.delver("Wren").hearts == 0 and kept.delver("Wren").status == "dying"
     kept.spend_luck(kept.delver("Wren").player, +1, roll="check", face=3)
     assert kept.delver("Wren").hearts == 12 and kept.delver("Wren").status == "alive"
-    assert analysis.damage(kept).query("by == 'a falling block'").empty
+    assert analysis.damage(kept).query("dealer == 'a falling block'").empty
 
 
 def test_trap_the_save_rolls_the_house_rules_save_die_and_armor_absorbs_its_damage_unless_unticked(tmp_path):

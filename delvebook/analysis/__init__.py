@@ -18,6 +18,8 @@ package imports pandas; ``import delvebook`` does not.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any, Callable, Mapping
 
 from ..core.extras import require
@@ -26,15 +28,17 @@ require("analysis", "delvebook.analysis", "pandas")  # before the imports: names
 
 import pandas as pd  # noqa: E402
 
-from .fold import open_campaign, shared_frames  # noqa: E402
+from .fold import FRAMES, frame, open_campaign, shared_frames  # noqa: E402
 from .calibrate import Calibration, calibration  # noqa: E402
 from .fair_dice import FAIR_LEVEL, chi_squared_p, face_probabilities, fairness_verdict  # noqa: E402
 
 __all__ = ["frames", "events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness",
            "levels", "chi_squared_p", "fairness_verdict", "face_probabilities", "FAIR_LEVEL", "FRAME_NAMES",
-           "calibration", "Calibration", "recap"]
+           "calibration", "Calibration", "recap", "frame"]
 
-FRAME_NAMES = ("events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness", "levels")
+FRAME_NAMES: tuple[str, ...] = ("events", "rolls", "hearts", "xp", "encounters", "damage", "luck", "fairness",
+                                 "levels")
+"""Every frame by name: the built-in ones, then each declared in a module of this package (``fold.frame``)."""
 
 Source = Any  # a Campaign, a folder path, or a dict of frames already built
 
@@ -75,7 +79,7 @@ def recap(x: Source, session: int | None = None) -> str:
 def events(x: Source) -> pd.DataFrame:
     """One row per event in the log, undone ones included.
 
-    Columns: ``seq``; ``kind`` (category); ``v`` (event format version); ``at`` (game clock, seconds);
+    Columns: ``seq``; ``kind`` (category); ``v`` (event format version); ``clock`` (game clock, seconds);
     ``ts`` (wall time, datetime64[ns, UTC]); ``session``, ``encounter``, ``round`` (Int64, NA outside);
     ``actor`` (who acts: a name, or ``keeper``) and ``target`` (the first it is aimed at; categories: every
     event's ``targets`` and ``sides`` are columns too); ``in_force`` (bool: its
@@ -84,13 +88,16 @@ def events(x: Source) -> pd.DataFrame:
     changes nothing); ``replaced_by``, ``undone_by`` (Int64); ``replaces``, ``undoes``, ``redoes`` (Int64);
     ``luck_player`` (category: who spent the luck die of a replacing event); ``amended`` (bool: the table
     typed the faces); ``n_rolls``, ``n_changes``; ``args``, ``rolls``, ``changes`` (JSON text); then every
-    other field of the event, typed by what it holds, so every column has one type and the frame goes to
-    Parquet as it is (``frame.to_parquet(...)``): plain values keep theirs (``total`` Int64, ``success``
-    boolean, ``skill`` category...); a list of plain values stays a list (``results``, ``vanquished``,
-    ``attack_totals``); an exact chance becomes a float with the fraction's text beside (``chance`` and
-    ``chance_exact``: 0.2 and "1/5"), a mapping of chances one pair per key (an attack's ``chance_win``,
-    ``chance_tie``, ``chance_lose``); a mapping, a list of mappings or a field mixing kinds is JSON text
-    (``damage``, ``xp_awards``, ``counter``...: ``json.loads`` it, or reach inside with SQL's JSON functions).
+    field its kind's declaration names (``core.declared``), typed by the declared type, never by what the log
+    happens to hold, so a column has one type in every campaign and the frame goes to Parquet as it is
+    (``frame.to_parquet(...)``): a name or an id is a category (``skill``), words are text (``description``), whole
+    numbers Int64 (``total``), yes or no boolean (``success``); a list of plain values stays a list (``results``,
+    ``vanquished``, ``attack_totals``); an exact chance becomes a float with the fraction's text beside
+    (``chance`` and ``chance_exact``: 0.2 and "1/5"), a record of chances one pair per field (an attack's
+    ``chance_win``, ``chance_tie``, ``chance_lose``); a record, a list of records or a field whose kinds declare
+    it differently is JSON text (``damage``, ``xp_awards``, ``counter``...: ``json.loads`` it, or reach inside with
+    SQL's JSON functions). A field whose key SQL reserves has a column of its own name (a check's number
+    ``target_number``, the initiative's ``sides_order``, a Commander's ``commander_order``).
     """
     return frames(x, copy=False)["events"].copy()
 
@@ -114,7 +121,7 @@ def hearts(x: Source) -> pd.DataFrame:
     """Each combatant's hearts after every in-force event that changed them (or their status).
 
     One row per (event, combatant). Delvers start with a row at ``seq`` 0 (the setup); a foe's first row is
-    the event it entered. Columns: ``seq``, ``ts``, ``at``, ``session``, ``encounter``, ``round``, ``kind``
+    the event it entered. Columns: ``seq``, ``ts``, ``clock``, ``session``, ``encounter``, ``round``, ``kind``
     (the event's, category), ``who`` (category), ``side`` (``party``/``foes``), ``foe_kind``, ``player``,
     ``hearts``, ``max_hearts``, ``change`` (hearts gained (+) or lost (-) here; NA on a first row),
     ``status`` (``alive``, ``dying``, ``dead``), ``source`` (what did it: the damage or healing source, or the
@@ -128,7 +135,7 @@ def hearts(x: Source) -> pd.DataFrame:
 def xp(x: Source) -> pd.DataFrame:
     """Each delver's cumulative XP and level after each award (one row per delver's share of an award).
 
-    Columns: ``seq``, ``ts``, ``at``, ``session``, ``encounter``, ``kind``, ``who``, ``player``, ``amount``
+    Columns: ``seq``, ``ts``, ``clock``, ``session``, ``encounter``, ``kind``, ``who``, ``player``, ``amount``
     (this delver's share), ``award`` (the whole award), ``reason``, ``source`` (``room``, ``coins``,
     ``vanquished``, ``quest``...), ``pool_before``, ``pool_after`` (the party's undivided XP pool), ``xp``
     (cumulative, after this share), ``level`` (after the event), ``level_up`` (this event raised the level;
@@ -154,8 +161,9 @@ def damage(x: Source) -> pd.DataFrame:
     """One row per hit that did damage, in in-force events (attacks, counter-attacks, spells, abilities, damage
     by the keeper's hand).
 
-    Columns: ``seq``, ``session``, ``encounter``, ``round``, ``kind``, ``by`` (who or what dealt it, as the event
-    names it), ``by_side`` (``party``, ``foes``, ``creatures``, ``keeper``, ``hazard``: a trap named as the dealer),
+    Columns: ``seq``, ``session``, ``encounter``, ``round``, ``kind``, ``dealer`` (who or what dealt it, as the
+    event names it in ``by``), ``dealer_side`` (``party``, ``foes``, ``creatures``, ``keeper``, ``hazard``: a trap
+    named as the dealer),
     ``target``, ``target_side``, ``source`` (what: a weapon, a spell, the keeper's words), ``counter`` (a
     counter-attack),
     ``raw`` (rolled), ``av`` (armor value), ``absorbed`` (by armor), ``dealt`` (after armor:
@@ -185,3 +193,8 @@ def fairness(x: Source) -> pd.DataFrame:
 def levels(x: Source) -> pd.DataFrame:
     """The XP each level starts at under the campaign's rules: ``level``, ``xp`` (Int64)."""
     return frames(x, copy=False)["levels"].copy()
+
+
+for _module in pkgutil.iter_modules(__path__):  # a module declaring a frame of its own (``frame``) is found
+    importlib.import_module(f"{__name__}.{_module.name}")
+FRAME_NAMES += tuple(name for name in FRAMES if name not in FRAME_NAMES)

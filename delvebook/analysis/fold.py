@@ -1,17 +1,19 @@
 """The frames built: one replay of the log, with the collectors (``delvebook.core.collect``) following History's actions in
-force, then their rows made into typed frames (``tables``)."""
+force, then their rows made into typed frames (``tables``). A new frame is declared where it is written, with the
+collector it is made from (``@frame(name, collector=...)`` in a module of this package, found and imported): it is
+built in the same replay, and goes everywhere the frames go (``frames``, the export)."""
 
 from __future__ import annotations
 
 import os
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import pandas as pd
 
 from ..campaign import Campaign
 from ..campaign.collector import collector_paused
-from ..core.collect import Follower
+from ..core.collect import Collector, Follower
 from ..core.collect.dice import Luck, Rolls
 from ..core.collect.fights import Damage, Fights
 from ..core.collect.hearts import Hearts, Xp
@@ -19,7 +21,28 @@ from .fair_dice import fairness_frame
 from .tables import (damage_frame, encounters_frame, events_frame, hearts_frame, levels_frame, luck_frame,
                      rolls_frame, xp_frame)
 
-__all__ = ["build", "open_campaign", "shared_frames"]
+__all__ = ["build", "open_campaign", "shared_frames", "frame", "FRAMES", "Frame"]
+
+
+class Frame(NamedTuple):
+    """A frame declared beside its collector: ``collector()`` makes one for a replay, ``make(collector, camp)`` the
+    frame from what it gathered."""
+
+    collector: Callable[[], Collector]
+    make: Callable[[Any, Campaign], pd.DataFrame]
+
+
+FRAMES: dict[str, Frame] = {}
+"""The frames declared with ``frame`` (beyond the built-in ones), by name."""
+
+
+def frame(name: str, *, collector: Callable[[], Collector]) -> Callable:
+    """Declare the frame ``name``, made by the decorated ``fn(collector, camp) -> DataFrame`` from the rows of a
+    ``collector`` (a ``core.collect.Collector`` class, or a function making one) that follows the replay."""
+    def register(fn: Callable) -> Callable:
+        FRAMES[name] = Frame(collector, fn)
+        return fn
+    return register
 
 _SHARED: "weakref.WeakKeyDictionary[Campaign, tuple[int, dict]]" = weakref.WeakKeyDictionary()
 
@@ -57,8 +80,9 @@ def build(camp: Campaign, progress: Callable[[str], None] | None = None) -> dict
 def _build(camp: Campaign, say: Callable[[str], None]) -> dict[str, pd.DataFrame]:
     log = camp.events
     hearts, xp, rolls, damage, luck, fights = Hearts(), Xp(), Rolls(), Damage(), Luck(), Fights()
+    declared = {name: spec.collector() for name, spec in FRAMES.items()}
     say(f"folding {len(log):,} events, following the actions in force")
-    history = Follower((hearts, xp, rolls, damage, luck, fights)).replay(
+    history = Follower((hearts, xp, rolls, damage, luck, fights, *declared.values())).replay(
         camp.setup, log, each=lambda i: say(f"folded {i:,} of {len(log):,} events"))
     say("making the frames")
     out = {
@@ -72,4 +96,6 @@ def _build(camp: Campaign, say: Callable[[str], None]) -> dict[str, pd.DataFrame
     out["encounters"] = encounters_frame(fights.fights(), out["damage"], out["hearts"])
     out["fairness"] = fairness_frame(out["rolls"])
     out["levels"] = levels_frame(camp.rules)
+    for name, collector in declared.items():
+        out[name] = FRAMES[name].make(collector, camp)
     return out

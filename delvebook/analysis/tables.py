@@ -1,5 +1,7 @@
 """The frames' columns and types: the rows the collectors gathered (``delvebook.core.collect``) made into typed pandas
-frames, each column's type chosen so that pandas' own ``to_parquet`` writes it (lists as lists, mappings as JSON)."""
+frames, each column's type chosen so that pandas' own ``to_parquet`` writes it (lists as lists, mappings as JSON): the
+events frame's from the events' declarations (``typed_columns``). Column names read well in SQL: none is a word
+DuckDB reserves (the game clock is ``clock``, a damage's dealer ``dealer``)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pandas as pd
 from ..core.events import REDO, UNDO, Standing
 from ..core.model import STATUS_DEAD
 from ..core.roles import SIDES
-from .typed_columns import json_column, typed_columns
+from .typed_columns import column_types, declared_columns, json_column
 
 __all__ = ["category", "integers", "boolean", "timestamps", "events_frame", "rolls_frame", "hearts_frame",
            "xp_frame", "damage_frame", "luck_frame", "encounters_frame", "fight_of_hearts", "levels_frame"]
@@ -40,21 +42,33 @@ def timestamps(values) -> pd.Series:
     return pd.to_datetime(pd.Series(values, dtype=object), utc=True, format="ISO8601").astype("datetime64[ns, UTC]")
 
 
-_EVENT_FIXED = ("seq", "kind", "v", "at", "ts", "session", "encounter", "round", "replaces", "undoes",
-                "redoes", "changes", "rolls", "args", "luck", "amended")
+_EVENT_FIXED = frozenset({"seq", "kind", "v", "at", "ts", "session", "encounter", "round", "replaces", "undoes",
+                          "redoes", "changes", "rolls", "args", "luck", "amended", "actor"})
+"""The frame's own columns: the fields every event has (and its actor; ``target`` is the first of its ``targets``)."""
 
 
 def events_frame(log: list[dict], standing: Standing) -> pd.DataFrame:
     """One row per event of the log, each action marked as History's ``standing`` says it stands."""
     n = len(log)
-    # every field as a column, in order of first appearance: one pass over the events
+    # every field as a column, in order of first appearance: one pass over the events (a field no declaration of
+    # its kind names, on a line a hand wrote, is left out: only what is declared is typed)
     fields: dict[str, list] = {}
+    columns = column_types()
+    declared: dict[str, Any] = {}  # the events frame's columns from declared fields, in order of first appearance
     for i, e in enumerate(log):
+        kind = e.get("kind")
         for k, v in e.items():
             col = fields.get(k)
             if col is None:
                 col = fields[k] = [None] * n
             col[i] = v
+            if k not in _EVENT_FIXED:
+                column = columns.get((kind, k))
+                if column is not None:
+                    got = declared.get(column.name)
+                    if got is None:
+                        got = declared[column.name] = (column, [None] * n)
+                    got[1][i] = v
     none = [None] * n
     g = lambda key: fields.get(key, none)  # noqa: E731
     kinds = g("kind")
@@ -78,7 +92,7 @@ def events_frame(log: list[dict], standing: Standing) -> pd.DataFrame:
         "seq": np.asarray(seqs, dtype=np.int64),
         "kind": category(kinds),
         "v": integers(g("v")),
-        "at": integers(g("at")),
+        "clock": integers(g("at")),
         "ts": timestamps(g("ts")),
         "session": integers(g("session")),
         "encounter": integers(g("encounter")),
@@ -101,12 +115,12 @@ def events_frame(log: list[dict], standing: Standing) -> pd.DataFrame:
         "changes": json_column(changes),
     })
     cols: dict[str, Any] = {}
-    for k, values in fields.items():
-        if k in _EVENT_FIXED or k in df.columns:
-            continue
-        for name, column in typed_columns(k, values, n).items():
-            if name not in df.columns and name not in cols:
-                cols[name] = column
+    for column, values in declared.values():
+        for name, array in declared_columns(column, values).items():
+            if name in df.columns or name in cols:
+                raise ValueError(f"two columns of the events frame are named {name!r}: give one of the fields a "
+                                 f"column of its own (declared.field(column=...))")
+            cols[name] = array
     if cols:
         df = pd.concat([df, pd.DataFrame(cols, index=df.index)], axis=1)
     return df
@@ -142,7 +156,7 @@ def hearts_frame(H: dict) -> pd.DataFrame:
     return pd.DataFrame({
         "seq": np.asarray(H["seq"], dtype=np.int64),
         "ts": timestamps(H["ts"]),
-        "at": integers(H["at"]),
+        "clock": integers(H["at"]),
         "session": integers(H["session"]),
         "encounter": integers(H["encounter"]),
         "round": integers(H["round"]),
@@ -167,7 +181,7 @@ def xp_frame(X: dict) -> pd.DataFrame:
     return pd.DataFrame({
         "seq": np.asarray(X["seq"], dtype=np.int64),
         "ts": timestamps(X["ts"]),
-        "at": integers(X["at"]),
+        "clock": integers(X["at"]),
         "session": integers(X["session"]),
         "encounter": integers(X["encounter"]),
         "kind": category(X["kind"]),
@@ -192,8 +206,8 @@ def damage_frame(D: dict) -> pd.DataFrame:
         "encounter": integers(D["encounter"]),
         "round": integers(D["round"]),
         "kind": category(D["kind"]),
-        "by": category(D["by"]),
-        "by_side": pd.Categorical(D["by_side"], categories=list(SIDES)),
+        "dealer": category(D["by"]),
+        "dealer_side": pd.Categorical(D["by_side"], categories=list(SIDES)),
         "target": category(D["target"]),
         "target_side": pd.Categorical(D["target_side"], categories=list(SIDES)),
         "source": category(D["source"]),
@@ -267,9 +281,9 @@ def encounters_frame(encs: dict, dmg: pd.DataFrame, hts: pd.DataFrame) -> pd.Dat
     def total(mask, col="dealt"):
         s = d[mask].groupby(d.loc[mask, "encounter"].astype("int64"))[col].sum()
         return integers(idx.map(s).fillna(0).astype("int64"))
-    df["party_dealt"] = total(d["by_side"] == "party")
+    df["party_dealt"] = total(d["dealer_side"] == "party")
     df["party_taken"] = total(d["target_side"] == "party")
-    df["foes_dealt"] = total(d["by_side"] == "foes")
+    df["foes_dealt"] = total(d["dealer_side"] == "foes")
     df["foes_taken"] = total(d["target_side"] == "foes")
     df["armor_absorbed"] = total(d["target_side"] == "party", "absorbed")
     h = hts[hts["seq"] > 0]

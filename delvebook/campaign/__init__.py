@@ -20,6 +20,7 @@ import weakref
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
+from ..core import declared
 from ..engine import ASKED_BY, Engine, Refused
 from ..core.events import Standing, Touched, replay
 from ..core.model import Creature, Delver, current_actor  # noqa: F401 (current_actor: as it was importable here)
@@ -51,6 +52,7 @@ class Campaign(Preparing):
         self._lock = threading.RLock()
         self._unpacked: "weakref.finalize | None" = None  # a zip's temporary folder, removed on close and at exit
         self._store = store
+        store.declared = declared.problem  # the writer checks every event against its declaration before it appends it
         self.rules = rules
         self.engine = engine
         self.read_only = read_only

@@ -5,11 +5,14 @@ Every function takes a Campaign, a campaign folder, or the dict from ``delvebook
 returns a ``plotly.graph_objects.Figure`` (not shown), so it can be restyled before ``fig.show()``. Each
 delver keeps one colour in every chart (``delver_colors``); each player likewise (``player_colors``).
 One module per topic (``xp``, ``hearts``, ``dice``, ``damage``, ``reliability``; ``common`` holds what they
-share); ``REPORT`` lists the report's charts. This package imports plotly; ``import delvebook`` does not.
+share); ``REPORT`` lists the report's charts, and a new module's chart joins it where it is written (``@chart(title)``:
+every module of this package is found and imported). This package imports plotly; ``import delvebook`` does not.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any, Mapping
 
 from ..core.extras import require
@@ -27,7 +30,7 @@ from .reliability import calibration  # noqa: E402
 from .xp import xp_progress  # noqa: E402
 
 __all__ = ["xp_progress", "heart_history", "hearts_by_session", "session_bands", "calibration", "dice_fairness",
-           "damage", "luck", "delver_colors", "player_colors", "PALETTE", "KEEPER_COLOR", "REPORT"]
+           "damage", "luck", "delver_colors", "player_colors", "PALETTE", "KEEPER_COLOR", "REPORT", "chart"]
 
 
 # ---------------------------------------------------------------- the report's charts
@@ -65,5 +68,24 @@ REPORT: list[tuple[str, Any]] = [
     ("Was the forecast right?", _forecast_checked),
 ]
 """The report's charts in order: (title, function of the frames giving a Figure, or None when it does not
-apply). A new chart is one function and one entry here. A figure's ``layout.meta["notes"]`` ([heading, lines]
-pairs) is written under it as text."""
+apply). A new chart is one function, with ``@chart(title)`` where it is written (it joins the end). A figure's
+``layout.meta["notes"]`` ([heading, lines] pairs) is written under it as text."""
+
+
+_CHARTED: list = []
+
+
+def chart(title: str):
+    """Put the decorated ``fn(frames) -> Figure | None`` in the report, under ``title`` (and here, as ``fn``'s name:
+    ``charts.spells_cast``)."""
+    def register(fn):
+        REPORT.append((title, fn))
+        _CHARTED.append(fn)
+        return fn
+    return register
+
+
+for _module in pkgutil.iter_modules(__path__):  # a module with a chart of its own (``chart``) is found
+    importlib.import_module(f"{__name__}.{_module.name}")
+for _fn in _CHARTED:  # (after the import, which names the module here: the chart is what the name means)
+    globals()[_fn.__name__] = _fn

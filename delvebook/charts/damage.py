@@ -17,7 +17,7 @@ def damage(camp: Any, template: Any = None) -> go.Figure:
     d = f["damage"]
     colors = delver_colors(f)
     names = list(colors)
-    by = d[d["by_side"] == "party"].groupby(d["by"].astype(object))["dealt"].sum()
+    by = d[d["dealer_side"] == "party"].groupby(d["dealer"].astype(object))["dealt"].sum()
     took = d[d["target_side"] == "party"].groupby(d["target"].astype(object))
     taken = took["dealt"].sum()
     absorbed = took["absorbed"].sum()

@@ -39,7 +39,7 @@ def _summary(camp, f) -> str:
     rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in facts)
     party = h[h["side"] == "party"]
     last = party.groupby("who", observed=True).tail(1).set_index("who")
-    dealt = d[d["by_side"] == "party"].groupby(d["by"].astype(object))["dealt"].sum()
+    dealt = d[d["dealer_side"] == "party"].groupby(d["dealer"].astype(object))["dealt"].sum()
     taken = d[d["target_side"] == "party"].groupby(d["target"].astype(object))["dealt"].sum()
     spent = lk.groupby(lk["player"].astype(object)).size()
     xp_last = xp.groupby("who", observed=True).tail(1).set_index("who")

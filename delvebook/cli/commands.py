@@ -85,14 +85,15 @@ def _unpack_session(folder: Path) -> Path:
     repository (examples/, campaigns/), so the notebook finds its campaign and its play folder lands there.
     What is there already stays: a later run continues the same play and keeps an edited notebook."""
     import shutil
-    packaged = Path(__file__).resolve().parents[1] / "session"
+    from delvebook.share.session import session_file
     notebook = folder / SESSION_NOTEBOOK
     if not notebook.exists():
         notebook.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(packaged / SESSION_NOTEBOOK.name, notebook)
+        shutil.copyfile(session_file(SESSION_NOTEBOOK.name), notebook)
     campaign = folder / DEFAULT_CAMPAIGN
     if not campaign.exists():
-        shutil.copytree(packaged / DEFAULT_CAMPAIGN.name, campaign)
+        shutil.copytree(session_file(DEFAULT_CAMPAIGN.name), campaign,
+                        ignore=shutil.ignore_patterns(".delvebook.*", "requests"))
     return notebook
 
 

@@ -6,9 +6,10 @@ An event of version 2 names its ``actor`` (who acts: a delver's, a foe's or a na
 ``hazard``). Every damage and healing entry names its dealer in ``by`` (its side in ``sides``), and ``source``
 keeps the words of what dealt it (a weapon, a spell, the keeper's "a fall").
 
-A command declares its roles where it is registered (``@command("attack", actor="attacker",
-targets=("target",))``): a ``Roles``. ``fill`` writes them on the event the engine makes, and on a v1 event as it
-is upgraded (``engine.upgrade``), from the same declaration: readers read roles and never guess them.
+A command declares its roles with its event, where it is registered (``class Attack(Struck, Action, kind="attack",
+actor="attacker", targets=("target",))``, ``core.declared``): a ``Roles``. ``fill`` writes them on the event the
+engine makes, and on a v1 event as it is upcast (``Event.upcast_v1_v2``), from the same declaration: readers read
+roles and never guess them.
 
 Standard library only: part of the pure core.
 """

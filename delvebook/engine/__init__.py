@@ -5,19 +5,20 @@ back, and returns the event; ``Engine.apply`` folds an event in (the same path r
 live state and a replayed log cannot drift apart). Luck dice and faces typed after the fact re-run
 the latest action with the same faces plus the new ones, as an action that replaces it.
 
-Every event names who did what to whom (``actor``, ``targets``, ``sides``; each damage or healing entry its dealer,
-``by``), from the roles its command declared where it is registered (``roles``); ``upgrade_event`` reads an event of
-an older format in today's as it is folded (``Engine.apply``, and the replay of a log).
+Every command declares the event it makes where it is registered (``@command(Event)``, ``core.declared``): its
+fields and their types, its roles (``actor``, ``targets``, ``sides``; each damage or healing entry its dealer,
+``by``) and its version. The engine writes the roles and the version on each event it decides; an event of an older
+version is read in today's through its declaration's upcasters as it is folded (``Engine.apply``, and the replay of
+a log: ``declared.upcast``).
 
 ``play`` runs a command on a plain state and keeps its changes with nothing recorded (a ``Play`` context): the
 same rules for a simulation, without the event, the copies and the log (the danger forecast).
 
 The package, one way down: ``base`` (Reader, Ctx, Play, Refused), ``effects`` (where class features plug in),
 ``queries`` (the questions views ask; the commands build their rolls with them), ``turns`` (the turn economy
-the commands refuse by), the core commands (``checks``, ``combat``, ``creation``, ``progress``, ``conditions``,
-``gear``, ``creatures``), ``preparing`` (the party's seats, foe types, prepared encounters, roll tables), and
-``abilities/`` (one module per class). A command is refused (``Refused``) only by
-a rule; any other exception is an error and propagates.
+the commands refuse by), then every other module of the package, each registering its commands as it is imported
+(found, not listed: a new module of commands is one file), and ``abilities/`` (one module per class, found the same
+way). A command is refused (``Refused``) only by a rule; any other exception is an error and propagates.
 
 Any command takes ``keeper_override="why"``: the keeper ignores the table's rules of play for this action (the
 turn economy, ammunition, reloading); each refusal it waived is written on the event (``keeper_override``:
@@ -29,25 +30,41 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import random
 from typing import Any, Mapping
 
+from ..core.declared import Event, upcast
 from ..core.dice import DiceError, LuckDie
 from ..core.events import apply_changes, revert
-from ..core.events import EVENT_VERSION, History, REDO, Touched, UNDO, clone
-from ..core.roles import KEEPERS, fill
+from ..core.events import History, REDO, Touched, UNDO, clone
+from ..core.roles import fill
 from ..core.rules import Rules
 from ..core.rules.schema.bounds import MAX_WORDS, argument_problem, cut
 from ..core.names import text_problem
-from .base import COMMANDS, ROLES, Ctx, Invalid, Overridable, Play, Reader, Refused, command
+from .base import COMMANDS, Ctx, Invalid, Overridable, Play, Reader, Refused, command
 from .queries import coin_talons, luck_die_sides, luck_sign_refused
-from . import (creation, checks, combat, scene, progress, conditions, gear, creatures, abilities,  # noqa: F401
-               preparing)
-from .upgrade import upgrade_event
 
-__all__ = ["Engine", "Refused", "Overridable", "Invalid", "Reader", "Play", "COMMANDS", "ROLES", "command", "play",
-           "refusal",
-           "redecide", "Unrecorded", "OVERRIDE", "ASKED_BY", "upgrade_event"]
+__all__ = ["Engine", "Refused", "Overridable", "Invalid", "Reader", "Play", "COMMANDS", "command", "play",
+           "refusal", "redecide", "Unrecorded", "OVERRIDE", "ASKED_BY", "Undo", "Redo"]
+
+for _module in pkgutil.iter_modules(__path__):  # every module registers its commands as it is imported
+    importlib.import_module(f"{__name__}.{_module.name}")
+
+
+class Undo(Event, kind=UNDO):
+    """The keeper takes back the latest action still in force (``undoes``, its seq, and its kind)."""
+
+    undoes: int
+    what: str
+
+
+class Redo(Event, kind=REDO):
+    """The keeper puts back the latest action undone (``redoes``, its seq, and its kind)."""
+
+    redoes: int
+    what: str
 
 
 _RESERVED = {"seq", "kind", "v", "at", "session", "encounter", "args", "rolls", "changes", "replaces",
@@ -73,8 +90,8 @@ class Engine:
         self.setup = setup
         if history is None:
             history = History(clone(setup))
-            for e in events:  # a log written before today's format is read in it (each event sees its state)
-                history.fold(upgrade_event(e, history.state))
+            for e in events:  # an event of an older version is read in today's (each sees the state before it)
+                history.fold(upcast(e, history.state))
         self.history: History = history
         self._last_rolls: tuple | None = None  # (the event decided last, the Roll objects behind its records)
         self._luck_would: tuple = (None, {})  # (the latest action's seq, what luck dice on it would make of it)
@@ -84,15 +101,15 @@ class Engine:
         return self.history.state
 
     def apply(self, event: dict) -> Touched:
-        """Fold ``event`` in (the path replay takes; an event of an older format is upgraded in place first);
+        """Fold ``event`` in (the path replay takes; an event of an older version is upcast in place first);
         returns what it touched."""
-        return self.history.apply(upgrade_event(event, self.history.state))
+        return self.history.apply(upcast(event, self.history.state))
 
     # ---- deciding
-    def _meta(self) -> dict:
+    def _meta(self, version: int) -> dict:
         s = self.state
         enc = s["encounter"]
-        meta = {"v": EVENT_VERSION, "at": s["clock"], "session": s["session"]["number"]}
+        meta = {"v": version, "at": s["clock"], "session": s["session"]["number"]}
         if enc is not None:
             meta["encounter"] = enc["number"]
             meta["round"] = enc["round"]
@@ -128,7 +145,7 @@ class Engine:
             event[OVERRIDE] = {"reason": ctx.override, "waived": list(ctx.waived)}
         event.update(extra)
         event["changes"] = ctx.changes
-        fill(event, ROLES[kind], self.state)  # (the state is as it was before the command: ctx rolled it back)
+        fill(event, COMMANDS[kind].event.roles, self.state)  # (the state before the command: ctx rolled it back)
         self._last_rolls = (event, ctx.roll_objects)
         return event
 
@@ -142,7 +159,8 @@ class Engine:
                faces: Mapping[str, Any] | None = None) -> dict:
         """The event that ``kind`` with ``args`` makes now (not yet applied)."""
         args = dict(args)
-        meta = self._meta()
+        fn = COMMANDS.get(kind)
+        meta = self._meta(fn.event.class_version if fn is not None else 0)
         ctx = self._run(kind, args, rng, faces=faces)
         return self._event(seq, kind, args, ctx, meta)
 
@@ -243,15 +261,15 @@ class Engine:
         target = self.history.latest_action()
         if target is None:
             raise Refused("there is nothing to undo")
-        return fill({"seq": seq, "kind": UNDO, **self._meta(), "undoes": target["seq"], "what": target["kind"]},
-                    KEEPERS, self.state)
+        return fill({"seq": seq, "kind": UNDO, **self._meta(Undo.class_version), "undoes": target["seq"],
+                     "what": target["kind"]}, Undo.roles, self.state)
 
     def decide_redo(self, seq: int) -> dict:
         target = self.history.latest_undone()
         if target is None:
             raise Refused("there is nothing to redo")
-        return fill({"seq": seq, "kind": REDO, **self._meta(), "redoes": target["seq"], "what": target["kind"]},
-                    KEEPERS, self.state)
+        return fill({"seq": seq, "kind": REDO, **self._meta(Redo.class_version), "redoes": target["seq"],
+                     "what": target["kind"]}, Redo.roles, self.state)
 
 
 def _charge_luck(ctx: Ctx) -> None:

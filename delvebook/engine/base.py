@@ -1,10 +1,12 @@
 """What every command shares: the context it runs in, refusals, rolls, and lookups.
 
-A command is a function ``(ctx, **args)`` registered with ``@command("kind", actor=..., targets=...)``, which
-declares its roles once (who acts, whom it is aimed at: ``roles.Roles``; the engine writes them on the event). It
-reads the state, rolls through ``ctx.roll`` (so every face is recorded, and a re-run can reuse them), changes the
-state only through ``ctx.set`` (so every change is recorded as ``[path, value]``), and writes what happened in the
-game's words with ``ctx.out``. A command that cannot be done calls ``ctx.refuse``: nothing is changed.
+A command is a function ``(ctx, **args)`` registered with ``@command(Event)``, where ``Event`` is the class that
+declares the event it makes, written just above it (``core.declared``): its kind, its fields and their types, its
+roles (who acts, whom it is aimed at: the engine writes them on the event) and its version. It reads the state,
+rolls through ``ctx.roll`` (so every face is recorded, and a re-run can reuse them), changes the state only through
+``ctx.set`` (so every change is recorded as ``[path, value]``), and writes what happened in the game's words with
+``ctx.out(field=...)``, each field one its declaration names (the writer checks the event against it before it is
+appended). A command that cannot be done calls ``ctx.refuse``: nothing is changed.
 
 Standard library only: part of the pure core.
 """
@@ -16,17 +18,17 @@ import random
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, NamedTuple
 
+from ..core.declared import Action
 from ..core.dice import DiceError, Roll, parse
 from ..core.events import apply_changes, clone, get_path, revert
 from ..core.model import combatant, is_dead, is_dying
-from ..core.roles import Role, Roles
 from ..core.rules import PROVENANCE_KEYS, Rules
 
-__all__ = ["Refused", "Overridable", "Invalid", "Reader", "Ctx", "Play", "command", "COMMANDS", "ROLES", "data_items", "path_in"]
+__all__ = ["Refused", "Overridable", "Invalid", "Reader", "Ctx", "Play", "command", "COMMANDS", "data_items",
+           "path_in"]
 
 COMMANDS: dict[str, Callable] = {}
-ROLES: dict[str, Roles] = {}
-"""Each command's roles, as its registration declared them."""
+"""Every command by the kind of event it makes (its declaration: ``fn.event``)."""
 
 
 class Refused(ValueError):
@@ -60,24 +62,27 @@ class Takes(NamedTuple):
     open_ended: bool
 
 
-def command(kind: str, *, actor: Role | None = None, targets: tuple[Role, ...] = (),
-            options: tuple[str, ...] | None = None):
-    """Register ``fn`` as the command ``kind``, with its roles: ``actor`` names the argument (or field of the event)
-    holding who acts (None: the keeper), ``targets`` those holding whom it is aimed at or about (``roles.Roles``).
-    ``options``: the keywords it takes in ``**options`` beyond its parameters (what classes bring to it:
-    ``smite=True``, ``focus=True``), each answered by a hook in ``effects``; anything else is refused before the
-    command runs. None: the command reads and checks its own (an ability's inputs, an item's details)."""
+def command(event: type[Action], *, options: tuple[str, ...] | None = None):
+    """Register ``fn`` as the command that makes ``event`` (an ``Action`` declared with its ``kind``, its fields,
+    its roles and its version: ``core.declared``). ``options``: the keywords it takes in ``**options`` beyond its
+    parameters (what classes bring to it: ``smite=True``, ``focus=True``), each answered by a hook in ``effects``;
+    anything else is refused before the command runs. None: the command reads and checks its own (an ability's
+    inputs, an item's details)."""
+    if not (isinstance(event, type) and issubclass(event, Action) and event.KIND):
+        raise TypeError(f"a command names the event it makes: a class declared as Action(kind=...), not {event!r}")
+    kind = event.KIND
+
     def register(fn: Callable) -> Callable:
         params = list(inspect.signature(fn).parameters.values())[1:]  # after ctx
         named = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
         order = tuple(named) + tuple(options or ())
         fn.kind = kind  # type: ignore[attr-defined]
+        fn.event = event  # type: ignore[attr-defined]
         fn.options = None if options is None else tuple(options)  # type: ignore[attr-defined]
         fn.takes = Takes(order, frozenset(order),  # type: ignore[attr-defined]
                          frozenset(p.name for p in params if p.name in named and p.default is p.empty),
                          options is None and any(p.kind == p.VAR_KEYWORD for p in params))
         COMMANDS[kind] = fn
-        ROLES[kind] = Roles(actor, targets)
         return fn
     return register
 

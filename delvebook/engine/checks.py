@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
+from ..core.declared import Action, Chance, Record, field
 from ..core.dice import parse
 from ..core.distribution import odds
 from ..core.model import STATUS_ALIVE, STATUS_DEAD, combatant, is_dying
@@ -11,7 +12,7 @@ from . import queries
 from .base import Ctx, command
 from .queries import d20_in, opposed_expr, save_roll, skill_id
 
-__all__ = ["check", "plain_roll", "death_save", "resolve_death_save"]
+__all__ = ["check", "plain_roll", "death_save", "resolve_death_save", "Checked", "Check", "PlainRoll", "DeathSave"]
 
 
 def _opponent(event) -> str | None:
@@ -21,7 +22,32 @@ def _opponent(event) -> str | None:
     return opposed.get("who") if isinstance(opposed, dict) else None
 
 
-@command("check", actor="who", targets=(_opponent,), options=("focus",))
+class Checked(Record):
+    """A check or a save rolled, wherever (a check, a Hide): who, with which skill, why, the roll and its total;
+    against a ``target`` number (success, and the chance of it), or opposed by ``vs`` (someone here, or dice),
+    whose roll and total it met (``result``: win, tie or lose; ``chance`` to win, ``tie_chance``)."""
+
+    who: str
+    skill: str | None
+    save: bool
+    why: str
+    expr: str
+    total: int
+    target: int | None = field(None, column="target_number")
+    success: bool
+    chance: Chance
+    vs: str | None = None
+    vs_expr: str | None = None
+    vs_total: int | None = None
+    result: Literal["win", "tie", "lose"] | None = None
+    tie_chance: Chance | None = None
+
+
+class Check(Checked, Action, kind="check", actor="who", targets=(_opponent,)):
+    """A check, a save or an opposed check (``Checked``)."""
+
+
+@command(Check, options=("focus",))
 def check(ctx: Ctx, who: str, skill: str | None = None, target: int | None = None, vs: str | None = None,
           vs_skill: str | None = None, bonus=None, vs_bonus=None, advantage: bool = False, save: bool = False,
           why: str | None = None, **options: Any) -> None:
@@ -65,14 +91,33 @@ def check(ctx: Ctx, who: str, skill: str | None = None, target: int | None = Non
     ctx.end_on_action(who, "check")
 
 
-@command("roll", actor="who")
+class PlainRoll(Action, kind="roll", actor="who"):
+    """Any roll the table wants recorded: who rolled, why, the dice and the total."""
+
+    who: str
+    why: str | None
+    expr: str
+    total: int
+
+
+@command(PlainRoll)
 def plain_roll(ctx: Ctx, expr: str, who: str | None = None, why: str | None = None) -> None:
     """Any roll the table wants recorded (a loot table, a wandering monster, a D66 name)."""
     r = ctx.roll("roll", expr, who=who or "keeper", why=why)
     ctx.out(who=who or "keeper", why=why, expr=r.expr, total=r.total)
 
 
-@command("death_save", actor="who")
+class DeathSave(Action, kind="death_save", actor="who"):
+    """A death save: its total against the number it needs, whether the delver defies death, and the chance."""
+
+    who: str
+    total: int
+    target: int = field(column="target_number")
+    success: bool
+    chance: Chance
+
+
+@command(DeathSave)
 def death_save(ctx: Ctx, who: str) -> None:
     """A delver left below 1 heart rolls D6: 6 or higher defies death, and lives at 0 hearts."""
     d = ctx.delver(who)

@@ -7,12 +7,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.declared import Action
 from .base import Ctx, command
 
-__all__ = ["add_condition_cmd", "end_condition_cmd"]
+__all__ = ["add_condition_cmd", "end_condition_cmd", "AddCondition", "EndCondition"]
 
 
-@command("condition", targets=("who",))
+class AddCondition(Action, kind="condition", targets=("who",)):
+    """A condition the keeper puts on someone (``name``: its kind), and its id."""
+
+    who: str
+    name: str
+    condition: int
+
+
+@command(AddCondition)
 def add_condition_cmd(ctx: Ctx, who: str, name: str, duration: str | None = None, ends_on: str | None = None,
                       source: str = "keeper", **data: Any) -> None:
     """The keeper puts a condition on someone (a curse, a poison): it lasts until it ends or is lifted."""
@@ -35,7 +44,11 @@ def _ended(event) -> list:
     return [c.get("who") for c in ended if isinstance(c, dict)] if isinstance(ended, list) else []
 
 
-@command("end_condition", targets=(_ended,))
+class EndCondition(Action, kind="end_condition", targets=(_ended,)):
+    """Conditions the keeper ended (``conditions_ended``)."""
+
+
+@command(EndCondition)
 def end_condition_cmd(ctx: Ctx, id: int | None = None, who: str | None = None, name: str | None = None) -> None:
     """The keeper ends a condition (by id, or every one of a kind on someone)."""
     if id is None and (who is None or name is None):

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ..core.declared import Action
 from ..core.events import clone
 from ..core.model import PARTY, STATUS_ALIVE, is_alive, is_dead
 from .base import Ctx, command, data_items
 from .creatures import names_in_play, players_named, require_name
 from .gear import add_to_sheet, items_to_gear, refit_armor
+from ..core.rules import ALL, NUMBERED
 from ..core.rules.prepared import TRUE_NAMES, entry_for
 from .queries import find_choice, healing_banned, raisable_skills, roll_table
+from ..core.records import LevelUp
 
-__all__ = ["items_to_gear", "level_up_in", "add_delver", "choose", "level_up"]
+__all__ = ["items_to_gear", "level_up_in", "add_delver", "choose", "level_up", "AddDelver", "Choose", "LevelUpEvent"]
 
 
 def _pick_option(ctx: Ctx, who: str, choice_id: str, choice: Mapping, picked: Any) -> tuple[str, Mapping]:
@@ -25,7 +28,21 @@ def _pick_option(ctx: Ctx, who: str, choice_id: str, choice: Mapping, picked: An
     return picked, options[picked]
 
 
-@command("add_delver", targets=("who",))
+class AddDelver(Action, kind="add_delver", targets=("who",)):
+    """A delver joins the party: its class, player and starting hearts, the starting choices made (``defaulted``:
+    those the table left to the first option), and the spells and true names it rolled."""
+
+    who: str
+    class_id: str
+    player: str
+    hearts: int
+    choices: dict[str, str]
+    defaulted: list[str]
+    spells: list[str]
+    true_names: list[str]
+
+
+@command(AddDelver)
 def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
                choices: Mapping[str, str] | None = None, seat: int | None = None) -> None:
     """A new delver: the class's level-1 block applied, everything random rolled and recorded."""
@@ -94,7 +111,7 @@ def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
     for aid, ability in data_items(abilities):
         mech = ability.get("mechanics", {})
         if ability["level"] == 1 and "spells_known" in mech and "grimoire" in mech.get("spells_from", ()):
-            delver["spells"] = _random_spells(ctx, name, "grimoire", mech["spells_known"], [])
+            delver["spells"] = _random_spells(ctx, name, "grimoire", _known(ctx, mech, "grimoire"), [])
     # the namer's random true names: D66, a known name re-rolled
     if "true_names_known" in cls:
         count = cls["true_names_known"]["max"][1]
@@ -127,9 +144,17 @@ def add_delver(ctx: Ctx, name: str, class_id: str, player: str | None = None,
             defaulted=defaulted, spells=delver["spells"], true_names=delver["true_names"])
 
 
+def _known(ctx: Ctx, mech: Mapping, list_id: str) -> int:
+    """How many spells of a list an ability knows: its count, or (``all``) every spell the list holds now, a house
+    rule's additions included."""
+    known = mech["spells_known"]
+    return len(ctx.rules.spell_by_number(list_id)) if known == ALL else int(known)
+
+
 def _random_spells(ctx: Ctx, who: str, list_id: str, count: int, known: list[str]) -> list[str]:
     by_number = ctx.rules.spell_by_number(list_id)
-    die = ctx.rules.spell_lists[list_id].get("random_pick") or f"d{len(by_number)}"
+    pick = ctx.rules.spell_lists[list_id].get("random_pick")
+    die = pick if pick and pick != NUMBERED else f"d{len(by_number)}"  # numbered: a face for each spell
     spells = list(known)
     target = min(count, len(by_number))
     while len(spells) < target:
@@ -214,9 +239,10 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
     for aid, ability in data_items(cls["abilities"]):
         mech = ability.get("mechanics", {})
         if ability["level"] == new and mech.get("spells_known") and "spellbook" in mech.get("spells_from", ()):
-            # the mage's level 2 (Wand Magic, casting from the book): learns the rest of the list
+            # the mage's level 2 (Wand Magic, casting from the book): learns the rest of the list (``all``: every
+            # spell it holds, however many), or as many as the count says
             rest = [sid for sid in ctx.rules.spell_by_number("grimoire").values() if sid not in delver["spells"]]
-            delver["spells"] = delver["spells"] + rest[: max(0, mech["spells_known"] - len(delver["spells"]))]
+            delver["spells"] = delver["spells"] + rest[: max(0, _known(ctx, mech, "grimoire") - len(delver["spells"]))]
     if "true_names_known" in cls:
         count = cls["true_names_known"]["max"][new]
         delver["true_names"] = _random_true_names(ctx, delver["name"], count, delver["true_names"])
@@ -235,7 +261,15 @@ def level_up_in(ctx: Ctx, delver: dict) -> dict:
     return out
 
 
-@command("choose", actor="who")
+class Choose(Action, kind="choose", actor="who"):
+    """A player's choice for their delver: which choice, and the option taken."""
+
+    who: str
+    choice: str
+    option: str
+
+
+@command(Choose)
 def choose(ctx: Ctx, who: str, choice: str, option: str) -> None:
     """Record a player's choice from a level (a specialty, a technique, an oath, an expertise)."""
     d = ctx.delver(who)
@@ -261,7 +295,14 @@ def choose(ctx: Ctx, who: str, choice: str, option: str) -> None:
     ctx.out(who=who, choice=choice, option=option)
 
 
-@command("level_up", targets=("who",))
+class LevelUpEvent(Action, kind="level_up", targets=("who",)):
+    """A level the keeper grants without the XP (a milestone)."""
+
+    who: str
+    level_ups: list[LevelUp]
+
+
+@command(LevelUpEvent)
 def level_up(ctx: Ctx, who: str) -> None:
     """Grant the next level now (the keeper's call, e.g. a milestone); the cap still holds."""
     d = ctx.delver(who)

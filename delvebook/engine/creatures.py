@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ..core.declared import Action, Text
 from ..core.dice import DiceError, parse
 from ..core.model import STATUS_ALIVE, is_dead
 from ..core.names import NameIndex, check_name
@@ -20,7 +21,8 @@ from ..core.rules.schema import FOE_FIELDS, field_name, foe_problems
 from .base import Ctx, command
 from .queries import foe_type, foe_types
 
-__all__ = ["creature_from", "npc", "remove_npc", "taken_names", "names_in_play", "players_named", "require_name"]
+__all__ = ["creature_from", "npc", "remove_npc", "taken_names", "names_in_play", "players_named", "require_name",
+           "Npc", "RemoveNpc"]
 
 _TYPED = ("hearts", "attack_bonus", "damage", "multi_attack", "ranged", "armor", "tags", "skills")
 
@@ -131,7 +133,17 @@ def creature_from(ctx: Ctx, name: str | None, spec: Mapping, taken, what: str = 
     return sheet
 
 
-@command("npc", targets=("name",))
+class Npc(Action, kind="npc", targets=("name",)):
+    """A creature the keeper names outside any fight: its kind (a bestiary id, or typed), hearts and the keeper's
+    note."""
+
+    name: str
+    foe: str | None
+    hearts: int
+    note: Text | None
+
+
+@command(Npc)
 def npc(ctx: Ctx, name: str, foe: str | None = None, note: str | None = None, **typed: Any) -> None:
     """The keeper names a creature outside any fight (a prisoner, a guide, a rival): from the bestiary
     (``foe="bandit"``) or typed (``hearts=6, tags=["humanoid"], skills={"insight": "proficient"}``). It can be
@@ -149,7 +161,14 @@ def npc(ctx: Ctx, name: str, foe: str | None = None, note: str | None = None, **
     ctx.out(name=name, foe=c["kind"], hearts=c["hearts"], note=note)
 
 
-@command("remove_npc", targets=("name",))
+class RemoveNpc(Action, kind="remove_npc", targets=("name",)):
+    """An NPC leaves the story, alive or dead."""
+
+    name: str
+    dead: bool
+
+
+@command(RemoveNpc)
 def remove_npc(ctx: Ctx, name: str) -> None:
     """An NPC leaves the story (gone, or never to be met again); its conditions go with it."""
     c = ctx.state.get("creatures", {}).get(name)

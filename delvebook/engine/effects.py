@@ -22,25 +22,31 @@ each class module registers here what its features do, and the core asks the reg
 - ``sightless``: who attacks normally without sight, and when (a Tunnel Fighter, within its range).
 - ``damage_reducer``: what comes off damage before armor (Dodge); ``armor_bonus``: AV a condition adds
   (Hold the line); ``heal_guard``: what forbids healing (Blood Magic's ban).
-- ``uses`` / ``spell``: the handlers of ``use(ability)`` and of each spell's effect, with the inputs they take.
+- ``uses`` / ``spell``: the handlers of ``use(ability)`` and of each spell's effect, with the inputs they take and
+  what they record on the event (``records=``, a ``declared.Record``: the fields they add to a ``use`` or ``cast``
+  event, checked as it is written).
 - ``casting``: a way a class casts (a mage's book, a cleric's blessings, a bard's song, a sword, naming), with
-  the spells it offers now (what a view lists).
+  the spells it offers now (what a view lists), and what it records on a ``cast`` (``records=``).
 
 Shaping only reads (a ``Reader``), so the odds a view shows and the roll a command makes come from the same
 code; anything that costs or uses something up is a ``spend`` the plan carries, which only a command pays.
 A hook that answers only because of a condition names the condition kinds it reads (``reads="blessed"``): a
 registry asks it only while a condition of such a kind is in play (``Hooks.now``), and it has nothing to say
-otherwise (a test holds every hook to that). A hook by option (Focus, a Dodge) names the kinds that ready it
-(``readied_by="focus"``). Which options a command takes is the command's own word (``command(kind,
-options=...)``): registering a hook here makes no keyword of any command.
+otherwise (a test holds every hook to that: each registry says, where it is made, how its hooks are asked and what
+"nothing to say" is, ``quiet(hook, probe)``, so a new registry needs no edit elsewhere). A hook by option (Focus, a
+Dodge) names the kinds that ready it (``readied_by="focus"``). Which options a command takes is the command's own
+word (``command(Event, options=...)``): registering a hook here makes no keyword of any command.
 
 Standard library only: part of the pure core.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Mapping, NamedTuple
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, Mapping, NamedTuple
+
+from ..core.declared import Record, Text, Variants
+from ..core.records import Damage, Healing
 
 __all__ = ["AttackPlan", "Kill", "Boost", "Input", "Handler", "AttackOption", "Reduction", "Casting", "Edge", "casting",
            "CASTINGS", "roll_bonus", "skill_boost", "attack_modifier", "attacks_against", "attack_edge",
@@ -48,7 +54,7 @@ __all__ = ["AttackPlan", "Kill", "Boost", "Input", "Handler", "AttackOption", "R
            "damage_reducer", "armor_bonus", "sightless", "SIGHTLESS",
            "heal_guard", "uses", "spell", "TURN_SLOTS", "ROLL_BONUSES", "SKILL_BOOSTS", "ATTACK_MODIFIERS", "ATTACKS_AGAINST", "ATTACK_EDGES",
            "ATTACK_OPTIONS", "ON_VANQUISH", "CONJURED_WEAPONS", "CONJURED_NAMES", "DAMAGE_REDUCERS", "ARMOR_BONUSES", "HEAL_GUARDS",
-           "USES", "SPELLS"]
+           "USES", "SPELLS", "USE_RECORDS", "SPELL_RECORDS", "ByMechanics", "ByWords", "Probe"]
 
 
 # ---------------------------------------------------------------- what a plan carries
@@ -143,12 +149,14 @@ class Handler:
     """The code behind an ability or a spell, the inputs it takes, (a spell) what must hold before its cost is
     paid: ``ready(ctx, who, d, spell_id, s, target)`` refuses, or returns; and (an ability) why it cannot be used
     now whatever its inputs: ``problem(reader, who) -> str | None`` (a bard's spell already changed since the
-    rest, no sword to trace on), what a view says before the click."""
+    rest, no sword to trace on), what a view says before the click; and what it records on the event
+    (``records``: a ``declared.Record``, None for nothing beyond the event's own fields)."""
 
     fn: Callable
     inputs: tuple = ()
     ready: Callable | None = None
     problem: Callable | None = None
+    records: type | None = None
 
 
 @dataclass
@@ -190,15 +198,38 @@ def _kinds(reads: str | tuple | list | frozenset) -> frozenset:
     return kinds
 
 
+class Probe(NamedTuple):
+    """What a registry's ``quiet`` asks a hook with: a reader and a context on one state, a creature in it (``who``,
+    its sheet ``c``) and another (``other``), and ``plan()``: a fresh plan of ``who``'s attack on ``other``."""
+
+    reader: Any
+    ctx: Any
+    who: str
+    c: Mapping
+    other: str
+    plan: Callable[[], Any]
+
+
+def _unchanged(fn: Callable, reader: Any, plan: "AttackPlan") -> bool:
+    """Whether ``fn(reader, plan)`` leaves the plan as it was (a shaping hook with nothing to say)."""
+    from ..core.events import clone
+    was = {f.name: clone(getattr(plan, f.name)) for f in fields(plan)}
+    fn(reader, plan)
+    return {f.name: clone(getattr(plan, f.name)) for f in fields(plan)} == was
+
+
 class Hooks:
     """A registry of hooks, in the order registered, each with the condition kinds it reads (``reads``): ``now``
-    asks a hook only while a condition of one of its kinds is in play; a hook that names none is always asked."""
+    asks a hook only while a condition of one of its kinds is in play; a hook that names none is always asked.
+    ``quiet(hook, probe) -> bool``: how a hook of this registry is asked (a ``Probe``) and whether it answered
+    "nothing" (what every hook says while none of the conditions it reads is in play)."""
 
-    __slots__ = ("_entries", "_always")
+    __slots__ = ("_entries", "_always", "quiet")
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: Callable[[Callable, Probe], bool] | None = None) -> None:
         self._entries: list[tuple[Callable, frozenset]] = []
         self._always: list[Callable] = []  # the hooks that read no condition: all ``now`` gives with none in play
+        self.quiet = quiet
 
     def add(self, fn: Callable, reads: str | tuple = ()) -> Callable:
         self._entries.append((fn, _kinds(reads)))
@@ -232,13 +263,14 @@ class Hooks:
 class Options(dict):
     """A registry of hooks by option name (``focus=True``, ``dodge=True``): a hook acts when its option is given, or
     while a condition that readies it is in play (a Focus taken beforehand). ``now(state, asked)`` gives the hooks
-    to ask, each with whether its option was given."""
+    to ask, each with whether its option was given; ``quiet`` as ``Hooks``'s (the option not given)."""
 
-    __slots__ = ("readied_by",)
+    __slots__ = ("readied_by", "quiet")
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: Callable[[Callable, Probe], bool] | None = None) -> None:
         super().__init__()
         self.readied_by: dict[str, frozenset] = {}  # option -> the condition kinds that ready its hook
+        self.quiet = quiet
 
     def add(self, option: str, fn: Callable, readied_by: str | tuple = ()) -> Callable:
         self[option] = fn
@@ -263,20 +295,55 @@ def _registrar(hooks: Hooks, fn: Callable | None, reads: str | tuple):
     return lambda f: hooks.add(f, reads)
 
 
-ROLL_BONUSES = Hooks()                   # (reader, who) -> Boost | None
-SKILL_BOOSTS = Options()                 # option -> (reader, who, c, skill, asked) -> Boost | None
-ATTACK_MODIFIERS = Hooks()               # (reader, plan) -> None
-ATTACKS_AGAINST = Hooks()                # (reader, target) -> bool: attacks against it have advantage
-ATTACK_EDGES = Hooks()                   # (reader, attacker, *, ranged, spell) -> Edge | None
+# Each registry: what its hooks take and give, and (``quiet``) how a hook is asked and what "nothing" is.
+ROLL_BONUSES = Hooks(lambda fn, p: fn(p.reader, p.who) is None)                       # (reader, who) -> Boost | None
+SKILL_BOOSTS = Options(lambda fn, p: fn(p.reader, p.who, p.c, "swords", False) is None)
+"""option -> (reader, who, c, skill, asked) -> Boost | None"""
+ATTACK_MODIFIERS = Hooks(lambda fn, p: _unchanged(fn, p.reader, p.plan()))            # (reader, plan) -> None
+ATTACKS_AGAINST = Hooks(lambda fn, p: not fn(p.reader, p.who))  # (reader, target) -> bool: attacks on it have advantage
+ATTACK_EDGES = Hooks(lambda fn, p: all(fn(p.reader, p.who, ranged=r, spell=s) is None
+                                       for r in (False, True) for s in (False, True)))
+"""(reader, attacker, *, ranged, spell) -> Edge | None"""
 ATTACK_OPTIONS: dict[str, AttackOption] = {}
-ON_VANQUISH = Hooks()                    # (ctx, kill) -> None
-CONJURED_WEAPONS = Hooks()               # (reader, who, c, weapon) -> weapon dict | None
-CONJURED_NAMES = Hooks()                 # (reader, who) -> [the weapon argument of each conjured weapon it has now]
-TURN_SLOTS = Hooks()                     # (reader, who) -> [slot names] that act in who's turn besides its action
-DAMAGE_REDUCERS = Options()              # option -> (ctx, target, raw, asked) -> Reduction | None
-SIGHTLESS = Hooks()                      # (reader, attacker, *, ranged) -> bool: it attacks normally without sight
-ARMOR_BONUSES = Hooks()                  # (reader, who) -> int
-HEAL_GUARDS = Hooks()                    # (reader, who) -> refusal message | None
+ON_VANQUISH = Hooks(lambda fn, p: fn(p.ctx, Kill(p.who, p.reader.combatant(p.who)[0], p.plan().weapon, p.other))
+                    is None)
+"""(ctx, kill) -> None"""
+CONJURED_WEAPONS = Hooks(lambda fn, p: fn(p.reader, p.who, p.c, "holy weapon") is None)
+"""(reader, who, c, weapon) -> weapon dict | None"""
+CONJURED_NAMES = Hooks(lambda fn, p: list(fn(p.reader, p.who)) == [])
+"""(reader, who) -> [the weapon argument of each conjured weapon it has now]"""
+TURN_SLOTS = Hooks(lambda fn, p: list(fn(p.reader, p.who)) == [])
+"""(reader, who) -> [slot names] that act in who's turn besides its action"""
+DAMAGE_REDUCERS = Options(lambda fn, p: fn(p.ctx, p.who, 3, {}) is None)
+"""option -> (ctx, target, raw, asked) -> Reduction | None"""
+SIGHTLESS = Hooks(lambda fn, p: not fn(p.reader, p.who, ranged=False))
+"""(reader, attacker, *, ranged) -> bool: it attacks normally without sight"""
+ARMOR_BONUSES = Hooks(lambda fn, p: fn(p.reader, p.who) == 0)                          # (reader, who) -> int
+HEAL_GUARDS = Hooks(lambda fn, p: not fn(p.reader, p.who))                  # (reader, who) -> refusal message | None
+
+
+class ByMechanics(Record):
+    """What ``use`` records of an ability no class module plays (a campaign's own): its effect in words, and the
+    healing its mechanics give."""
+
+    effect: Text
+    healing: list[Healing] = ()
+
+
+class ByWords(Record):
+    """What ``cast`` records of a spell no module plays (a campaign's own, a namer's written one): its effect in
+    words, and the damage or healing it gives."""
+
+    effect: Text
+    damage: list[Damage] = ()
+    healing: list[Healing] = ()
+
+
+USE_RECORDS = Variants("ability", default=ByMechanics)
+"""What each ability records on a ``use`` event, by its id (``uses(..., records=)``)."""
+SPELL_RECORDS = Variants("spell", default=ByWords)
+"""What each spell records on a ``cast`` event, by its id (``spell(..., records=)``), and what each way of casting
+records on any (``casting(..., records=)``)."""
 USES: dict[str, Handler] = {}            # ability id -> what ``use`` does
 SPELLS: dict[str, Handler] = {}          # spell id -> what the spell does, whoever casts it
 CASTINGS: dict[str, Casting] = {}        # class ability id -> a way of casting
@@ -364,31 +431,39 @@ def heal_guard(fn: Callable | None = None, *, reads: str | tuple = ()):
     return _registrar(HEAL_GUARDS, fn, reads)
 
 
-def uses(*ability_ids: str, inputs: tuple = (), problem: Callable | None = None) -> Callable:
+def uses(*ability_ids: str, inputs: tuple = (), problem: Callable | None = None,
+         records: type | None = None) -> Callable:
     """Register what ``use(who, ability)`` does for these abilities:
-    ``fn(ctx, who, d, aid, a, target, opts) -> dict`` (what to record); ``problem(reader, who)``: why it cannot
-    be used now (see ``Handler``)."""
+    ``fn(ctx, who, d, aid, a, target, opts) -> dict`` (what to record: the fields of ``records``, a
+    ``declared.Record``); ``problem(reader, who)``: why it cannot be used now (see ``Handler``)."""
     def register(fn: Callable) -> Callable:
         for aid in ability_ids:
-            USES[aid] = Handler(fn, tuple(inputs), problem=problem)
+            USES[aid] = Handler(fn, tuple(inputs), problem=problem, records=records)
+            USE_RECORDS.add(aid, records)
         return fn
     return register
 
 
-def spell(*spell_ids: str, inputs: tuple = (), ready: Callable | None = None) -> Callable:
+def spell(*spell_ids: str, inputs: tuple = (), ready: Callable | None = None, records: type | None = None
+          ) -> Callable:
     """Register what a spell does, whoever casts it and however it is paid for:
-    ``fn(ctx, who, d, spell_id, s, target, opts) -> dict`` (what to record); ``ready`` checks before paying."""
+    ``fn(ctx, who, d, spell_id, s, target, opts) -> dict`` (what to record: the fields of ``records``, a
+    ``declared.Record``); ``ready`` checks before paying."""
     def register(fn: Callable) -> Callable:
         for sid in spell_ids:
-            SPELLS[sid] = Handler(fn, tuple(inputs), ready)
+            SPELLS[sid] = Handler(fn, tuple(inputs), ready, records=records)
+            SPELL_RECORDS.add(sid, records)
         return fn
     return register
 
 
-
-def casting(ability: str, *, via: tuple = (), forced_by: tuple = (), offers: Callable | None = None) -> Callable:
-    """Register the way of casting that comes with class ability ``ability`` (see ``Casting``)."""
+def casting(ability: str, *, via: tuple = (), forced_by: tuple = (), offers: Callable | None = None,
+            records: type | None = None) -> Callable:
+    """Register the way of casting that comes with class ability ``ability`` (see ``Casting``), and what it records
+    on a ``cast`` event beyond the spell's own (``records``: a ``declared.Record``)."""
     def register(fn: Callable) -> Callable:
         CASTINGS[ability] = Casting(ability, fn, tuple(via), tuple(forced_by), offers)
+        if records is not None:
+            SPELL_RECORDS.also(records)
         return fn
     return register

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ..core.declared import Action, field
 from ..core.dice import DiceError, parse
 from ..core.events import clone
 from ..core.model import is_dead
@@ -26,7 +27,7 @@ from .queries import ammo_left, ammo_of, free_reload, reloadable, reloads
 from . import turns
 
 __all__ = ["items_to_gear", "add_to_sheet", "fit_armor", "refit_armor", "spend_ammo", "fired", "give", "take", "drop", "reload",
-           "INSTRUMENT_WORDS", "is_instrument"]
+           "INSTRUMENT_WORDS", "is_instrument", "Reload", "Give", "Take", "Drop"]
 
 INSTRUMENT_WORDS = ("instrument", "lute", "flute", "fiddle", "harp", "drum", "horn", "pipes", "lyre", "bagpipes")
 """Words in an item's name that make it an instrument to play Bard Magic on (an item may also say
@@ -151,7 +152,15 @@ def fired(ctx: Ctx, who: str, w: Mapping) -> None:
             return
 
 
-@command("reload", actor="who")
+class Reload(Action, kind="reload", actor="who"):
+    """A crossbow reloaded."""
+
+    who: str
+    weapon: str
+    loaded: bool
+
+
+@command(Reload)
 def reload(ctx: Ctx, who: str, weapon: Any = None) -> None:
     """Reload a crossbow (it takes an action: 'Crossbows require an action to reload')."""
     d = ctx.delver(who)
@@ -268,7 +277,20 @@ def _found(ctx: Ctx, item: Any, count: int, details: Mapping) -> tuple[list, lis
     return [], [], [entry], spec["name"]
 
 
-@command("give", targets=("who",))
+class Give(Action, kind="give", targets=("who",)):
+    """Gear a delver finds or is given: the item (an id, or its name when made up), its name, how many, and what
+    went on the sheet as weapons, armor and other items."""
+
+    who: str
+    item: str
+    name: str
+    count: int
+    weapons: list[str]
+    armor: list[str]
+    items: list[str]
+
+
+@command(Give)
 def give(ctx: Ctx, who: str, item: Any, count: int = 1, **details: Any) -> None:
     """Found gear joins a delver's sheet: a gear id (``"crossbow"``, ``"arrow"`` with count=20), a gear id with
     its details changed (``"sword", bonus=1, name="Sword +1"``), or an item described inline (a weapon with its
@@ -340,7 +362,17 @@ def _remove(ctx: Ctx, who: str, item: Any, count: int, doing: str) -> tuple[dict
     return delver, {"kind": kind}, removed
 
 
-@command("take", targets=("who", "to"))
+class Take(Action, kind="take", targets=("who", "to")):
+    """Gear the keeper takes from a delver (the item asked for, by id), perhaps handed to another (``to``)."""
+
+    who: str
+    item: str | None
+    count: int
+    to: str | None = field(None, column="handed_to")
+    taken: list[str]
+
+
+@command(Take)
 def take(ctx: Ctx, who: str, item: Any, count: int = 1, to: str | None = None) -> None:
     """The keeper takes gear off a delver's sheet (lost, broken, stolen), or hands it to another delver (``to``:
     looting a fallen friend's pack); armor leaves its wearer's bonus behind and takes its new wearer's."""
@@ -360,7 +392,16 @@ def take(ctx: Ctx, who: str, item: Any, count: int = 1, to: str | None = None) -
             taken=[e["name"] for e in removed])
 
 
-@command("drop", actor="who")
+class Drop(Action, kind="drop", actor="who"):
+    """Gear a delver drops."""
+
+    who: str
+    item: str | None
+    count: int
+    dropped: list[str]
+
+
+@command(Drop)
 def drop(ctx: Ctx, who: str, item: Any, count: int = 1) -> None:
     """A delver drops gear (a thrown dagger that is lost, a broken shield): it leaves the sheet."""
     delver, what, removed = _remove(ctx, who, item, count, "drop")

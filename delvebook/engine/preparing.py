@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ..core.declared import Action, Record, Text, field
 from ..core.rules.prepared import (ROLL_DEPTH, TRUE_NAMES, encounter_problems, entry_dice, entry_for, id_problem,
                                    normal_foes, parse_range, range_text, slug, table_chains, table_cycles,
                                    table_problems)
@@ -22,7 +23,9 @@ from .base import Ctx, Invalid, command
 from .queries import drawn, encounters, foe_type, foe_types, roll_table, roll_tables
 
 __all__ = ["retire_delver", "set_seats", "prepare_foe", "remove_foe", "prepare_encounter", "remove_encounter",
-           "prepare_table", "remove_table", "roll_on_table", "reset_table", "REROLLS"]
+           "prepare_table", "remove_table", "roll_on_table", "reset_table", "REROLLS", "RetireDelver", "SetSeats",
+           "PrepareFoe", "RemoveFoe", "PrepareEncounter", "RemoveEncounter", "PrepareTable", "RemoveTable",
+           "TableRoll", "RollTable", "ResetTable"]
 
 REROLLS = 50
 """Rolls on a table drawn without replacement before the next entry not yet drawn is taken instead."""
@@ -86,7 +89,15 @@ def _reads_free(name: str, own: str, entries: Mapping, what: str, index: NameInd
 
 # ---------------------------------------------------------------- the party
 
-@command("retire_delver", targets=("who",))
+class RetireDelver(Action, kind="retire_delver", targets=("who",)):
+    """A delver leaves the table for good; whether its player still plays (with another delver)."""
+
+    who: str
+    player: str
+    player_stays: bool
+
+
+@command(RetireDelver)
 def retire_delver(ctx: Ctx, who: str) -> None:
     """A delver leaves the table for good: off the seats and out of every split, kept in the history (their sheet
     stays in the state, and undo brings them back). A player with no other delver at the table keeps no luck dice."""
@@ -104,7 +115,14 @@ def retire_delver(ctx: Ctx, who: str) -> None:
     ctx.out(who=who, player=player, player_stays=still)
 
 
-@command("set_seats", targets=("order",))
+class SetSeats(Action, kind="set_seats", targets=("order",)):
+    """The seats moved, clockwise: as they are now and as they were."""
+
+    order: list[str] = field(column="seats")
+    was: list[str] = field(column="seats_before")
+
+
+@command(SetSeats)
 def set_seats(ctx: Ctx, order: list) -> None:
     """The seats around the table, clockwise (the party's default order in a fight): the same delvers, moved."""
     seats = ctx.state["seats"]
@@ -119,7 +137,21 @@ def set_seats(ctx: Ctx, order: list) -> None:
 
 # ---------------------------------------------------------------- the bestiary
 
-@command("prepare_foe")
+class _Prepared(Action):
+    """An entry the table prepares, by id, and its name."""
+
+    id: str
+    name: str
+
+
+class PrepareFoe(_Prepared, kind="prepare_foe"):
+    """A foe type added to the bestiary (``new``) or changed, and its hearts."""
+
+    new: bool
+    hearts: int
+
+
+@command(PrepareFoe)
 def prepare_foe(ctx: Ctx, name: str, hearts: Any = None, attack_bonus: Any = 0, damage: Any = "d6", tags: Any = (),
                 armor: Any = None, multi_attack: Any = None, ranged: Any = None, counters: Any = None,
                 note: Any = None, id: str | None = None, change: bool = False) -> None:
@@ -144,7 +176,11 @@ def prepare_foe(ctx: Ctx, name: str, hearts: Any = None, attack_bonus: Any = 0, 
     ctx.out(id=fid, name=name, new=not change, hearts=entry["hearts"])
 
 
-@command("remove_foe")
+class RemoveFoe(_Prepared, kind="remove_foe"):
+    """A foe type leaves the bestiary."""
+
+
+@command(RemoveFoe)
 def remove_foe(ctx: Ctx, id: str) -> None:
     """A foe type leaves the bestiary (a fight running keeps its foes); refused while a prepared encounter uses it."""
     entry = foe_type(ctx.state, ctx.rules, id)
@@ -161,7 +197,21 @@ def remove_foe(ctx: Ctx, id: str) -> None:
 
 # ---------------------------------------------------------------- prepared encounters
 
-@command("prepare_encounter")
+class FoeCount(Record):
+    """A foe type in a prepared encounter, and how many."""
+
+    foe: str
+    count: int
+
+
+class PrepareEncounter(_Prepared, kind="prepare_encounter"):
+    """An encounter prepared (``new``) or changed, and its foes."""
+
+    new: bool
+    foes: list[FoeCount] = field(column="foe_counts")
+
+
+@command(PrepareEncounter)
 def prepare_encounter(ctx: Ctx, name: str, foes: list, id: str | None = None, note: str | None = None,
                       dark: bool = False, change: bool = False) -> None:
     """A named encounter prepared (foes from the bestiary, with counts: ``[{"foe": "goblin", "count": 3}]`` or
@@ -192,7 +242,11 @@ def _merged(foes: list) -> list:
     return [{"foe": k, "count": n} for k, n in out.items()]
 
 
-@command("remove_encounter")
+class RemoveEncounter(_Prepared, kind="remove_encounter"):
+    """A prepared encounter dropped."""
+
+
+@command(RemoveEncounter)
 def remove_encounter(ctx: Ctx, id: str) -> None:
     """A prepared encounter is dropped (a fight it started goes on)."""
     found = encounters(ctx.state, ctx.rules)
@@ -205,7 +259,15 @@ def remove_encounter(ctx: Ctx, id: str) -> None:
 
 # ---------------------------------------------------------------- roll tables
 
-@command("prepare_table")
+class PrepareTable(_Prepared, kind="prepare_table"):
+    """A roll table made (``new``) or changed: its formula and how many entries it has."""
+
+    new: bool
+    dice: str
+    entries: int
+
+
+@command(PrepareTable)
 def prepare_table(ctx: Ctx, name: str, dice: str, entries: list, id: str | None = None,
                   without_replacement: bool = False, note: str | None = None, change: bool = False) -> None:
     """A roll table made (a formula, and ranges of totals -> results, a result perhaps rolling on another table;
@@ -231,7 +293,11 @@ def prepare_table(ctx: Ctx, name: str, dice: str, entries: list, id: str | None 
     ctx.out(id=tid, name=name, new=not change, dice=dice, entries=len(entries))
 
 
-@command("remove_table")
+class RemoveTable(_Prepared, kind="remove_table"):
+    """A roll table dropped."""
+
+
+@command(RemoveTable)
 def remove_table(ctx: Ctx, id: str) -> None:
     """A roll table is dropped; refused while another table rolls on it, and for the namer's true names."""
     tables = roll_tables(ctx.state, ctx.rules)
@@ -250,7 +316,39 @@ def remove_table(ctx: Ctx, id: str) -> None:
     ctx.out(id=id, name=name)
 
 
-@command("roll_table", actor="who")
+class TableRoll(Record):
+    """One roll on a table: the table (by id and name) and its formula, the total, the entry it landed in (its index
+    and range) and its result (``rolled``: with the dice written in it rolled, '2d6 crowns' -> '7 crowns'), how many
+    entries drawn already were rolled again, and the roll on the table that entry rolls on (``then``)."""
+
+    table: str = field(column="table_id")
+    name: str
+    dice: str
+    total: int
+    entry: int
+    range: str = field(column="entry_range")
+    result: str | None
+    rolled: Text | None = field(None, column="result_rolled")
+    rerolled: int = 0
+    then: TableRoll | None = field(None, column="then_rolled")
+
+
+class WasRolled(Record):
+    """Where a roll on a table landed before a luck die moved it."""
+
+    total: int
+    entry: int
+    result: str
+
+
+class RollTable(TableRoll, Action, kind="roll_table", actor="who"):
+    """A roll on a table (``TableRoll``) by ``who``, and where it landed before a luck die moved it (``was``)."""
+
+    who: str
+    was: WasRolled | None = None
+
+
+@command(RollTable)
 def roll_on_table(ctx: Ctx, table: str, who: str | None = None) -> None:
     """A roll on a table: its formula rolled, the entry the total lands in, and any table that entry rolls on in
     turn. A luck die shifts the total, and so the entry (the outcome says what it was); a table drawn without
@@ -324,7 +422,14 @@ def _roll_entry(ctx: Ctx, result: Any, roller: str, name: str) -> str | None:
     return "".join(out + [result[at:]])
 
 
-@command("reset_table")
+class ResetTable(Action, kind="reset_table"):
+    """A table drawn without replacement made whole again."""
+
+    table: str = field(column="table_id")
+    name: str
+
+
+@command(ResetTable)
 def reset_table(ctx: Ctx, table: str) -> None:
     """A table drawn without replacement is whole again: every entry may be drawn."""
     t = roll_table(ctx.state, ctx.rules, table)

@@ -2,21 +2,38 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Literal, Mapping
 
+from ..core.declared import Action, Record, Text, field
 from ..core.events import clone
 from ..core.model import format_purse, is_dead, present
+from ..core.records import LevelUp, XpAward
 from .base import Ctx, command, data_items
 from .creation import level_up_in
 from .gear import add_to_sheet, items_to_gear
 from .queries import coin_talons
 
-__all__ = ["award", "talons_of"]
+__all__ = ["award", "talons_of", "Awarded", "StartSession", "EndSession", "AdvanceTime", "Rest", "AwardXp",
+           "CompleteQuest", "ExploreRoom", "Earn", "Spend", "Buy"]
+
+
+class Awarded(Record):
+    """What an event that awards XP adds (``award``): each award and how it split, and the levels reached."""
+
+    xp_awards: list[XpAward] = field(())
+    level_ups: list[LevelUp] = field(())
 
 
 # ---------------------------------------------------------------- sessions, time, rests
 
-@command("start_session")
+class StartSession(Action, kind="start_session"):
+    """A session begins: its number, and the luck dice each player has for it."""
+
+    number: int
+    luck_dice: int
+
+
+@command(StartSession)
 def start_session(ctx: Ctx) -> None:
     """A session begins: every player's luck dice reset to 3 (they do not stack, unless the house rules say
     ``core.luck_dice.stack``: then the new ones add to those left)."""
@@ -32,7 +49,13 @@ def start_session(ctx: Ctx) -> None:
     ctx.out(number=s["number"] + 1, luck_dice=per)
 
 
-@command("end_session")
+class EndSession(Action, kind="end_session"):
+    """A session ends."""
+
+    number: int
+
+
+@command(EndSession)
 def end_session(ctx: Ctx) -> None:
     s = ctx.state["session"]
     if not s["active"]:
@@ -41,7 +64,13 @@ def end_session(ctx: Ctx) -> None:
     ctx.out(number=s["number"])
 
 
-@command("advance_time")
+class AdvanceTime(Action, kind="advance_time"):
+    """The keeper moves the clock on by ``seconds``."""
+
+    seconds: int
+
+
+@command(AdvanceTime)
 def advance_time(ctx: Ctx, minutes: int = 0, hours: int = 0, seconds: int = 0) -> None:
     """The keeper moves the clock on (exploring, travelling); conditions past their time end."""
     total = seconds + 60 * minutes + 3600 * hours
@@ -53,7 +82,14 @@ def advance_time(ctx: Ctx, minutes: int = 0, hours: int = 0, seconds: int = 0) -
     ctx.out(seconds=total)
 
 
-@command("rest")
+class Rest(Action, kind="rest"):
+    """A night's rest of ``hours``: what came back to each delver (a resource's gain, or the spellbook charged)."""
+
+    restored: dict[str, dict[str, int | Literal["charged"]]]
+    hours: int
+
+
+@command(Rest)
 def rest(ctx: Ctx) -> None:
     """A night's rest: grit, soul points, healing points, blessings, spellbook and wand come back;
     blood-magic bans and charges end; the clock moves on by the rest's hours."""
@@ -112,7 +148,11 @@ def award(ctx: Ctx, amount: int, reason: str, source: str) -> None:
         ctx.out(level_ups=ctx.fields.get("level_ups", []) + level_ups)
 
 
-@command("award_xp")
+class AwardXp(Awarded, Action, kind="award_xp"):
+    """XP the keeper awards, split across the party."""
+
+
+@command(AwardXp)
 def award_xp(ctx: Ctx, amount: int, reason: str = "keeper's award") -> None:
     if not isinstance(amount, int) or isinstance(amount, bool) or amount < 0:
         ctx.refuse(f"XP is a whole number of 0 or more, not {amount!r}")
@@ -130,13 +170,25 @@ def _first_time(ctx: Ctx, table: str, name: str, what: str, done: str, xp_key: s
     award(ctx, ctx.core["xp"][xp_key], f"{what}: {name}", source)
 
 
-@command("complete_quest")
+class CompleteQuest(Awarded, Action, kind="complete_quest"):
+    """A quest completed, and its XP."""
+
+    quest: str
+
+
+@command(CompleteQuest)
 def complete_quest(ctx: Ctx, name: str) -> None:
     """100 XP per completed quest, split across the party."""
     _first_time(ctx, "quests", name, "quest", "completed", "per_quest", "quest")
 
 
-@command("explore_room")
+class ExploreRoom(Awarded, Action, kind="explore_room"):
+    """A room explored, and its XP."""
+
+    room: str
+
+
+@command(ExploreRoom)
 def explore_room(ctx: Ctx, name: str) -> None:
     """15 XP per new room explored in a megadungeon; a room already explored gives nothing."""
     _first_time(ctx, "rooms", name, "room", "explored", "per_room", "room")
@@ -177,7 +229,15 @@ def talons_of(ctx: Ctx, amount) -> int:
     ctx.refuse(f"{amount!r} is not an amount of money")
 
 
-@command("earn", targets=("who",))
+class Earn(Awarded, Action, kind="earn", targets=("who",)):
+    """Coins earned (in talons), who got them (``purses``: each one's share), why, and the XP for them."""
+
+    talons: int
+    purses: dict[str, int]
+    reason: Text | None
+
+
+@command(Earn)
 def earn(ctx: Ctx, amount, who: str | None = None, reason: str | None = None) -> None:
     """Coins earned: into one delver's purse (or shared out by seat), and XP per coin (the unit the XP rules
     name, ``core.xp.coin``) to the party; talons short of a coin wait in the coin pool."""
@@ -204,7 +264,15 @@ def earn(ctx: Ctx, amount, who: str | None = None, reason: str | None = None) ->
         award(ctx, coins * ctx.core["xp"]["per_crown"], f"coins: {reason or 'earned'}", "coins")
 
 
-@command("spend", actor="who")
+class Spend(Action, kind="spend", actor="who"):
+    """Coins a delver spends (in talons), and on what."""
+
+    who: str
+    talons: int
+    reason: Text | None
+
+
+@command(Spend)
 def spend(ctx: Ctx, who: str, amount, reason: str | None = None) -> None:
     talons = talons_of(ctx, amount)
     d = ctx.delver(who)
@@ -217,7 +285,16 @@ def spend(ctx: Ctx, who: str, amount, reason: str | None = None) -> None:
     ctx.out(who=who, talons=talons, reason=reason)
 
 
-@command("buy", actor="who")
+class Buy(Action, kind="buy", actor="who"):
+    """Gear a delver buys at the rules' price: the item, how many, what it cost (in talons)."""
+
+    who: str
+    item: str
+    count: int
+    talons: int
+
+
+@command(Buy)
 def buy(ctx: Ctx, who: str, item: str, count: int = 1) -> None:
     """Buy gear at the price the rules give (a bundle counts once: 20 arrows for 1 crown)."""
     if item not in ctx.rules.gear:

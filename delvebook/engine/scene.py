@@ -5,15 +5,17 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
+from ..core.declared import Action, Chance, field
 from ..core.distribution import odds
 from ..core.model import combatant
 from ..core.names import name_problem
+from ..core.records import Damage
 from ..core.roles import KEEPER
 from .base import Ctx, command
 from .combat import deal_damage
 from .queries import save_roll, skill_id
 
-__all__ = ["moved", "lighting", "trap"]
+__all__ = ["moved", "lighting", "trap", "Moved", "Lighting", "Trap"]
 
 
 def _fight(ctx: Ctx) -> dict:
@@ -23,7 +25,13 @@ def _fight(ctx: Ctx) -> dict:
     return enc
 
 
-@command("moved", actor="who")
+class Moved(Action, kind="moved", actor="who"):
+    """A delver moved this turn."""
+
+    who: str
+
+
+@command(Moved)
 def moved(ctx: Ctx, who: str) -> None:
     """A delver moved this turn (what the text's Bows specialty asks: 'if you do not move that turn'); it lasts
     until its next turn. Moving is free: it uses no action."""
@@ -37,7 +45,13 @@ def moved(ctx: Ctx, who: str) -> None:
     ctx.out(who=who)
 
 
-@command("lighting")
+class Lighting(Action, kind="lighting"):
+    """The fight is now dark, or lit."""
+
+    dark: bool
+
+
+@command(Lighting)
 def lighting(ctx: Ctx, dark: bool) -> None:
     """The keeper says whether the fight is in darkness (a torch goes out, a lantern is lit); a Light in play lights
     it whatever is said here (``core.sight.light_ends_darkness``)."""
@@ -50,7 +64,22 @@ def lighting(ctx: Ctx, dark: bool) -> None:
     ctx.out(dark=dark)
 
 
-@command("trap", targets=("who",))
+class Trap(Action, kind="trap", targets=("who",)):
+    """A trap springs on ``who``: its save (the skill, the roll, its total against the target and the chance to
+    avoid it) and, failed, the trap's damage, credited to the trap."""
+
+    who: str
+    trap: str
+    skill: str | None
+    expr: str
+    total: int
+    target: int = field(column="target_number")
+    success: bool
+    chance: Chance
+    damage: list[Damage] = ()
+
+
+@command(Trap)
 def trap(ctx: Ctx, who: str, target: int, name: str = "a trap", damage: str = "2d6", skill: str | None = None,
          armor: bool = True) -> None:
     """A trap springs on ``who``: a save (the save's die, and the skill the keeper names) that must meet or beat

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, NamedTuple
 
+from ..core.declared import Action, view
 from ..engine.queries import luck_die_sides
 from . import tell
 
@@ -28,7 +29,8 @@ class Reach(NamedTuple):
 
 
 def _outcome(e: Mapping, camp: Any) -> tuple:
-    changes = tuple((tuple(path), repr(value)) for path, value in e.get("changes") or ()
+    a = view(e)
+    changes = tuple((tuple(path), repr(value)) for path, value in (a.changes if isinstance(a, Action) else ()) or ()
                     if not (path and path[0] == "luck"))
     verdict = tell(e, camp).get("verdict") or {}
     return changes, verdict.get("word")

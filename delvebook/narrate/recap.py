@@ -17,12 +17,18 @@ from __future__ import annotations
 import html
 from typing import Any, Iterable, Mapping, NamedTuple
 
+from ..core.declared import Action, view
 from ..core.events import REDO, UNDO
+from ..core.records import damage_in
+from ..core.roles import FOES, PARTY
+from ..engine.checks import DeathSave
+from ..engine.encounters import EndEncounter, Encounter
+from ..engine.creation import Choose, LevelUpEvent
+from ..engine.progress import Awarded, Earn, EndSession, ExploreRoom, StartSession
 from . import tell
 from .fight import dealt
 from .keeping import level_line
 from .words import dealer, money, names, plural
-from ..core.roles import FOES, PARTY, damage_entries
 
 __all__ = ["Recap", "session_recap", "recaps", "recap", "session_of"]
 
@@ -71,9 +77,8 @@ def _md(text: str) -> str:
 def session_of(event: Mapping) -> int | None:
     """The session an event belongs to: the latest begun when it was recorded (one between two sessions counts in
     the one before); a session's start belongs to the session it begins."""
-    if event.get("kind") == "start_session":
-        return event.get("number")
-    return event.get("session")
+    e = view(event)
+    return e.number if isinstance(e, StartSession) else e.session
 
 
 def recaps(camp: Any, sessions: Iterable[int] | None = None, hidden: Iterable[str] = ()) -> list[Recap]:
@@ -81,11 +86,12 @@ def recaps(camp: Any, sessions: Iterable[int] | None = None, hidden: Iterable[st
     wanted = None if sessions is None else set(sessions)
     standing = camp.standing
     by_session: dict[int, list] = {}
-    for e in camp.events:
-        n = session_of(e)
-        if not n or (wanted is not None and n not in wanted) or e.get("kind") in (UNDO, REDO):
+    for event in camp.events:
+        e = view(event)
+        n = e.number if isinstance(e, StartSession) else e.session
+        if not n or (wanted is not None and n not in wanted) or e.kind in (UNDO, REDO):
             continue
-        if e.get("changes") is not None and not standing.in_force(e["seq"]):
+        if isinstance(e, Action) and not standing.in_force(e.seq):
             continue  # undone, or replaced by what is told in its place
         by_session.setdefault(n, []).append(e)
     return [_told(camp, n, evs, tuple(hidden)) for n, evs in sorted(by_session.items())]
@@ -105,12 +111,13 @@ def latest_session(camp: Any) -> int:
     """The latest session that has ended and stands, else the latest begun (the one "previously on" tells)."""
     ended, begun = None, None
     standing = camp.standing
-    for e in camp.events:
-        if e.get("kind") in ("end_session", "start_session") and standing.in_force(e["seq"]):
-            if e["kind"] == "end_session":
-                ended = e.get("number")
+    for event in camp.events:
+        e = view(event)
+        if isinstance(e, (EndSession, StartSession)) and standing.in_force(e.seq):
+            if isinstance(e, EndSession):
+                ended = e.number
             else:
-                begun = e.get("number")
+                begun = e.number
     if ended is None and begun is None:
         raise ValueError("no session has begun in this campaign")
     return ended if ended is not None else begun
@@ -123,22 +130,24 @@ def recap(camp: Any, session: int | None = None, hidden: Iterable[str] = ()) -> 
 
 # ---------------------------------------------------------------- telling one session
 
-def _say(e: Mapping, camp: Any, hidden: tuple) -> str:
-    return tell(e, camp, hidden)["text"]
+def _say(e: Any, camp: Any, hidden: tuple) -> str:
+    return tell(e.data, camp, hidden)["text"]
 
 
-def _told(camp: Any, number: int, events: list[dict], hidden: tuple) -> Recap:
+def _told(camp: Any, number: int, events: list, hidden: tuple) -> Recap:
     sections: list[tuple[str, list[str]]] = []
     seats = list(camp.state.get("seats", ()))
     delvers = camp.state.get("delvers", {})
     at_table: dict[str, None] = {}  # every delver an event names, or an award or a find is shared with
     for e in events:
-        for name, side in (e.get("sides") or {}).items():
+        for name, side in (e.sides or {}).items():
             if side == PARTY:
                 at_table[name] = None
-        for a in e.get("xp_awards") or ():
-            at_table.update(dict.fromkeys(a.get("shares") or ()))
-        at_table.update(dict.fromkeys(e.get("purses") or ()))
+        if isinstance(e, Awarded):
+            for a in e.xp_awards:
+                at_table.update(dict.fromkeys(a.shares or ()))
+        if isinstance(e, Earn):
+            at_table.update(dict.fromkeys(e.purses or ()))
     party = sorted(at_table, key=lambda n: (seats.index(n) if n in seats else len(seats), n))
     if party:
         sections.append(("At the table", [names(f"{n} ({delvers[n]['player']})" if n in delvers else n
@@ -146,10 +155,10 @@ def _told(camp: Any, number: int, events: list[dict], hidden: tuple) -> Recap:
     way = []
     rooms: list[str] = []
     for e in events:  # the rooms explored between two other steps of the way are said in one line
-        if e["kind"] == "explore_room":
-            rooms.append(str(e.get("room")))
+        if isinstance(e, ExploreRoom):
+            rooms.append(str(e.room))
             continue
-        if e["kind"] in _WAY:
+        if e.kind in _WAY:
             if rooms:
                 way.append(_rooms(rooms))
                 rooms = []
@@ -162,8 +171,9 @@ def _told(camp: Any, number: int, events: list[dict], hidden: tuple) -> Recap:
     sections += [(fight[0], fight[1:]) for fight in fights]
     growing = []
     for e in events:
-        growing += [level_line(u, camp) for u in e.get("level_ups") or ()]
-        if e["kind"] == "choose":
+        if isinstance(e, (Awarded, LevelUpEvent)):
+            growing += [level_line(u, camp) for u in e.level_ups]
+        if isinstance(e, Choose):
             growing.append(_say(e, camp, hidden))
     if growing:
         sections.append(("Growing", growing))
@@ -171,19 +181,19 @@ def _told(camp: Any, number: int, events: list[dict], hidden: tuple) -> Recap:
     if luck:
         sections.append(("Luck that turned a roll", luck))
     spoils = []
-    earned = [e for e in events if e["kind"] == "earn"]
+    earned = [e for e in events if isinstance(e, Earn)]
     if len(earned) == 1:
         spoils.append(_say(earned[0], camp, hidden))
     elif earned:
-        why = names(dict.fromkeys(str(e["reason"]) for e in earned if e.get("reason")))
-        spoils.append(f"{money(getattr(camp, 'rules', None), sum(e.get('talons', 0) for e in earned))} earned, "
+        why = names(dict.fromkeys(str(e.reason) for e in earned if e.reason))
+        spoils.append(f"{money(getattr(camp, 'rules', None), sum(e.talons or 0 for e in earned))} earned, "
                       f"{plural(len(earned), 'time')}" + (f" ({why})" if why else ""))
     xp = _xp_shares(events)
     if xp:
         spoils.append(f"XP: {sum(xp.values())} in all (" + ", ".join(f"{n} {x}" for n, x in xp.items()) + ")")
     if spoils:
         sections.append(("Coins and XP", spoils))
-    died = tuple(e.get("actor") for e in events if e["kind"] == "death_save" and e.get("success") is False)
+    died = tuple(e.actor for e in events if isinstance(e, DeathSave) and e.success is False)
     return Recap(number, f"Session {number}", sections, len(fights), died)
 
 
@@ -191,34 +201,33 @@ def _rooms(rooms: list[str]) -> str:
     return f"Room explored: {rooms[0]}" if len(rooms) == 1 else f"Rooms explored: {names(rooms)}"
 
 
-def _fights(camp: Any, events: list[dict], hidden: tuple) -> list[list[str]]:
+def _fights(camp: Any, events: list, hidden: tuple) -> list[list[str]]:
     """Each fight of the session: how it began, each finishing blow, the closest call (a death save defied, else
     the lowest hearts a delver fell to), who fell (a death save failed, during the fight or after it, before the
     next begins), how it ended."""
     fights: list[dict] = []
     for e in events:
-        kind = e["kind"]
-        if kind == "encounter":
+        if isinstance(e, Encounter):
             fights.append({"begun": _say(e, camp, hidden), "blows": [], "lowest": None, "saves": [],
                            "deaths": [], "ending": None})
             continue
         if not fights:
             continue
         fight = fights[-1]
-        sides = e.get("sides") or {}
-        for entry, _counter in damage_entries(e):
-            if entry.get("wasted") or "dealt" not in entry:
+        sides = e.sides or {}
+        for entry, _counter in damage_in(e):
+            if entry.wasted or entry.dealt is None:
                 continue
-            target, by = entry.get("target"), dealer(entry)  # what the keeper named, for hearts taken by hand
-            if entry.get("vanquished") and sides.get(target) == FOES:
+            target, by = entry.target, dealer(entry)  # what the keeper named, for hearts taken by hand
+            if entry.vanquished and sides.get(target) == FOES:
                 fight["blows"].append(f"{by} felled {target}: {dealt(entry, hidden)}")
-            if sides.get(target) == PARTY and entry.get("hearts_after") is not None and entry["dealt"] > 0:
+            if sides.get(target) == PARTY and entry.hearts_after is not None and entry.dealt > 0:
                 low = fight["lowest"]
-                if low is None or entry["hearts_after"] < low[0]:
-                    fight["lowest"] = (entry["hearts_after"], f"{by} hit {target}: {dealt(entry, hidden)}")
-        if kind == "death_save":
-            (fight["saves"] if e.get("success") else fight["deaths"]).append(_say(e, camp, hidden))
-        elif kind == "end_encounter":
+                if low is None or entry.hearts_after < low[0]:
+                    fight["lowest"] = (entry.hearts_after, f"{by} hit {target}: {dealt(entry, hidden)}")
+        if isinstance(e, DeathSave):
+            (fight["saves"] if e.success else fight["deaths"]).append(_say(e, camp, hidden))
+        elif isinstance(e, EndEncounter):
             fight["ending"] = _say(e, camp, hidden)
     return [_fight_lines(f) for f in fights]
 
@@ -236,29 +245,35 @@ def _fight_lines(fight: dict) -> list[str]:
     return lines + fight["deaths"]
 
 
-def _luck_that_turned(camp: Any, events: list[dict], hidden: tuple) -> list[str]:
+def _luck_that_turned(camp: Any, events: list, hidden: tuple) -> list[str]:
     """Each luck die in force that changed an outcome (a failure to a success, a hit to a miss...)."""
     out = []
     for e in events:
-        if not e.get("luck") or e.get("replaces") is None:
+        if not isinstance(e, Action) or not e.luck or e.replaces is None:
             continue
         try:
-            before = camp.event(e["replaces"])
+            before = view(camp.event(e.replaces))
         except (KeyError, IndexError):
             continue
-        if _outcome(before) != _outcome(e):
+        if outcome(before) != outcome(e):
             out.append(_say(e, camp, hidden))
     return out
 
 
-def _outcome(e: Mapping) -> Any:
-    return e.get("success") if e.get("success") is not None else tuple(e.get("results") or ())
+def outcome(e: Any) -> Any:
+    """How an action came out, to compare one a luck die re-ran with what it replaced: its success, else its
+    attacks' results (None for an action that has neither)."""
+    success = e.success if "success" in type(e).FIELDS else None
+    if success is not None:
+        return success
+    return tuple(e.results or ()) if "results" in type(e).FIELDS else ()
 
 
-def _xp_shares(events: list[dict]) -> dict[str, int]:
+def _xp_shares(events: list) -> dict[str, int]:
     xp: dict[str, int] = {}
     for e in events:
-        for a in e.get("xp_awards") or ():
-            for name, amount in (a.get("shares") or {}).items():
-                xp[name] = xp.get(name, 0) + amount
+        if isinstance(e, Awarded):
+            for a in e.xp_awards:
+                for name, amount in (a.shares or {}).items():
+                    xp[name] = xp.get(name, 0) + amount
     return {n: x for n, x in xp.items() if x}

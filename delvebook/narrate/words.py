@@ -9,11 +9,15 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Callable, Mapping, NamedTuple
 
+from ..core.declared import Rolled
 from ..core.distribution import percent
 from ..core.model import format_purse
+from ..core.records import Damage, Healing
+from ..core.roles import KEEPER
 
 __all__ = ["pct", "plural", "money", "fight_name", "names", "hearts", "duration", "story", "verdict", "Teller",
-           "TELLERS", "tells", "said", "spaced", "skill_name", "spell_name", "paid", "rules_of", "roll_title", "dealer"]
+           "TELLERS", "UNTOLD", "tells", "said", "untold", "spaced", "skill_name", "spell_name", "paid", "rules_of",
+           "roll_title", "dealer"]
 
 
 # ---------------------------------------------------------------- the story of an event
@@ -28,28 +32,48 @@ def verdict(word: str, good: bool | None) -> dict:
 
 
 class Teller(NamedTuple):
-    """How one kind of event is told: ``tell(event, ctx, prefix, hidden) -> story``, and ``title(event, ctx)``, the
-    action as a noun phrase (None: the kind in words)."""
+    """How one kind of event is told, given the event read through its declaration (``declared.view``):
+    ``tell(event, ctx, prefix, hidden) -> story``, and ``title(event, ctx)``, the action as a noun phrase (None: the
+    kind in words)."""
     tell: Callable[..., dict]
-    title: Callable[[Mapping, Any], str] | None
+    title: Callable[[Any, Any], str] | None
+    ended: bool = False  # it says the conditions its event ended itself (else the one teller adds a line)
 
 
-TELLERS: dict[str, Teller] = {}
-"""Every kind of event told, by kind: a new kind is told where it registers here (``tells``)."""
+TELLERS: dict[type, Teller] = {}
+"""Every kind of event told, by the class that declares it (``core.declared``): a new kind is told where it
+registers here (``tells``), and a kind with no teller is found by a test."""
+
+UNTOLD: dict[type, dict[str, str]] = {}
+"""Fields of a declaration (an event's or a record's) that no telling says, each with why (``untold``). A test tells
+every event of the bundled campaigns and of a walk through the rules and fails on a declared field that is neither
+read by its teller nor said here."""
 
 
-def tells(*kinds: str, title: Callable[[Mapping, Any], str] | None = None):
-    """Register a teller for ``kinds`` (and the title of such an action)."""
+def tells(*classes: type, title: Callable[[Any, Any], str] | None = None, untold: Mapping[str, str] | None = None,
+          ended: bool = False):
+    """Register a teller for the events ``classes`` declare (and the title of such an action); ``untold``: its
+    fields the teller does not say, with why; ``ended``: it says the conditions its event ended itself."""
     def register(fn: Callable[..., dict]) -> Callable[..., dict]:
-        for kind in kinds:
-            TELLERS[kind] = Teller(fn, title)
+        for cls in classes:
+            if not isinstance(cls, type):
+                raise TypeError(f"a teller is found by the event's class (its declaration), not {cls!r}")
+            TELLERS[cls] = Teller(fn, title, ended)
+            if untold:
+                UNTOLD.setdefault(cls, {}).update(untold)
         return fn
     return register
 
 
-def said(kind: str, text: Callable[[Mapping, Any], str], title: Callable[[Mapping, Any], str] | None = None) -> None:
+def said(cls: type, text: Callable[[Any, Any], str], title: Callable[[Any, Any], str] | None = None,
+         untold: Mapping[str, str] | None = None, ended: bool = False) -> None:
     """Register a kind told in one sentence, ``text(event, ctx)``, with no more lines and no verdict."""
-    tells(kind, title=title)(lambda e, ctx, pre, hidden: story(text(e, ctx)))
+    tells(cls, title=title, untold=untold, ended=ended)(lambda e, ctx, pre, hidden: story(text(e, ctx)))
+
+
+def untold(cls: type, **why: str) -> None:
+    """Say which fields of ``cls`` (a record many events hold: a damage entry) no telling says, and why."""
+    UNTOLD.setdefault(cls, {}).update(why)
 
 
 # ---------------------------------------------------------------- words
@@ -143,12 +167,15 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
-def roll_title(name: str, rec: Mapping | None = None) -> str:
+def roll_title(name: str, rec: Rolled | Mapping | None = None) -> str:
     """One roll of an action as a noun phrase, whose and what, never its id: 'Bog goblin 2's damage roll hitting
-    back (Spear)', "Mira's 2nd random spell roll" (``rec``: the roll's record, its ``who`` and ``why``)."""
-    rec = rec if isinstance(rec, Mapping) else {}
+    back (Spear)', "Mira's 2nd random spell roll" (``rec``: the roll's record, its ``who`` and ``why``; a mapping
+    is read as a ``declared.Rolled``)."""
+    if isinstance(rec, Mapping):
+        rec = Rolled(rec)
+    who, why = (rec.who, rec.why) if isinstance(rec, Rolled) else (None, None)
+    why = why if isinstance(why, str) else None
     base, _, nth = str(name).partition("#")
-    why = rec.get("why") if isinstance(rec.get("why"), str) else None
     if base in _SAID_BY_WHY and why:  # 'check (stealth)' reads 'Stealth check'
         made = why.endswith(")") and why.split(" (", 1)
         words = f"{spaced(made[1][:-1]).capitalize()} {made[0]}" if made and made[0] in _SAID_BY_WHY else why
@@ -162,16 +189,18 @@ def roll_title(name: str, rec: Mapping | None = None) -> str:
         made_with = why.rsplit(" (", 1)[1][:-1]  # what it was made with: 'Spear' (a foe's own 'attack' says nothing)
         if made_with.lower() not in words.lower():
             words += f" ({made_with})"
-    who = rec.get("who")
     return f"{_WHOSE.get(who) or str(who) + chr(39) + 's'} {words}"
 
 
-def dealer(entry: Mapping) -> str:
+def dealer(entry: Damage | Healing | Mapping) -> str:
     """Who or what dealt a damage or healing entry, as the story credits it: what the keeper named for damage by
-    hand ('a collapsing floor'), a hazard, or the combatant; 'the keeper' only where nothing was named."""
-    by, source = entry.get("by"), entry.get("source")
-    if by in (None, "keeper"):
-        return str(source) if source not in (None, "", "keeper") else "the keeper"
+    hand ('a collapsing floor'), a hazard, or the combatant; 'the keeper' only where nothing was named (a mapping
+    is read as a ``records.Damage``)."""
+    if isinstance(entry, Mapping):
+        entry = Damage(entry)
+    by, source = entry.by, entry.source
+    if by in (None, KEEPER):
+        return str(source) if source not in (None, "", KEEPER) else "the keeper"
     return str(by)
 
 

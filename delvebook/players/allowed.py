@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ..core.declared import Action, Rolled, view
 from ..engine import queries
 from ..narrate import roll_title, tell
 from ..core.model import is_dead, is_dying
@@ -37,19 +38,25 @@ def players_at(state: Mapping) -> list[str]:
 
 def aimed_at(event: Mapping) -> set[str]:
     """The names an action is aimed at: its ``targets`` (the roles every event carries)."""
-    return {t for t in event.get("targets") or () if isinstance(t, str)}
+    return {t for t in view(event).targets or () if isinstance(t, str)}
+
+
+def rolls_in(event: Mapping | None) -> dict[str, Rolled]:
+    """An action's rolls by name, as its event declares them (none for undo and redo)."""
+    v = view(event) if event is not None else None
+    return dict(v.rolls) if isinstance(v, Action) else {}
 
 
 def luck_rolls(camp, player: str, event: Mapping | None = None) -> list[str]:
     """The rolls of the latest action (or ``event``) this player may spend a luck die on from their device: a roll
     one of their delvers made, or any roll of an action aimed at one of them (a foe's attack on them)."""
     event = camp.latest_action if event is None else event
-    if event is None or not event.get("rolls"):
+    rolled = rolls_in(event)
+    if not rolled:
         return []
     mine = set(delvers_of(camp.state, player))
     aimed = bool(mine & aimed_at(event))
-    return [name for name, rec in event["rolls"].items()
-            if aimed or (isinstance(rec, Mapping) and rec.get("who") in mine)]
+    return [name for name, rec in rolled.items() if aimed or (isinstance(rec, Rolled) and rec.who in mine)]
 
 
 def _stale(camp, seq: int) -> str:
@@ -77,9 +84,9 @@ def request_refusal(camp, exchange: Exchange, line: Mapping[str, Any]) -> str | 
         if s["luck"].get(player, 0) < 1:
             return f"{player} has no luck dice left this session"
         latest = camp.latest_action
-        if latest is None or latest["seq"] != line["on"]:
+        if latest is None or view(latest).seq != line["on"]:
             return _stale(camp, line["on"])
-        if line["roll"] not in (latest.get("rolls") or {}):
+        if line["roll"] not in rolls_in(latest):
             return f"that action has no roll {line['roll']!r}"
         if line["roll"] not in luck_rolls(camp, player, latest):
             return "that roll is neither yours nor aimed at your delver: ask the keeper at the table"

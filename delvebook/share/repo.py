@@ -19,6 +19,7 @@ from pathlib import Path
 from .. import __version__
 from .notebook import table_notebook_text
 from ..store.publish import markdown_code, markdown_text, read_file, write_file
+from .session import session_file
 
 __all__ = ["new_repo", "binder_link", "binder_spec", "pinned_requirement", "write_badge", "badge_notebook",
            "BINDER_EXTRAS", "BINDER_PYTHON", "SESSION_NOTEBOOK"]
@@ -27,7 +28,6 @@ BINDER_EXTRAS = "table,analysis,lab"
 """What a campaign repository's Binder installs with delvebook: the table, the charts, JupyterLab."""
 BINDER_PYTHON = "3.11"
 """The Python a campaign repository's Binder runs: the one its constraints were resolved on."""
-_CONSTRAINTS = Path(__file__).resolve().parents[1] / "session" / "binder-constraints.txt"
 SESSION_NOTEBOOK = "session.ipynb"
 _NOTEBOOKS = (SESSION_NOTEBOOK, "examples/run-a-session.ipynb")
 _BADGE = re.compile(r"^\[!\[Binder\]\(https://mybinder\.org/badge_logo\.svg\)\]\((https://mybinder\.org/v2/[^)\s]*)\)[ \t]*$",
@@ -49,7 +49,7 @@ def new_repo(path: Path, name: str, seed: int | None = None, requirement: str | 
     from ..campaign import Campaign
     requirement = requirement or pinned_requirement()[0]
     _refuse_secrets(requirement)
-    constraints = _CONSTRAINTS.read_text(encoding="utf-8")
+    constraints = session_file("binder-constraints.txt").read_text(encoding="utf-8")
     camp = Campaign.create(path, name=name, seed=seed)
     camp.close()
     files = {

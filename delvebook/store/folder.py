@@ -79,6 +79,8 @@ class CampaignStore(LogGuard):
     had written in ``log.displaced-<time>.yaml`` and notes what happened for the next open to say. One lock per
     store makes threads sharing it safe."""
 
+    declared = None  # the writer's check of an event against its declaration (a campaign sets it: declared.problem)
+
     def __init__(self, path: Path, read_only: bool) -> None:
         self.path = path
         self.read_only = read_only
@@ -323,7 +325,7 @@ class CampaignStore(LogGuard):
         with self._mutex:
             self._check_writable()
             try:
-                line = encode_event(event, self.next_seq, self.shape)
+                line = encode_event(event, self.next_seq, self.shape, self.declared)
             except StoreError as err:
                 err.path = self.path / LOG_FILE
                 raise

@@ -19,10 +19,10 @@ import json
 import math
 import re
 import zlib
-from typing import Any
+from typing import Any, Callable
 
 from ..core import statecheck
-from ..core.events import EVENT_VERSION
+from ..core.declared import version_of
 from ..core.rules.schema import field_name, show
 from .errors import StoreError
 
@@ -86,17 +86,23 @@ def dump_event_line(event: dict) -> bytes:
     return _line(event)
 
 
-def encode_event(event: Any, seq: int, shape: statecheck.Shape | None = statecheck.DEFAULT) -> bytes:
+def encode_event(event: Any, seq: int, shape: statecheck.Shape | None = statecheck.DEFAULT,
+                 declared: Callable[[dict], tuple | None] | None = None) -> bytes:
     """The sealed log line for a new event, checked as the reader checks a line: a mapping whose ``seq`` is
     ``seq``, with a kind and a format it knows, changes that are places of the state (``shape``), roll records
     that are rolls, holding only JSON data within the limits (finite numbers within ``statecheck.MAX_INT``,
-    nesting under ``MAX_DEPTH``, UTF-8 text) in a line of at most ``MAX_LOG_LINE`` bytes. Raises StoreError naming
-    the field (the caller adds the file)."""
+    nesting under ``MAX_DEPTH``, UTF-8 text) in a line of at most ``MAX_LOG_LINE`` bytes; and, given ``declared``
+    (the store's hook: a campaign's is ``declared.problem``), what its kind's declaration allows. Raises StoreError
+    naming the field (the caller adds the file)."""
     if not isinstance(event, dict):
         raise StoreError(f"an event is a mapping, got {show(event)}")
     found = _limits_problem(event)
     if found is not None:
         raise StoreError(f"cannot be written to the log: {found[1]}", field=found[0])
+    if declared is not None:
+        found = declared(event)
+        if found is not None:
+            raise StoreError(f"not written: {found[1]}", field=found[0])
     try:
         check_event(event, seq, shape)
     except BadLine as bad:
@@ -226,15 +232,17 @@ def parse_event_line(line: str, path, lineno: int) -> dict | None:
 
 
 def upgrade_event(event: dict, from_version: int) -> dict:
-    """An event written by format ``from_version`` checked against the formats this delvebook reads (1 up to
-    ``events.EVENT_VERSION``): a newer one says to upgrade delvebook. An event without ``"v"`` is version 1.
-    (Bringing an older event to today's format needs the state before it: ``store.playcheck`` does that.)"""
-    if from_version.__class__ is int and 1 <= from_version <= EVENT_VERSION:
+    """An event written by version ``from_version`` of its kind checked against the versions this delvebook reads
+    (1 up to the version its declaration writes today: ``declared.version_of``): a newer one says to upgrade
+    delvebook. An event without ``"v"`` is version 1. (Reading an older event in today's version needs the state
+    before it: ``store.playcheck`` upcasts it through its declaration.)"""
+    latest = version_of(event.get("kind"))
+    if from_version.__class__ is int and 1 <= from_version <= latest:
         return event
     if from_version.__class__ is not int or from_version < 1:
-        raise StoreError(f"v: expected an event format version (1..{EVENT_VERSION}), got {show(from_version)}")
+        raise StoreError(f"v: expected an event format version (1..{latest}), got {show(from_version)}")
     raise StoreError(f"this event was written by a newer delvebook (event format {from_version}); this one "
-                     f"reads up to format {EVENT_VERSION}: upgrade delvebook to open it")
+                     f"reads up to format {latest}: upgrade delvebook to open it")
 
 
 def check_event(event: dict, expected_seq: int, shape: statecheck.Shape | None = None, careful: bool = False
@@ -258,7 +266,7 @@ def check_event(event: dict, expected_seq: int, shape: statecheck.Shape | None =
                       if "kind" in event else "missing: every event has a kind (text, e.g. \"roll\")",
                       "kind", parsed=True)
     v = event.get("v", 1)
-    if v.__class__ is not int or not 1 <= v <= EVENT_VERSION:
+    if v.__class__ is not int or not 1 <= v <= version_of(kind):
         try:
             upgrade_event(event, v)
         except StoreError as err:

@@ -29,6 +29,7 @@ class MemoryStore:
 
     path = None  # no folder
     log_file = campaign_file = None
+    declared = None  # the writer's check of an event against its declaration (a campaign sets it: declared.problem)
 
     def __init__(self, campaign: dict, events: Iterable[dict] = (), *, read_only: bool = False):
         if not isinstance(campaign, dict):
@@ -62,7 +63,7 @@ class MemoryStore:
         if self._closed:
             raise StoreError("closed; open it again to record play")
         with self._mutex:
-            encode_event(event, self.next_seq, self.shape)
+            encode_event(event, self.next_seq, self.shape, self.declared)
             self.events.append(event)
 
     def write_campaign(self, campaign: dict) -> None:

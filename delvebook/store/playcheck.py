@@ -24,8 +24,9 @@ import os
 from typing import Any, Callable, Iterable, Mapping
 
 from ..core import statecheck
-from ..engine import ASKED_BY, COMMANDS, Engine, Refused, Unrecorded, redecide, upgrade_event
-from ..core.events import EVENT_VERSION, REDO, UNDO, History, Ledger, apply_changes, clone, replay
+from ..engine import ASKED_BY, COMMANDS, Engine, Refused, Unrecorded, redecide
+from ..core.declared import upcast, version_of
+from ..core.events import REDO, UNDO, History, Ledger, apply_changes, clone, replay
 from ..core.rules.schema import show
 from .errors import StoreError
 
@@ -46,10 +47,9 @@ _MISSING = object()
 
 
 def upgraded(event: dict, state_before: dict) -> dict:
-    """An event written in an older format (``"v"`` below ``events.EVENT_VERSION``) in today's, given the state
-    before it (``engine.upgrade_event``): the one place a log's event is upgraded, before it is compared or
-    folded."""
-    return upgrade_event(event, state_before)
+    """An event written by an older version of its kind in today's, given the state before it (its declaration's
+    upcasters: ``declared.upcast``): the one place a log's event is upcast, before it is compared or folded."""
+    return upcast(event, state_before)
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -154,7 +154,7 @@ class LogCheck:
             try:
                 for i in range(start, stop):
                     event = events[i]
-                    if event.get("v", 1) != EVENT_VERSION:
+                    if event.get("v", 1) != version_of(event["kind"]):
                         event = events[i] = upgraded(event, history.state)
                     fold(event, None)
             except _NOT_REPLAYED as err:
@@ -167,7 +167,7 @@ class LogCheck:
              ) -> tuple[dict, Any]:
         """One event, brought to today's format, then judged by the rules (``judged``: read from a line without a
         holding seal) or simply folded in (``fold_in``): (the event, what ``fold_in`` returned)."""
-        if event.get("v", 1) != EVENT_VERSION:
+        if event.get("v", 1) != version_of(event.get("kind")):
             event = upgraded(event, self.engine.state)
         if judged:
             return event, self.judge(event, fold_in, line)

@@ -3,8 +3,9 @@ replaced ones marked (left out on the players' screen), from what the campaign's
 
 from __future__ import annotations
 
+from ..core.declared import view
 from ..narrate import tell
-from .outcome import dice_of, roll_label
+from .outcome import dice_of, roll_label, rolls_of
 from .shared import UI, hidden_names
 
 __all__ = ["log_rows", "last_rolls", "asked_by", "LOG_ROWS", "LAST_ROLLS"]
@@ -20,7 +21,8 @@ def log_rows(camp, ui: UI) -> list[dict]:
     hidden = hidden_names(camp, ui)
     rows = []
     for e in reversed(camp.events):
-        seq, kind = e["seq"], e.get("kind")
+        v = view(e)
+        seq, kind = v.seq, v.kind
         mark, by = "", None
         if kind in ("undo", "redo"):
             mark = kind
@@ -41,8 +43,8 @@ def log_rows(camp, ui: UI) -> list[dict]:
 
 def asked_by(e) -> str | None:
     """The player who asked for this action from their own device (``asked_by``), if one did."""
-    asked = e.get("asked_by")
-    player = asked.get("player") if isinstance(asked, dict) else None
+    asked = view(e).asked_by
+    player = getattr(asked, "player", None)
     return player if isinstance(player, str) else None
 
 
@@ -53,13 +55,13 @@ def last_rolls(camp, ui: UI) -> list[dict]:
     hidden = hidden_names(camp, ui)
     rows = []
     for e in reversed(camp.events):
-        seq = e["seq"]
-        if not e.get("rolls") or not standing.in_force(seq):
+        v = view(e)
+        rolled = rolls_of(e)
+        if not rolled or not standing.in_force(v.seq):
             continue
         told = tell(e, camp, hidden)
-        rows.append({"seq": seq, "kind": e.get("kind"), "text": told["text"], "verdict": told["verdict"],
-                     "rolls": [{"name": n, "label": roll_label(n, rec), **dice_of(rec)}
-                               for n, rec in e["rolls"].items()]})
+        rows.append({"seq": v.seq, "kind": v.kind, "text": told["text"], "verdict": told["verdict"],
+                     "rolls": [{"name": n, "label": roll_label(n, rec), **dice_of(rec)} for n, rec in rolled.items()]})
         if len(rows) >= LAST_ROLLS:
             break
     return rows

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from ..core.declared import Action, Rolled, view
 from ..core.dice import DiceError, Roll
 from ..core.distribution import percent
 from ..engine import queries
@@ -14,15 +15,17 @@ from ..narrate.luck import luck_reach
 from ..core.roles import PARTY
 from .shared import UI, field_, hidden_names
 
-__all__ = ["outcome_panel", "luck", "dice_of", "roll_label", "standing_version"]
+__all__ = ["outcome_panel", "luck", "dice_of", "roll_label", "rolls_of", "standing_version"]
 
 
-def dice_of(rec: Mapping) -> dict:
-    """A roll record drawn as dice: each die with its sides and face, kept or dropped, then luck dice."""
+def dice_of(rec: Rolled) -> dict:
+    """A roll record (as its event declares it) drawn as dice: each die with its sides and face, kept or dropped,
+    then luck dice."""
     try:
-        r = Roll.from_dict(rec)
-    except (DiceError, KeyError, TypeError, ValueError):
-        return {"expr": str(rec.get("expr")), "dice": [], "total": rec.get("total"), "was": None}
+        r = Roll.from_dict(rec.data)
+    except (DiceError, KeyError, TypeError, ValueError, AttributeError):
+        return {"expr": str(getattr(rec, "expr", None)), "dice": [], "total": getattr(rec, "total", None),
+                "was": None}
     dice = []
     for t, g in zip(r.expression.terms, r.groups):
         if g is None:
@@ -37,10 +40,16 @@ def dice_of(rec: Mapping) -> dict:
             "count": r.expression.dice_count}
 
 
-def roll_label(name: str, rec: Mapping) -> str:
+def roll_label(name: str, rec: Rolled | None) -> str:
     """A roll's row, in the game's words: "Mira's 2nd random spell roll" (the narrator's ``roll_title``)."""
     said = roll_title(name, rec)
     return said[:1].upper() + said[1:]
+
+
+def rolls_of(e: Mapping) -> dict[str, Rolled]:
+    """An event's rolls by name, each read as its event declares it (none for undo and redo)."""
+    v = view(e)
+    return dict(v.rolls) if isinstance(v, Action) else {}
 
 
 def standing_version(camp, seq: int | None) -> dict | None:
@@ -57,44 +66,47 @@ def _default_player(camp, e: Mapping, roll: str) -> str | None:
     """Who is most likely to spend luck on this roll: the player of whoever rolled it; a foe's roll against a
     delver, the defender's player (the one who wants it lower)."""
     s = camp.state
-    rec = e.get("rolls", {}).get(roll, {})
-    who = rec.get("who")
+    v = view(e)
+    rec = rolls_of(e).get(roll)
+    who = rec.who if rec is not None else None
     if who in s["delvers"]:
         return s["delvers"][who]["player"]
-    sides = e.get("sides") or {}
-    for name in (*(e.get("targets") or ()), e.get("actor")):  # the one it was aimed at first, then who acted
+    sides = v.sides or {}
+    for name in (*(v.targets or ()), v.actor):  # the one it was aimed at first, then who acted
         if sides.get(name) == PARTY and name in s["delvers"]:
             return s["delvers"][name]["player"]
     return None
 
 
 def luck(camp, ui: UI, action: Mapping | None, where: str) -> dict | None:
-    if action is None or not action.get("rolls") or ui.mode != "keeper":
+    rolled = rolls_of(action) if action is not None else {}
+    if not rolled or ui.mode != "keeper":
         return None
     s = camp.state
-    picked = ui.luck_player if ui.luck_seq == action["seq"] and ui.luck_player in s["luck"] else None
+    seq = view(action).seq
+    picked = ui.luck_player if ui.luck_seq == seq and ui.luck_player in s["luck"] else None
     players = [{"player": p, "left": n, "on": p == picked,
-                "intent": {"do": "luck_player", "player": p, "seq": action["seq"], "where": where}}
+                "intent": {"do": "luck_player", "player": p, "seq": seq, "where": where}}
                for p, n in s["luck"].items()]
     rows = []
-    for name, rec in action["rolls"].items():
+    for name, rec in rolled.items():
         player = picked or _default_player(camp, action, name)
         left = s["luck"].get(player, 0) if player else 0
         d = dice_of(rec)
-        row = {"name": name, "label": roll_label(name, rec), "total": rec.get("total"), "player": player,
+        row = {"name": name, "label": roll_label(name, rec), "total": rec.total, "player": player,
                "left": left,
-               "amend": {"id": f"amend:{action['seq']}:{name}",
+               "amend": {"id": f"amend:{seq}:{name}",
                          "fields": [field_("faces", "text", "", "", required=True,
-                                           hint=f"{rec.get('expr')}: {plural(d.get('count', 0), 'face')}")],
+                                           hint=f"{rec.expr}: {plural(d.get('count', 0), 'face')}")],
                          "submit": {"label": "Real dice", "intent": {"do": "amend", "roll": name, "where": where}}}}
         if player and left > 0:
             row.update(_luck_buttons(camp, player, name, rec, where))
         rows.append(row)
-    return {"on": title(action, camp), "seq": action["seq"], "players": players, "rows": rows,
+    return {"on": title(action, camp), "seq": seq, "players": players, "rows": rows,
             "die": queries.luck_die_sides(camp.rules)}
 
 
-def _luck_buttons(camp, player: str, name: str, rec: Mapping, where: str) -> dict:
+def _luck_buttons(camp, player: str, name: str, rec: Rolled, where: str) -> dict:
     """The + and \u2212 of one roll for ``player``, each offered where a luck die that way can change the outcome
     and saying what it would change; a way that cannot is left out, and the row's note says why."""
     out: dict = {}
@@ -128,8 +140,9 @@ def outcome_panel(camp, ui: UI) -> dict | None:
         return None
     hidden = hidden_names(camp, ui)
     told = tell(e, camp, hidden)
-    rolls = [{"name": n, "label": roll_label(n, rec), **dice_of(rec)} for n, rec in (e.get("rolls") or {}).items()]
-    out = {"seq": e["seq"], "kind": e.get("kind"), "text": told["text"], "lines": told["lines"],
+    v = view(e)
+    rolls = [{"name": n, "label": roll_label(n, rec), **dice_of(rec)} for n, rec in rolls_of(e).items()]
+    out = {"seq": v.seq, "kind": v.kind, "text": told["text"], "lines": told["lines"],
            "verdict": told["verdict"], "rolls": rolls, "standing": True}
     if ui.mode == "keeper":
         follow = []
@@ -141,14 +154,14 @@ def outcome_panel(camp, ui: UI) -> dict | None:
                                         f"{percent(ds.chance, 0)}",
                                "intent": {"do": "death_save", "who": n, "where": "outcome"}, "danger": True})
         latest = camp.latest_action
-        offers = e.get("on_hit_options") or () if latest is not None and latest["seq"] == e["seq"] else ()
+        offers = (getattr(v, "on_hit_options", None) or ()) if latest is not None and view(latest).seq == v.seq else ()
         for o in offers:  # a choice once the hit is seen (a smite), as the engine offers it with the attack
-            name = str(o.get("name") or o["option"]).replace("_", " ")
-            said = ", ".join(str(x) for x in (o.get("cost_text"), f"+{o['adds']}" if o.get("adds") else None) if x)
+            name = str(o.name or o.option).replace("_", " ")
+            said = ", ".join(str(x) for x in (o.cost_text, f"+{o.adds}" if o.adds else None) if x)
             follow.append({"label": f"{name} ({said})" if said else name,
-                           "intent": {"do": "on_hit", "option": o["option"], "where": "outcome"},
-                           "enabled": o.get("affordable", True), "on_hit": o["option"],
-                           "title": o.get("why") or f"{name} on the hit just seen: the attack stands as rolled, "
-                                                    f"its damage {('+' + str(o['adds'])) if o.get('adds') else 'added'}"})
+                           "intent": {"do": "on_hit", "option": o.option, "where": "outcome"},
+                           "enabled": o.affordable, "on_hit": o.option,
+                           "title": o.why or f"{name} on the hit just seen: the attack stands as rolled, "
+                                             f"its damage {('+' + str(o.adds)) if o.adds else 'added'}"})
         out["follow"] = follow
     return out

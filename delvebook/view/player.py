@@ -19,7 +19,8 @@ from ..core.model import current_actor, is_dead
 from ..players.allowed import delvers_of, luck_rolls
 from .choices import choices
 from .header import header_bar
-from .outcome import outcome_panel, roll_label
+from ..core.declared import view
+from .outcome import outcome_panel, roll_label, rolls_of
 from ..narrate.luck import luck_reach
 from ..narrate.words import names as names_of
 from .party import party_strip
@@ -64,13 +65,14 @@ def _spend(camp, player: str, left: int) -> dict:
     if left < 1:
         return {"rows": [], "note": "No luck dice left this session."}
     rows, idle = [], []
+    rolled, seq = rolls_of(latest), view(latest).seq
     for name in names:
-        rec = latest["rolls"][name]
+        rec = rolled[name]
         where = f"spend:{name}"
-        row = {"roll": name, "label": roll_label(name, rec), "total": rec.get("total"), "where": where}
+        row = {"roll": name, "label": roll_label(name, rec), "total": rec.total, "where": where}
         for sign, key in ((1, "plus"), (-1, "minus")):  # offered only where a luck die that way changes something
             reach = luck_reach(camp, player, name, sign)
-            row[key] = {"do": "luck", "on": latest["seq"], "roll": name, "sign": sign, "where": where} \
+            row[key] = {"do": "luck", "on": seq, "roll": name, "sign": sign, "where": where} \
                 if reach.face is not None else None
         if row["plus"] or row["minus"]:
             rows.append(row)

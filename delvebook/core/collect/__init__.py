@@ -5,7 +5,8 @@ An action's *step* is what it adds: rows (a hearts row per combatant whose heart
 rolled...) and the latest values it leaves under a key (each combatant's hearts as its latest row says). A step is
 worked out once, when the action first comes in force, from the event, the state just after it and what it
 touched (``events.Touched``): no collector reads change paths, nor guesses roles (it reads the event's ``actor``,
-``targets``, ``sides`` and each damage entry's ``by``).
+``targets``, ``sides`` and each damage entry's ``by``), nor picks a field by its key: it reads the event through its
+declaration (``declared.view``: ``event.damage``, a damage entry's ``.dealt``).
 
 A ``Follower`` is told of every event History folds (``follow``): it takes back the steps of the actions History
 took back (an undo; an action a luck die or typed dice replaced), newest first, and adds the steps of those it put
@@ -21,19 +22,23 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from ..declared import Event, view
 from ..events import History, Touched, clone
 
-__all__ = ["Collector", "Follower", "fight_of"]
+__all__ = ["Collector", "Follower", "fight_of", "ENCOUNTER"]
+
+ENCOUNTER = "encounter"
+"""The kind of the event that begins a fight."""
 
 _MISSING = object()
 _NOTHING = ()  # the steps of an action that adds nothing to any collector (most of them), and what pushing it saved
 
 
-def fight_of(event: Mapping, state: Mapping) -> int | None:
+def fight_of(event: Event, state: Mapping) -> int | None:
     """The number of the fight an event belongs to, from the state just after it: the event's own ``encounter``;
     for the event that begins a fight, or one recorded while a fight runs without naming it, the running fight."""
-    number = event.get("encounter")
-    if number is None or event.get("kind") == "encounter":
+    number = event.encounter
+    if number is None or event.kind == ENCOUNTER:
         enc = state.get("encounter")
         if isinstance(enc, Mapping):
             return enc.get("number", number)
@@ -44,9 +49,10 @@ class Collector:
     """Rows that actions add (``rows``, oldest first, each a tuple in the order of ``FIELDS``) and the latest value
     they leave under a key (``last``), both put back exactly when an action is taken back.
 
-    A subclass says what an action adds: ``step(event, history, touched)`` returns ``(rows, updates)`` (a tuple of
-    rows; a dict of ``last`` values to set), or None for nothing; ``start(state)`` adds what the setup holds before
-    any event. ``step`` may read ``last``: it holds what the actions in force before this one left."""
+    A subclass says what an action adds: ``step(event, history, touched)`` (the event read through its declaration)
+    returns ``(rows, updates)`` (a tuple of rows; a dict of ``last`` values to set), or None for nothing;
+    ``start(state)`` adds what the setup holds before any event. ``step`` may read ``last``: it holds what the
+    actions in force before this one left."""
 
     FIELDS: tuple[str, ...] = ()
 
@@ -57,7 +63,7 @@ class Collector:
     def start(self, state: Mapping) -> None:
         """What the setup holds before the first event (nothing, unless a collector says otherwise)."""
 
-    def step(self, event: Mapping, history: History, touched: Touched) -> tuple[tuple, dict] | None:
+    def step(self, event: Event, history: History, touched: Touched) -> tuple[tuple, dict] | None:
         return None
 
     def push(self, step: tuple[tuple, dict]) -> tuple:
@@ -121,7 +127,8 @@ class Follower:
             if steps is None:
                 if entry.seq != event["seq"]:
                     raise LookupError(f"event {entry.seq} stands again but was never followed")
-                steps = [c.step(event, history, touched) for c in self.collectors]
+                read = view(event)
+                steps = [c.step(read, history, touched) for c in self.collectors]
                 steps = self._steps[entry.seq] = tuple(steps) if any(steps) else _NOTHING
             self._push(entry.seq, steps)
 

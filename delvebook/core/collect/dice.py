@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any
 
+from ..declared import Event, view
 from ..events import History, Touched
 from . import Collector, fight_of
 
-__all__ = ["Rolls", "Luck", "outcome"]
+__all__ = ["Rolls", "Luck", "outcome", "success", "results"]
 
 
-def outcome(event: Mapping) -> str | None:
+def success(event: Event) -> bool | None:
+    """Whether an action succeeded, for a kind that declares it (a check, a save, a trap's save); else None."""
+    return getattr(event, "success", None)
+
+
+def results(event: Event) -> Any:
+    """How each attack of an action went, for a kind that declares it (an attack, an ability's); else None."""
+    return getattr(event, "results", None)
+
+
+def outcome(event: Event) -> str | None:
     """An action's outcome in a word: ``success``/``failure``, or an attack's results (``hit, miss``)."""
-    if event.get("success") is not None:
-        return "success" if event["success"] else "failure"
-    if event.get("results") is not None:
-        return ", ".join(event["results"])
+    ok = success(event)
+    if ok is not None:
+        return "success" if ok else "failure"
+    res = results(event)
+    if res is not None:
+        return ", ".join(res)
     return None
 
 
@@ -42,17 +55,17 @@ class _DicePlan:
         return [(d.sides, d.kept) for d in parse(expr).roll(faces=faces).dice]
 
 
-def _success(roll: str, event: Mapping) -> bool | None:
+def _success(roll: str, event: Event) -> bool | None:
     """Whether a roll succeeded on its own: a check or death save succeeded; an attack roll hit; a resist roll held
     off every hit (None for a roll with no success of its own: damage, initiative...)."""
     base = roll.split("#", 1)[0]
-    results = event.get("results")
+    res = results(event)
     if base in ("check", "death_save"):
-        return event.get("success")
-    if base == "attack" and results is not None:
-        return "hit" in results
-    if base == "resist" and results is not None:
-        return "hit" not in results
+        return success(event)
+    if base == "attack" and res is not None:
+        return "hit" in res
+    if base == "resist" and res is not None:
+        return "hit" not in res
     return None
 
 
@@ -66,31 +79,31 @@ class Rolls(Collector):
         super().__init__()
         self._plan = _DicePlan()
 
-    def step(self, event: Mapping, history: History, touched: Touched) -> tuple[tuple, dict] | None:
-        rolls = event.get("rolls")
+    def step(self, event: Event, history: History, touched: Touched) -> tuple[tuple, dict] | None:
+        rolls = getattr(event, "rolls", None)  # (an action's: undo and redo roll nothing)
         if not rolls:
             return None
-        seq, kind, session = event["seq"], event["kind"], event.get("session")
+        seq, kind, session = event.seq, event.kind, event.session
         fight = fight_of(event, history.state)
         delvers = history.state["delvers"]
         rows = []
         for name, r in rolls.items():
             ok = _success(name, event)
-            who = r.get("who")
+            who = r.who
             d = delvers.get(who)
             player = (d.get("player") or "keeper") if d is not None else "party" if who == "party" else "keeper"
-            lucks = r.get("luck") or ()
-            applied = sum(lk["sign"] * lk["face"] for lk in lucks)
-            total = r.get("total")
-            base = r.get("base_total", total)
-            expr, why = r["expr"], r.get("why")
-            planned = self._plan.dice(expr, r["faces"])
-            for k, ((sides, kept), face) in enumerate(zip(planned, r["faces"])):
+            lucks = r.luck
+            applied = sum(lk.sign * lk.face for lk in lucks)
+            total = r.total
+            base = r.base_total if r.base_total is not None else total
+            expr, why, faces = r.expr, r.why, r.faces
+            planned = self._plan.dice(expr, faces)
+            for k, ((sides, kept), face) in enumerate(zip(planned, faces)):
                 rows.append((seq, session, fight, kind, name, who, player, why, expr, k, sides, face, kept, False, 1,
                              applied, base, total, ok))
             for k, lk in enumerate(lucks, start=len(planned)):
-                rows.append((seq, session, fight, kind, name, who, lk.get("who") or player, why, expr, k,
-                             lk.get("sides", 6), lk["face"], True, True, lk["sign"], applied, base, total, ok))
+                rows.append((seq, session, fight, kind, name, who, lk.who or player, why, expr, k,
+                             lk.sides or 6, lk.face, True, True, lk.sign, applied, base, total, ok))
         return (tuple(rows), {}) if rows else None
 
 
@@ -101,18 +114,18 @@ class Luck(Collector):
     FIELDS = ("seq", "session", "encounter", "kind", "player", "roll", "who", "sign", "face", "total_before",
               "total_after", "outcome_before", "outcome_after")
 
-    def step(self, event: Mapping, history: History, touched: Touched) -> tuple[tuple, dict] | None:
-        lk = event.get("luck")
-        if not lk or event.get("replaces") is None:
+    def step(self, event: Event, history: History, touched: Touched) -> tuple[tuple, dict] | None:
+        lk = getattr(event, "luck", None)
+        if not lk or event.replaces is None:
             return None
         try:
-            old = history.event(event["replaces"])
+            old = view(history.event(event.replaces))
         except KeyError:
-            old = {}
-        name = lk.get("roll")
-        new_roll = (event.get("rolls") or {}).get(name) or {}
-        old_roll = (old.get("rolls") or {}).get(name) or {}
-        row = (event["seq"], event.get("session"), fight_of(event, history.state), event["kind"], lk.get("player"),
-               name, new_roll.get("who"), lk.get("sign"), lk.get("face"), old_roll.get("total"),
-               new_roll.get("total"), outcome(old), outcome(event))
+            old = view({"kind": event.kind})
+        name = lk.roll
+        new_roll = event.rolls.get(name)
+        old_roll = (getattr(old, "rolls", None) or {}).get(name)
+        row = (event.seq, event.session, fight_of(event, history.state), event.kind, lk.player, name,
+               new_roll.who if new_roll else None, lk.sign, lk.face, old_roll.total if old_roll else None,
+               new_roll.total if new_roll else None, outcome(old), outcome(event))
         return (row,), {}

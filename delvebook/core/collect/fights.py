@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Mapping
-
+from ..declared import Event
 from ..events import History, Touched
-from ..roles import damage_entries
-from . import Collector, fight_of
+from ..records import damage_in
+from . import ENCOUNTER, Collector, fight_of
+
+_ADD_FOES, _END = "add_foes", "end_encounter"  # the kinds of the events that add foes to a fight, and end it
 
 __all__ = ["Damage", "Fights"]
 
@@ -20,21 +21,18 @@ class Damage(Collector):
               "counter", "raw", "av", "absorbed", "dealt", "hearts_before", "hearts_after", "vanquished",
               "death_save_due")
 
-    def step(self, event: Mapping, history: History, touched: Touched) -> tuple[tuple, dict] | None:
-        if not event.get("damage") and not event.get("counter"):
-            return None
-        sides = event.get("sides") or {}
-        fight = fight_of(event, history.state)
+    def step(self, event: Event, history: History, touched: Touched) -> tuple[tuple, dict] | None:
         rows = []
-        for entry, counter in damage_entries(event):
-            if entry.get("wasted") or "dealt" not in entry:
+        fight = sides = None
+        for entry, counter in damage_in(event):
+            if entry.wasted or entry.dealt is None:
                 continue
-            by, target = entry.get("by"), entry.get("target")
-            rows.append((event["seq"], event.get("session"), fight, event.get("round"), event["kind"], by,
-                         sides.get(by), target, sides.get(target), entry.get("source"), counter, entry.get("raw"),
-                         entry.get("av"), entry.get("absorbed"), entry.get("dealt"), entry.get("hearts_before"),
-                         entry.get("hearts_after"), bool(entry.get("vanquished")),
-                         bool(entry.get("death_save_due"))))
+            if sides is None:
+                sides, fight = event.sides or {}, fight_of(event, history.state)
+            by, target = entry.by, entry.target
+            rows.append((event.seq, event.session, fight, event.round, event.kind, by, sides.get(by), target,
+                         sides.get(target), entry.source, counter, entry.raw, entry.av, entry.absorbed, entry.dealt,
+                         entry.hearts_before, entry.hearts_after, bool(entry.vanquished), bool(entry.death_save_due)))
         return (tuple(rows), {}) if rows else None
 
 
@@ -44,28 +42,27 @@ class Fights(Collector):
     ``("end", number, {...})``; ``fights()`` sums them up, one record a fight. ``last`` holds each fight's latest
     round."""
 
-    def step(self, event: Mapping, history: History, touched: Touched) -> tuple[tuple, dict] | None:
-        kind = event["kind"]
+    def step(self, event: Event, history: History, touched: Touched) -> tuple[tuple, dict] | None:
+        kind = event.kind
         state = history.state
         number = fight_of(event, state)
         if number is None:
             return None
         facts = []
-        if kind == "encounter":
-            foes = event.get("foes") or ()
-            facts.append(("begin", number, {"name": event.get("name"), "session": event.get("session"),
-                                            "start_seq": event["seq"], "start_ts": event.get("ts"),
-                                            "foe_names": [f.get("name") for f in foes],
-                                            "foe_kinds": [f.get("kind") for f in foes]}))
-        elif kind == "add_foes":
+        if kind == ENCOUNTER:
+            foes = event.foes or ()
+            facts.append(("begin", number, {"name": event.name, "session": event.session, "start_seq": event.seq,
+                                            "start_ts": event.ts, "foe_names": [f.name for f in foes],
+                                            "foe_kinds": [f.kind for f in foes]}))
+        elif kind == _ADD_FOES:
             joined = (state["encounter"] or {}).get("foes") or {}
-            names = list(event.get("foes") or ())
+            names = list(event.foes or ())
             facts.append(("join", number, names, [(joined.get(n) or {}).get("kind") for n in names]))
-        elif kind == "end_encounter":
-            facts.append(("end", number, {"end_seq": event["seq"], "end_ts": event.get("ts"),
-                                          "rounds": event.get("rounds") or 0, "xp": event.get("xp") or 0}))
+        elif kind == _END:
+            facts.append(("end", number, {"end_seq": event.seq, "end_ts": event.ts, "rounds": event.rounds or 0,
+                                          "xp": event.xp or 0}))
         updates = {}
-        reached = event.get("round")
+        reached = event.round
         if reached and reached > self.last.get(number, 0):  # a fight's rounds: the latest any of its events names
             facts.append(("round", number, reached))
             updates[number] = reached

@@ -5,36 +5,40 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ..declared import Event
 from ..events import History, Touched
 from ..model import STATUS_DEAD
-from ..roles import CREATURES, FOES, PARTY, damage_entries, healing_entries
+from ..records import Damage, Healing, damage_in, healing_in
+from ..roles import CREATURES, FOES, PARTY
 from . import Collector, fight_of
+
+_DEATH_SAVE = "death_save"  # the kind of a death save's event
 
 __all__ = ["Hearts", "Xp", "sources"]
 
 _COMBATANTS = frozenset({PARTY, FOES, CREATURES})
 
 
-def _source(entry: Mapping, sides: Mapping, note: str = "") -> str | None:
+def _source(entry: Damage | Healing, sides: Mapping, note: str = "") -> str | None:
     """What harmed or healed someone: 'Brakka (Sword)' for a combatant's deed, the keeper's words or the hazard's
     for the rest."""
-    by, what = entry.get("by"), entry.get("source")
+    by, what = entry.by, entry.source
     if sides.get(by) in _COMBATANTS:
         return f"{by} ({what}{note})"
     return what
 
 
-def sources(event: Mapping) -> dict[str, str]:
+def sources(event: Event) -> dict[str, str]:
     """Whom an event harmed or healed, and by what, in words (read from its damage and healing entries)."""
-    sides = event.get("sides") or {}
-    kind = event.get("kind")
+    sides = event.sides or {}
+    kind = event.kind
     out: dict[str, str] = {}
-    for entry, counter in damage_entries(event):
-        if entry.get("wasted") or "dealt" not in entry:
+    for entry, counter in damage_in(event):
+        if entry.wasted or entry.dealt is None:
             continue
-        out[entry.get("target")] = _source(entry, sides, ", counter" if counter else "") or kind
-    for h in healing_entries(event):
-        out[h.get("who")] = _source(h, sides) or kind
+        out[entry.target] = _source(entry, sides, ", counter" if counter else "") or kind
+    for h in healing_in(event):
+        out[h.who] = _source(h, sides) or kind
     return out
 
 
@@ -53,9 +57,9 @@ class Hearts(Collector):
             self.rows.append((0, None, 0, None, None, None, "setup", name, PARTY, None, d.get("player"),
                               now[0], now[1], None, now[2], "setup", now[2] == STATUS_DEAD, False, None))
 
-    def step(self, event: Mapping, history: History, touched: Touched) -> tuple[tuple, dict] | None:
-        kind = event["kind"]
-        saver = event.get("actor") if kind == "death_save" else None
+    def step(self, event: Event, history: History, touched: Touched) -> tuple[tuple, dict] | None:
+        kind = event.kind
+        saver = event.actor if kind == _DEATH_SAVE else None
         delvers_touched, foes_touched = touched.delvers, touched.foes
         if not delvers_touched and not foes_touched and saver is None:
             return None
@@ -66,17 +70,18 @@ class Hearts(Collector):
         fight = fight_of(event, state)
         rows: list = []
         updates: dict = {}
+        said: list = []  # (what harmed or healed whom: worked out once, for the first row that needs it)
         for side, sheets, names, key_fight in ((PARTY, state["delvers"], delvers_touched, None),
                                                (FOES, enc["foes"] if enc else {}, foes_touched, fight)):
             if names:
                 # in the sheets' order: the party's seats, then the foes' (one name needs no ordering)
                 here = [n for n in sheets if n in names] if len(names) > 1 else [n for n in names if n in sheets]
                 for name in here:
-                    self._row(rows, updates, event, sheets[name], side, name, key_fight, fight, saver)
+                    self._row(rows, updates, event, sheets[name], side, name, key_fight, fight, saver, said)
         return (tuple(rows), updates) if rows else None
 
-    def _row(self, rows: list, updates: dict, event: Mapping, c: Mapping, side: str, name: str, key_fight: Any,
-             fight: Any, saver: str | None) -> None:
+    def _row(self, rows: list, updates: dict, event: Event, c: Mapping, side: str, name: str, key_fight: Any,
+             fight: Any, saver: str | None, said: list) -> None:
         """The row of one combatant the event touched, if its hearts or status changed (or it saved from death)."""
         key = (side, name, key_fight)
         now = (c.get("hearts"), c.get("max_hearts"), c.get("status"))
@@ -86,13 +91,15 @@ class Hearts(Collector):
             return
         updates[key] = now
         change = None if before is None or now[0] is None or before[0] is None else now[0] - before[0]
-        kind = event["kind"]
-        rows.append((event["seq"], event.get("ts"), event.get("at"), event.get("session"), fight, event.get("round"),
+        kind = event.kind
+        if not said:
+            said.append(sources(event))
+        rows.append((event.seq, event.ts, event.at, event.session, fight, event.round,
                      kind, name, side, c.get("kind") if side == FOES else None,
                      c.get("player") if side == PARTY else "keeper", now[0], now[1], change, now[2],
-                     sources(event).get(name, kind),
+                     said[0].get(name, kind),
                      now[2] == STATUS_DEAD and (before is None or before[2] != STATUS_DEAD),
-                     is_save, event.get("success") if is_save else None))
+                     is_save, event.success if is_save else None))
 
 
 class Xp(Collector):
@@ -106,8 +113,8 @@ class Xp(Collector):
         for name, d in state.get("delvers", {}).items():
             self.last[name] = d.get("level")
 
-    def step(self, event: Mapping, history: History, touched: Touched) -> tuple[tuple, dict] | None:
-        awards = event.get("xp_awards")
+    def step(self, event: Event, history: History, touched: Touched) -> tuple[tuple, dict] | None:
+        awards = getattr(event, "xp_awards", None)  # (a kind that awards XP declares them)
         if not awards and not touched.delvers:
             return None
         delvers = history.state["delvers"]
@@ -118,21 +125,19 @@ class Xp(Collector):
             return ((), updates) if updates else None
         left: dict[str, int] = {}
         for a in awards:
-            for name, amount in (a.get("shares") or {}).items():
+            for name, amount in (a.shares or {}).items():
                 left[name] = left.get(name, 0) + amount
         rows: list[list[Any]] = []
         latest: dict[str, int] = {}
         fight = fight_of(event, history.state)
         for a in awards:
-            for name, amount in (a.get("shares") or {}).items():
+            for name, amount in (a.shares or {}).items():
                 left[name] -= amount
                 d = delvers.get(name) or {}
                 latest[name] = len(rows)
-                rows.append([event["seq"], event.get("ts"), event.get("at"), event.get("session"), fight,
-                             event["kind"], name, d.get("player"), amount, a.get("amount"), a.get("reason"),
-                             a.get("source"), a.get("pool_before"), a.get("pool_after"),
-                             (d.get("xp") or 0) - left[name],
-                             d.get("level"), False])
+                rows.append([event.seq, event.ts, event.at, event.session, fight, event.kind, name, d.get("player"),
+                             amount, a.amount, a.reason, a.source, a.pool_before, a.pool_after,
+                             (d.get("xp") or 0) - left[name], d.get("level"), False])
         for name, i in latest.items():
             before, after = last.get(name), rows[i][15]
             rows[i][16] = before is not None and after is not None and after > before

@@ -22,6 +22,8 @@ from typing import Any, Iterator, NamedTuple
 from .schema import _thaw  # noqa: E402 - the one copy of frozen data back to plain
 from .prepared import TRUE_NAMES, true_names_table
 from .schema import (
+    ALL,
+    NUMBERED,
     FILES,
     OPEN_TABLES,
     PROVENANCE_KEYS,
@@ -34,6 +36,8 @@ from .schema import (
 )
 
 __all__ = [
+    "ALL",
+    "NUMBERED",
     "RulesError",
     "Problem",
     "Rules",

@@ -16,13 +16,17 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
+from typing import Literal
+
+from ...core.declared import Chance, Record
 from ...core.model import STATUS_ALIVE, STATUS_DEAD, is_dead, is_dying
+from ...core.records import Damage
 from .. import combat, effects
 from ..base import Ctx, Reader, data_items
 from ..effects import Boost, Input
 from ..checks import resolve_death_save
 from ..queries import SpellChoice, ability_ready, cost_text, d20_in, spell_inputs
-from .shared import (TARGET, begin_cast, cost_paid, damage_with, end_kind, heal_with, pay,
+from .shared import (TARGET, Heals, Saved, SpellHit, begin_cast, cost_paid, damage_with, end_kind, heal_with, pay,
                      require_ability, save, save_target, spell_attack, spell_effect)
 
 __all__ = ["revive_problem"]
@@ -31,7 +35,8 @@ __all__ = ["revive_problem"]
 # ---------------------------------------------------------------- Lay on Hands
 
 @effects.uses("lay_on_hands", inputs=(TARGET, Input("hearts", "number", True, "hearts healed, a healing point "
-                                                                            "each")))
+                                                                            "each")),
+              records=Heals)
 def _use_lay_on_hands(ctx, who, d, aid, a, target, opts):
     """Touch a creature: one healing point a heart."""
     n = opts.take("hearts")
@@ -77,7 +82,16 @@ def _no_dead(r: Reader, who: str) -> str | None:
     return None if _the_dead(r, who) else "no one has died in the last hour whose death save it may repeat"
 
 
-@effects.uses("lay_on_hands_revive", problem=_no_dead,
+class Revived(Record):
+    """Lay on Hands' repeated death save: its total, whether it held, the chance, and whether the dead lives."""
+
+    revived: bool
+    total: int
+    success: bool
+    chance: Chance
+
+
+@effects.uses("lay_on_hands_revive", problem=_no_dead, records=Revived,
               inputs=(Input("target", "creature", True, "the delver who died", _the_dead),))
 def _use_revive(ctx, who, d, aid, a, target, opts):
     """1 healing point: repeat the death save of a delver who died within the hour (once for each death)."""
@@ -102,7 +116,14 @@ def _use_revive(ctx, who, d, aid, a, target, opts):
 
 # ---------------------------------------------------------------- Bless
 
-@effects.uses("bless", inputs=(TARGET,))
+class Blessing(Record):
+    """Bless: the blessing die, and who is no longer blessed (one creature at a time)."""
+
+    blessing_die: str
+    no_longer_blessed: list[str]
+
+
+@effects.uses("bless", inputs=(TARGET,), records=Blessing)
 def _use_bless(ctx, who, d, aid, a, target, opts):
     """A blessing die on all the creature's D20 rolls for a minute; one blessed creature at a time."""
     target = target or who
@@ -128,8 +149,18 @@ def _blessing(r: Reader, who: str) -> Boost | None:
 
 # ---------------------------------------------------------------- specialties
 
+class HolyWater(Record):
+    """Holy water: a flask made, or splashed on the unholy (its tags) with its damage and the curses it lifted."""
+
+    made: str | None = None
+    damage: list[Damage] = ()
+    unholy: list[str] = ()
+    curses_lifted: list[int] = ()
+
+
 @effects.uses("holy_water", inputs=(Input("target", "creature", False, "who is splashed (none: kept in a flask)"),
-                                    Input("flask", "flag", False, "splash a kept flask instead of a blessing")))
+                                    Input("flask", "flag", False, "splash a kept flask instead of a blessing")),
+              records=HolyWater)
 def _use_holy_water(ctx, who, d, aid, a, target, opts):
     """Holy water: 3d6 to the unholy (demon, devil, undead, fae, evil); lifts curses.
     Without a target it is kept as a flask; ``flask=True`` splashes a kept flask instead of a blessing."""
@@ -165,7 +196,7 @@ def _use_holy_water(ctx, who, d, aid, a, target, opts):
     return out
 
 
-@effects.uses("heal_by_touch", "heal_at_range", inputs=(TARGET,))
+@effects.uses("heal_by_touch", "heal_at_range", inputs=(TARGET,), records=Heals)
 def _use_healer(ctx, who, d, aid, a, target, opts):
     """The Healer: a blessing heals 2d6 by touch, or D6 within 60 ft."""
     out = cost_paid(ctx, who, a)
@@ -248,16 +279,43 @@ def _cast_divine(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -> 
     return out
 
 
-@effects.spell("aid", inputs=(TARGET,))
+@effects.spell("aid", inputs=(TARGET,), records=Heals)
 def _aid(ctx, who, d, spell, s, target, opts):
     return {"healing": [heal_with(ctx, who, target or who, str(s["heal"]), s["name"],
                                   above_max=bool(s.get("heal_above_max")))]}
 
 
+class Contest(Record):
+    """A contested Magic check: the caster's roll and total against the resister's (``vs``), and how it went."""
+
+    expr: str
+    total: int
+    vs: str
+    vs_expr: str
+    vs_total: int
+    result: Literal["win", "tie", "lose"]
+
+
+class Effect(Record):
+    """The effect a Dispel magic ended: the condition's id, its kind, whom it was on."""
+
+    id: int
+    kind: str
+    who: str
+
+
+class Dispelled(Record):
+    """Dispel magic: the effect it ended (none: the magic held), and the contest when its holder resisted."""
+
+    dispelled: Effect | None
+    contest: Contest | None = None
+
+
 @effects.spell("dispel_magic", inputs=(Input("condition", "condition", True, "the effect: its id, or its kind on "
                                                                           "the target"),
                                        TARGET, Input("resist", "flag", False, "its holder resists (a contested "
-                                                                             "Magic check)")))
+                                                                             "Magic check)")),
+               records=Dispelled)
 def _dispel(ctx, who, d, spell, s, target, opts):
     """End one spell or magic effect (a condition, by id or by kind on the target); a target that
     resists makes a contested Magic check, and the defender holds a tie."""
@@ -289,7 +347,7 @@ def _dispel(ctx, who, d, spell, s, target, opts):
     return out
 
 
-@effects.spell("inflict_wounds", inputs=(Input("target", "creature", True, "who is touched"),
+@effects.spell("inflict_wounds", records=Saved, inputs=(Input("target", "creature", True, "who is touched"),
                                          Input("save_target", "number", False, "the save's number (the rules' if "
                                                                                "none)")))
 def _inflict_wounds(ctx, who, d, spell, s, target, opts):
@@ -301,7 +359,14 @@ def _inflict_wounds(ctx, who, d, spell, s, target, opts):
             "damage": [damage_with(ctx, who, target, str(s["damage"]), s["name"], halve=saved["success"])]}
 
 
-@effects.spell("locate_creature", inputs=(Input("creature", "text", True, "a creature, or a type of creature"),))
+class Locating(Record):
+    """Locate Creature: what the cleric senses the way to."""
+
+    locating: str
+
+
+@effects.spell("locate_creature", inputs=(Input("creature", "text", True, "a creature, or a type of creature"),),
+               records=Locating)
 def _locate(ctx, who, d, spell, s, target, opts):
     creature = opts.take("creature", target)
     if not creature:
@@ -321,7 +386,7 @@ def _truth_ready(ctx, who, d, spell, s, target) -> None:
                    f"{immune[0]['ends_at']} s")
 
 
-@effects.spell("truth", ready=_truth_ready,
+@effects.spell("truth", ready=_truth_ready, records=Saved,
                inputs=(Input("target", "creature", True, "who is questioned"),
                        Input("save_target", "number", False, "the save's number (the rules' if none)")))
 def _truth(ctx, who, d, spell, s, target, opts):
@@ -334,7 +399,13 @@ def _truth(ctx, who, d, spell, s, target, opts):
     return {"save": saved}
 
 
-@effects.spell("guiding_bolt", inputs=(Input("target", "creature", True, "who the bolt is aimed at"),))
+class Marked(SpellHit):
+    """Guiding Bolt: its spell attack and damage (``SpellHit``), and whom it marked."""
+
+    marked: str | None = None
+
+
+@effects.spell("guiding_bolt", records=Marked, inputs=(Input("target", "creature", True, "who the bolt is aimed at"),))
 def _guiding_bolt(ctx, who, d, spell, s, target, opts):
     name = s["name"]
     if target is None:

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from .. import combat, effects
+from ...core.declared import Record, Text, extend, field
+from .. import effects, encounters
+from ..combat import Struck
 from ..base import Ctx, Reader, data_items
 from ..effects import AttackPlan, Edge, Input, Kill
 from ..queries import (SpellChoice, ability_ready, ability_refusal, cost_text, hearers, spell_inputs, spell_spec,
                        traceable)
-from .shared import (ATTACK_INPUTS, TARGET, attack_now, begin_cast, cost_paid, dual_wield, end_kind,
+from . import Cast
+from .shared import (ATTACK_INPUTS, TARGET, Heals, attack_now, begin_cast, cost_paid, dual_wield, end_kind,
                      heal_with, not_used_alone, pay, require_ability, spell_effect, until_next_turn, weapon_for)
 
 __all__ = ["ORDERS", "is_sword", "trace_problem"]
@@ -35,7 +38,21 @@ __all__ = ["ORDERS", "is_sword", "trace_problem"]
 
 # ---------------------------------------------------------------- grit
 
-@effects.uses("ferocious_strike", "double_strike")
+class Rider(Record):
+    """What a rider puts on the fighter's next attack."""
+
+    advantage: bool = False
+    max_damage: bool = False
+    multi_attack: int | None = None
+
+
+class Readied(Record):
+    """Ferocious strike or Double Strike: what the next attack gets."""
+
+    next_attack: Rider
+
+
+@effects.uses("ferocious_strike", "double_strike", records=Readied)
 def _use_next_attack(ctx, who, d, aid, a, target, opts):
     """Shapes the fighter's next attack (advantage and max damage; or multi-attack 2)."""
     if any(c["data"].get("ability") == aid for c in ctx.conditions(who, "next_attack")):
@@ -68,7 +85,7 @@ def _next_attack(r: Reader, plan: AttackPlan) -> None:
                                               f"{who} attacked"))
 
 
-@effects.uses("second_wind")
+@effects.uses("second_wind", records=Heals)
 def _use_second_wind(ctx, who, d, aid, a, target, opts):
     if target not in (None, who):
         ctx.refuse(f"{a['name']} heals only {who}")
@@ -77,7 +94,26 @@ def _use_second_wind(ctx, who, d, aid, a, target, opts):
     return out
 
 
-@effects.uses("sentry")
+class OnWatch(Record):
+    """Sentry: how many attacks the fighter may make before its next turn, and the next turn it hands on to (the
+    side, whether a round began, whose turn)."""
+
+    sentry_attacks: int
+    side: str | None = None
+    new_round: bool | None = None
+    turn_of: str | None = None
+
+
+class SentryAttack(Record):
+    """A Sentry's attack: how many are left before the fighter's next turn."""
+
+    sentry_attacks_left: int | None = None
+
+
+extend(Struck, SentryAttack)
+
+
+@effects.uses("sentry", records=OnWatch)
 def _use_sentry(ctx, who, d, aid, a, target, opts):
     """Uses the action and ends the turn; up to three attacks (attack(..., sentry=True)) before the next turn."""
     enc = ctx.state["encounter"]
@@ -89,7 +125,7 @@ def _use_sentry(ctx, who, d, aid, a, target, opts):
     ctx.add_condition("sentry", who, who, ends_on=f"turn:{who}", attacks_left=attacks)
     detail = {**out, "sentry_attacks": attacks}
     if a["mechanics"].get("ends_turn", True):
-        combat.next_turn(ctx)  # Sentry ends the turn
+        encounters.next_turn(ctx)  # Sentry ends the turn
     return detail
 
 
@@ -116,7 +152,7 @@ effects.attack_option("sentry", shape=_sentry, what="one of a Sentry's attacks")
 
 # ---------------------------------------------------------------- specialties
 
-effects.uses("sword_dual_wield", "fist_dual_wield", inputs=ATTACK_INPUTS)(dual_wield)
+effects.uses("sword_dual_wield", "fist_dual_wield", inputs=ATTACK_INPUTS, records=Struck)(dual_wield)
 effects.uses("blind_fighting")(not_used_alone("nothing to spend or roll: attack creatures within 10 ft as usual, "
                                               "even without sight"))
 
@@ -146,7 +182,7 @@ def _still_problem(r: Reader, who: str) -> str | None:
     return f"{who} {how} this turn: Steady volley is for a turn it does not move" if how else None
 
 
-@effects.uses("steady_volley", inputs=ATTACK_INPUTS, problem=_still_problem)
+@effects.uses("steady_volley", inputs=ATTACK_INPUTS, problem=_still_problem, records=Struck)
 def _use_steady_volley(ctx, who, d, aid, a, target, opts):
     """A fighter's bow multi-attack(2), only in a turn it does not move (``mechanics.still``)."""
     mech = a["mechanics"]
@@ -237,6 +273,20 @@ def _smite_offer(r: Reader, plan: AttackPlan, results: list) -> dict | None:
     return out
 
 
+class SmiteSpent(Record):
+    """Whether a smite declared with an attack was paid (``why`` not)."""
+
+    spent: bool
+    why: Text | None = None
+
+
+class Smited(Record):
+    """A smite declared with the attack: whether it was spent."""
+
+    smite: SmiteSpent | None = None
+
+
+extend(Struck, Smited)
 effects.attack_option("smite", shape=_smite_shape, on_hit=_smite_on_hit, after=_smite_after, offer=_smite_offer,
                       what="an Oath's smite on a melee hit: declared, or chosen once the hit is seen")
 
@@ -259,8 +309,15 @@ def _order_lasts(ctx: Ctx, who: str) -> dict:
     return {"ends_on": f"side:{enc['side']}"}
 
 
+class Ordered(Record):
+    """A Commander's order: which, and who hears it."""
+
+    order: str = field(column="commander_order")
+    hearing: list[str]
+
+
 @effects.uses(*ORDERS, inputs=(Input("hearing", "creatures", False, "who hears the order (the able party and "
-                                                                  "their familiars if none)"),))
+                                                                  "their familiars if none)"),), records=Ordered)
 def _use_order(ctx, who, d, aid, a, target, opts):
     """A Commander's order (1 grit): every friendly creature that hears it benefits this turn (the side's turn it
     is shouted in): the able party and their familiars, or those the keeper names (a named NPC beside them)."""
@@ -339,7 +396,13 @@ def trace_problem(r: Reader, who: str) -> str | None:
     return None
 
 
-@effects.uses("blood_magic_sword", problem=trace_problem,
+class Traced(Cast):
+    """The Blood Magic sword: the spell traced on it, or the charged spell cast (``Cast``)."""
+
+    traced: str | None = None
+
+
+@effects.uses("blood_magic_sword", problem=trace_problem, records=Traced,
               inputs=(Input("trace", "spell", False, "the spell traced on the sword (once a rest)", _traceable),
                       TARGET))
 def _use_blood_sword(ctx, who, d, aid, a, target, opts):
@@ -359,6 +422,15 @@ def _use_blood_sword(ctx, who, d, aid, a, target, opts):
                                                                                      *d["items"]))}}
     ctx.add_condition("blood_magic_trace", who, who, ends_on="rest", spell=spell, **words)
     return {"traced": spell}
+
+
+class Charged(Record):
+    """The spell a kill with the sword charged."""
+
+    blood_magic_charged: str | None = None
+
+
+extend(Struck, Charged)
 
 
 @effects.on_vanquish(reads="blood_magic_trace")

@@ -22,16 +22,19 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
+from ...core.declared import Chance, Record, Text, field
 from ...core.distribution import odds
 from ...core.model import STATUS_ALIVE, familiar_of, is_dead
+from ...core.records import Damage
 from .. import combat, effects
 from ..base import Ctx, Reader
+from ..combat import Struck
 from ..creatures import names_in_play, require_name
 from ..effects import Input
 from ..queries import (SpellChoice, copyable, cost_text, scrolls_of, signature_choice, spell_inputs, spell_spec,
                        writings)
-from .shared import (TARGET, begin_cast, cost_paid, damage_with, end_kind, pay, require_ability, written_item,
-                     spell_attack, spell_effect)
+from .shared import (TARGET, SpellHit, begin_cast, cost_paid, damage_with, end_kind, pay, require_ability,
+                     spell_attack, spell_effect, written_item)
 
 __all__: list[str] = []
 
@@ -74,7 +77,26 @@ def _use_up(ctx: Ctx, who: str, w) -> None:
         ctx.set(["delvers", who, "items"], items[:w.item] + items[w.item + 1:])
 
 
-@effects.casting("grimoire_magic", via=("book", "spellbook", "wand", "scroll"), offers=_offers_book)
+class Kept(Record):
+    """Firebolt's keep roll: its total against the number, whether the spell stays in the book, the chance."""
+
+    total: int
+    target: int
+    kept: bool
+    chance: Chance
+
+
+class FromTheBook(Record):
+    """What grimoire magic records of a cast: the scroll read (used up), the keep roll, the signature spell's
+    words when it was the one cast."""
+
+    scroll: str | None = None
+    keep: Kept | None = None
+    signature: Text | None = None
+
+
+@effects.casting("grimoire_magic", via=("book", "spellbook", "wand", "scroll"), offers=_offers_book,
+                 records=FromTheBook)
 def _cast_grimoire(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -> dict:
     """A spell from the book (once a charge), from the wand (``via="wand"``: a wand charge), or read from a scroll
     carried (``via="scroll"``: the scroll is used up)."""
@@ -141,7 +163,18 @@ def _nothing_to_copy(r: Reader, who: str) -> str | None:
         f"{who} carries no book or scroll with a spell its book lacks"
 
 
-@effects.uses("continued_research", problem=_nothing_to_copy,
+class Copied(Record):
+    """Continued Research: the spell copied into the book (its name), from a book or a scroll (``source``: which
+    kind; ``from_``: the item), and whether the scroll was destroyed."""
+
+    copied: str
+    spell_name: str
+    source: str
+    from_: str = field(key="from", column="copied_from")
+    scroll_destroyed: bool
+
+
+@effects.uses("continued_research", problem=_nothing_to_copy, records=Copied,
               inputs=(Input("spell", "spell", True, "the spell copied, from a book or a scroll carried", _copyable),
                                             Input("source", "text", False, "book or scroll, or the item's name (a "
                                                                            "book if one holds it)")))
@@ -186,7 +219,17 @@ def _nothing_to_copy_out(r: Reader, who: str) -> str | None:
     return None if (r.state["delvers"].get(who) or {}).get("spells") else f"{who}'s book holds no spell to copy out"
 
 
-@effects.uses("copy_out", problem=_nothing_to_copy_out,
+class CopiedOut(Record):
+    """Copying a spell out: the spell (its id and the name it is written under), the new scroll or book it is
+    written on, and whether it left the book (the signature spell)."""
+
+    copied_out: str
+    spell_name: str
+    onto: str
+    left_the_book: bool
+
+
+@effects.uses("copy_out", problem=_nothing_to_copy_out, records=CopiedOut,
               inputs=(Input("spell", "spell", True, "the spell of your book copied out", _copy_out_choices),
                       Input("book", "flag", False, "onto a new spellbook (a new scroll if not ticked)")))
 def _use_copy_out(ctx, who, d, aid, a, target, opts):
@@ -215,7 +258,21 @@ def _use_copy_out(ctx, who, d, aid, a, target, opts):
 
 # ---------------------------------------------------------------- the mage spell list
 
-@effects.spell("light", inputs=(Input("item", "text", False, "what glows"),
+class Shining(Record):
+    """The item Light makes glow, and how far it sheds light."""
+
+    item: str
+    ft: int
+
+
+class Lit(Struck):
+    """Light: the glow (``light``), or the blinding touch, an unarmed attack (``Struck``), and whether it blinded."""
+
+    light: Shining | None = None
+    blinded: bool | None = None
+
+
+@effects.spell("light", records=Lit, inputs=(Input("item", "text", False, "what glows"),
                                 Input("blind", "flag", False, "instead touch to blind (an unarmed attack)"),
                                 TARGET))
 def _light(ctx, who, d, spell, s, target, opts):
@@ -236,7 +293,13 @@ def _light(ctx, who, d, spell, s, target, opts):
     return {"light": {"item": item, "ft": s["light_ft"]}}
 
 
-@effects.spell("magic_missile", inputs=(Input("target", "creature", True, "one target, or one per dart"),
+class Darts(Record):
+    """Magic Missile: each dart's damage (a dart at a target already down is wasted)."""
+
+    damage: list[Damage]
+
+
+@effects.spell("magic_missile", records=Darts, inputs=(Input("target", "creature", True, "one target, or one per dart"),
                                        Input("darts", "darts", False, "a target for each dart (the darts split)")))
 def _magic_missile(ctx, who, d, spell, s, target, opts):
     name, darts = s["name"], int(s["darts"])
@@ -266,7 +329,14 @@ def _magic_missile(ctx, who, d, spell, s, target, opts):
     return {"damage": damage}
 
 
-@effects.spell("find_familiar", inputs=(Input("name", "text", False, "the familiar's name"),
+class Familiar(Record):
+    """Find Familiar: the familiar's name and form (its sheet is among the creatures)."""
+
+    familiar: str
+    form: str
+
+
+@effects.spell("find_familiar", records=Familiar, inputs=(Input("name", "text", False, "the familiar's name"),
                                         Input("form", "text", False, "its varmint form")))
 def _find_familiar(ctx, who, d, spell, s, target, opts):
     """A spirit in varmint form: a creature with its 1 heart and 1 damage that follows its mage and acts in the
@@ -296,7 +366,7 @@ def _find_familiar(ctx, who, d, spell, s, target, opts):
     return {"familiar": name, "form": familiar["form"]}  # its hearts and damage are on its sheet (creatures)
 
 
-@effects.spell("firebolt", inputs=(Input("target", "creature", True, "who the bolt is aimed at"),))
+@effects.spell("firebolt", records=SpellHit, inputs=(Input("target", "creature", True, "who the bolt is aimed at"),))
 def _firebolt(ctx, who, d, spell, s, target, opts):
     name = s["name"]
     if target is None:
@@ -307,7 +377,13 @@ def _firebolt(ctx, who, d, spell, s, target, opts):
     return {"spell_attack": a, "damage": damage}
 
 
-@effects.spell("invisibility", inputs=(TARGET,))
+class Invisible(Record):
+    """Invisibility: who turned invisible."""
+
+    invisible: str
+
+
+@effects.spell("invisibility", inputs=(TARGET,), records=Invisible)
 def _invisibility(ctx, who, d, spell, s, target, opts):
     target = target or who
     ctx.require_living(target, "turn invisible")
@@ -316,7 +392,14 @@ def _invisibility(ctx, who, d, spell, s, target, opts):
     return {"invisible": target}
 
 
-@effects.spell("minor_illusion", inputs=(Input("description", "text", False, "what the illusion shows"),))
+class Illusion(Record):
+    """Minor Illusion: what the illusion shows."""
+
+    illusion: Text
+
+
+@effects.spell("minor_illusion", inputs=(Input("description", "text", False, "what the illusion shows"),),
+               records=Illusion)
 def _minor_illusion(ctx, who, d, spell, s, target, opts):
     what = opts.take("description", "an illusion")
     ctx.add_condition("illusion", who, who, duration=s["duration"], description=what, area=s["area"])

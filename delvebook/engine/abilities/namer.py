@@ -6,6 +6,7 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
+from ...core.declared import Record, Text
 from .. import effects
 from ..base import Ctx, Reader, data_items
 from ..effects import Input
@@ -29,7 +30,15 @@ def _offers_names(r: Reader, who: str, d: dict, aid: str, a) -> list[SpellChoice
     return ([sig] if sig else []) + [naming]
 
 
-@effects.casting("naming_magic", offers=_offers_names)
+class Named(Record):
+    """Naming magic: the true names used, the spell as described, and the cost the keeper set."""
+
+    names: list[str] = ()
+    description: Text | None = None
+    cost: int | None = None
+
+
+@effects.casting("naming_magic", offers=_offers_names, records=Named)
 def _cast_naming(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -> dict:
     """Names chosen, a spell described, a cost agreed with the keeper: soul points paid, the spell cast."""
     ability = ctx.class_abilities(d)["naming_magic"]
@@ -54,7 +63,21 @@ def _cast_naming(ctx: Ctx, who: str, d: dict, spell: str, target, via, opts) -> 
     return {"spell": "naming", "names": names, "description": description, "cost": cost, "paid": paid}
 
 
-@effects.uses("blood_magic")
+class Gain(Record):
+    """A resource Blood Magic gained: the roll, what it added (up to the maximum), and what there is now."""
+
+    rolled: int
+    gained: int
+    now: int
+
+
+class Sacrificed(Record):
+    """Blood Magic: what each resource gained."""
+
+    gained: dict[str, Gain]
+
+
+@effects.uses("blood_magic", records=Sacrificed)
 def _use_blood_magic(ctx, who, d, aid, a, target, opts):
     """Sacrifice 1 heart for D6 soul points (up to the maximum); no healing until a rest."""
     out = cost_paid(ctx, who, a)

@@ -13,13 +13,17 @@ Standard library only: part of the pure core.
 
 from __future__ import annotations
 
+from ...core.declared import Record, extend
 from ...core.model import is_alive
+from ...core.records import Damage
 from .. import effects
 from ..base import Ctx, Reader, data_items
-from ..checks import check as check_cmd
+from ..checks import Checked, check as check_cmd
+from ..combat import Struck
 from ..effects import Boost, Input, Reduction
 from ..gear import INSTRUMENT_WORDS, is_instrument
 from ..queries import SpellChoice, ability_ready, cost_text, skill_bonus, spell_inputs
+from . import Cast
 from .shared import (ATTACK_INPUTS, attack_now, begin_cast, cost_paid, dual_wield, end_kind, in_fight,
                      pay, require_ability, spell_effect, until_next_turn, weapon_for)
 
@@ -65,6 +69,15 @@ def dodge_reduction(ctx: Ctx, target: str, *, pay_now: bool) -> int:
     return ctx.roll("dodge", die, who=target, why="Dodge").total
 
 
+class Dodged(Record):
+    """What a Dodge took off a blow before armor met it."""
+
+    dodged: int = 0
+
+
+extend(Damage, Dodged)
+
+
 @effects.damage_reducer("dodge", readied_by="dodging")
 def _dodge(ctx: Ctx, target: str, raw: int, asked) -> Reduction | None:
     """``dodge=True`` pays one Dodge in the action (the first hit that lands); a readied Dodge is spent by the
@@ -80,7 +93,14 @@ def _dodge(ctx: Ctx, target: str, raw: int, asked) -> Reduction | None:
 
 # ---------------------------------------------------------------- Sprint, Hide, Focus
 
-@effects.uses("sprint")
+class Sprinted(Record):
+    """A Sprint: how much farther the rogue moves, and that it took no action."""
+
+    movement_multiplier: int
+    uses_action: bool
+
+
+@effects.uses("sprint", records=Sprinted)
 def _use_sprint(ctx, who, d, aid, a, target, opts):
     out = cost_paid(ctx, who, a)
     mult = a["mechanics"]["movement_multiplier"]
@@ -88,8 +108,15 @@ def _use_sprint(ctx, who, d, aid, a, target, opts):
     return {**out, "movement_multiplier": mult, "uses_action": False}
 
 
+class Hid(Checked):
+    """A Hide: its Stealth check (``Checked``), whether the rogue is hidden, and that it took no action."""
+
+    hidden: bool
+    uses_action: bool
+
+
 @effects.uses("hide", inputs=(Input("target", "creature", True, "a target number, or who is looking"),
-                              Input("vs_skill", "text", False, "the looker's skill (perception)")))
+                              Input("vs_skill", "text", False, "the looker's skill (perception)")), records=Hid)
 def _use_hide(ctx, who, d, aid, a, target, opts):
     """Hide without an action: a Stealth check against a target number, or opposed by who is looking."""
     vs_skill = opts.take("vs_skill", "perception")
@@ -142,10 +169,10 @@ def _focus(r: Reader, who: str, c, skill, asked: bool) -> Boost | None:
 
 # ---------------------------------------------------------------- Daggers and Bows
 
-effects.uses("dagger_dual_wield", inputs=ATTACK_INPUTS)(dual_wield)
+effects.uses("dagger_dual_wield", inputs=ATTACK_INPUTS, records=Struck)(dual_wield)
 
 
-@effects.uses("bow_volley", inputs=ATTACK_INPUTS)
+@effects.uses("bow_volley", inputs=ATTACK_INPUTS, records=Struck)
 def _use_volley(ctx, who, d, aid, a, target, opts):
     """1 grit: a multi-attack(2) with a bow, made now."""
     mech = a["mechanics"]
@@ -155,7 +182,7 @@ def _use_volley(ctx, who, d, aid, a, target, opts):
     return out
 
 
-@effects.uses("dagger_ambush", inputs=ATTACK_INPUTS)
+@effects.uses("dagger_ambush", inputs=ATTACK_INPUTS, records=Struck)
 def _use_ambush(ctx, who, d, aid, a, target, opts):
     """A dagger attack on a surprised target, made now, with the extra D6."""
     weapon = weapon_for(ctx, who, d, a["mechanics"]["weapon"], a["name"])
@@ -206,7 +233,14 @@ def bard_problem(r: Reader, who: str) -> str | None:
     return None
 
 
-@effects.uses("bard_magic", problem=bard_problem,
+class BardMagic(Cast):
+    """Bard Magic: the spell chosen (``bard_spell``) and the one it replaced (``was``), or the spell cast (``Cast``)."""
+
+    bard_spell: str | None = None
+    was: str | None = None
+
+
+@effects.uses("bard_magic", problem=bard_problem, records=BardMagic,
               inputs=(Input("choose", "spell", False, "the mage spell the bard plays (once a rest)", _bard_choices),
                                     Input("target", "creature", False, "the spell's target"),
                                     Input("instrument", "item", False, "what the bard plays")))
@@ -241,7 +275,13 @@ def _offers_song(r: Reader, who: str, d: dict, aid: str, a) -> list[SpellChoice]
                         spell_inputs(chosen), False, f"{s['name']} (bard, {cost_text(a['cost'])})")]
 
 
-@effects.casting("bard_magic", offers=_offers_song)
+class Played(Record):
+    """The instrument a bard's spell was played on."""
+
+    instrument: str
+
+
+@effects.casting("bard_magic", offers=_offers_song, records=Played)
 def _cast_bard(ctx: Ctx, who: str, d: dict, spell: str | None, target, via, opts) -> dict:
     """A bard's one spell, for 1 grit, played on an instrument."""
     ability = ctx.class_abilities(d).get("bard_magic")

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from ...core.declared import Chance, Record
 from ...core.dice import parse
 from ...core.distribution import odds
 from ...core.model import STATUS_DYING, format_purse, is_dying
+from ...core.records import Chances, Damage, Healing, Result
 from .. import combat, effects
 from ..base import Ctx, data_items
 from ..effects import Input
@@ -28,7 +30,56 @@ __all__ = ["Options", "TARGET", "ATTACK_INPUTS", "ATTACK_OPTIONS", "SPELL_ATTACK
            "pay", "cost_paid", "in_fight", "until_next_turn", "end_kind", "heal_with", "save_target", "save",
            "spell_attack", "damage_with", "weapon_for", "attack_now", "dual_wield", "use_by_mechanics",
            "not_used_alone", "begin_cast", "spell_effect", "check_names_and_cost", "cast_with", "WRITE_ON",
-           "written_item"]
+           "written_item", "Heals", "SpellAttack", "SpellHit", "SaveRoll", "Saved"]
+
+
+class Heals(Record):
+    """What an ability or a spell that heals records: each healing."""
+
+    healing: list[Healing]
+
+
+class SpellAttack(Record):
+    """A spell attack (``spell_attack``): D20 + Magic at ``target`` against its D20, how it went (``lands`` on a tie
+    too), with advantage or disadvantage or max damage, and the exact odds."""
+
+    target: str
+    attack_expr: str
+    attack_total: int
+    resist_expr: str
+    resist_total: int
+    result: Result
+    lands: bool
+    advantage: bool
+    disadvantage: bool = False
+    max_damage: bool = False
+    chance: Chances
+
+
+class SpellHit(Record):
+    """What a spell attack records: the attack, and the damage of a hit."""
+
+    spell_attack: SpellAttack
+    damage: list[Damage]
+
+
+class SaveRoll(Record):
+    """A save against a spell: who, the roll and its total against the number, whether it held, the chance."""
+
+    who: str
+    expr: str
+    total: int
+    target: int
+    success: bool
+    chance: Chance
+
+
+class Saved(Record):
+    """What a spell a save meets records: the save, and the damage it halved."""
+
+    save: SaveRoll
+    damage: list[Damage] = ()
+
 
 ATTACK_OPTIONS = tuple(w for w in combat.ATTACK_WORDS if w != "multi") + combat.CLASS_OPTIONS + ("weapon",)
 """The options an ability that makes an attack passes on to it: what the attack command takes (the ability sets

@@ -20,11 +20,14 @@ from __future__ import annotations
 from .campaign import campaign_rules, check_campaign
 from .data import bestiary_problems, foe_problems, rules_problems
 from .house import merge_overrides
-from .words import (CAMPAIGN_FIELDS, ENCOUNTER_FIELDS, ENCOUNTER_MAX_FOES, FILES, FOE_FIELDS, FOE_REQUIRED,
+from .words import (ALL, NUMBERED,
+                    CAMPAIGN_FIELDS, ENCOUNTER_FIELDS, ENCOUNTER_MAX_FOES, FILES, FOE_FIELDS, FOE_REQUIRED,
                     FORMAT_VERSION, OPEN_TABLES, PLACE_FIELDS, PROVENANCE_KEYS, SHEET_FIELDS, SHEET_MAX_HEARTS, SOURCES,
                     Problem, RulesError, _thaw, dotted, field_name, show)  # noqa: F401 (_thaw: for rules)
 
 __all__ = [
+    "ALL",
+    "NUMBERED",
     "Problem",
     "RulesError",
     "FORMAT_VERSION",

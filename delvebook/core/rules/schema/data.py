@@ -10,7 +10,8 @@ from typing import Any
 from ...names import NameIndex, name_problem, text_problem
 from ...statecheck import MAX_NAME
 from .bounds import ARMOR_MAX, FOE_MAX_HEARTS, MAX_TAGS, MULTI_ATTACK, number_shown
-from .words import (FILES, FOE_FIELDS, FOE_REQUIRED, SOURCES, Problem, _D66, _HEARTS_KINDS, _Problems, _SKILL_LEVELS,
+from .words import (ALL, NUMBERED,
+                    FILES, FOE_FIELDS, FOE_REQUIRED, SOURCES, Problem, _D66, _HEARTS_KINDS, _Problems, _SKILL_LEVELS,
                     _WORDS, _data_items, _is_int, _is_text, show)
 
 __all__ = ["rules_problems", "bestiary_problems", "foe_problems"]
@@ -83,16 +84,26 @@ def _check_provenance(p: _Problems, node: Any, parts: tuple, inherited: str | No
         for key in ("quote", "reason", "note"):
             if key in node and not isinstance(node[key], str):
                 p.add(parts + (key,), f"expected text, got {show(node[key])}")
-        if "assumed" in node:
-            assumed = node["assumed"]
-            if not isinstance(assumed, Mapping):
-                p.add(parts + ("assumed",), "expected a mapping of field to reason")
-            else:
-                for field, reason in assumed.items():
-                    if field not in node:
-                        p.add(parts + ("assumed", field), "names a field that is not in this entry")
-                    if not _is_text(reason):
-                        p.add(parts + ("assumed", field), "needs a reason")
+        for marks in ("assumed", "reading"):  # (assumptions; fields that only document a reading: no house rules)
+            if marks not in node:
+                continue
+            fields = node[marks]
+            if not isinstance(fields, Mapping):
+                p.add(parts + (marks,), "expected a mapping of field to reason")
+                continue
+            for field, reason in fields.items():
+                if field not in node:
+                    p.add(parts + (marks, field), "names a field that is not in this entry")
+                elif marks == "reading" and isinstance(reason, Mapping) and isinstance(node[field], Mapping):
+                    # marks on the fields of a table keyed by numbers, written in the mapping above it
+                    for key, why in reason.items():
+                        if key not in node[field]:
+                            p.add(parts + (marks, field, key), "names a field that is not in this entry")
+                        if not _is_text(why):
+                            p.add(parts + (marks, field, key), "needs a reason")
+                    continue
+                if not _is_text(reason):
+                    p.add(parts + (marks, field), "needs a reason")
         for key, value in _data_items(node):
             _check_provenance(p, value, parts + (key,), source)
     elif isinstance(node, (list, tuple)):
@@ -317,7 +328,9 @@ def rules_problems(data: Mapping) -> list[Problem]:
         for rid, n in _data_items(cost):
             if not _is_int(n):
                 p.add(lp + ("cost", rid), f"expected {_WORDS['int']}, got {show(n)}")
-        pick = p.need(spell_list, lp, "random_pick", "roll_or_null", optional=True)
+        pick = spell_list.get("random_pick")
+        if pick != NUMBERED:  # a die, or one face for each numbered spell
+            pick = p.need(spell_list, lp, "random_pick", "roll_or_null", optional=True)
         numbers = []
         for sid, spell in _data_items(spells):
             sp = lp + ("spells", sid)
@@ -444,6 +457,10 @@ def _check_class(p: _Problems, klass: Any, kp: tuple, cap: int, units: set, gear
         for field in ("roll_bonus", "damage_reduction", "heal", "damage", "extra_damage", "attack_bonus",
                       "blessing_die"):
             p.need(mech, ap + ("mechanics",), field, "dice", optional=True)
+        known = mech.get("spells_known", 0)
+        if known != ALL and not (_is_int(known) and known >= 0):
+            p.add(ap + ("mechanics", "spells_known"), f"expected a count of spells or {ALL} (every one of the "
+                                                     f"list), got {show(known)}")
     known = p.need(klass, kp, "true_names_known", "mapping", optional=True)
     if known is not None:
         mx = p.need(known, kp + ("true_names_known",), "max", "mapping") or {}

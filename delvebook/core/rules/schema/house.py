@@ -6,17 +6,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..fixed import fixed_reason
-from .words import (OPEN_TABLES, PROVENANCE_KEYS, SOURCES, Problem, _HEARTS_KINDS, _Problems, _WORDS, _data_items,
+from ..fixed import mark_of, marks_below
+from .words import (ALL, NUMBERED,
+                    OPEN_TABLES, PROVENANCE_KEYS, SOURCES, Problem, _HEARTS_KINDS, _Problems, _WORDS, _data_items,
                     _dice_problem, _is_dice, _is_int, _is_text, _matches, _thaw, dotted, show)
 
 __all__ = ["merge_overrides"]
 
 
-def _fixed(path: tuple) -> str | None:
-    """A house rule changing a field that is no house rule (``rules.fixed``): refused, saying why."""
-    why = fixed_reason(path)
+def _fixed(why: str | None) -> str | None:
+    """A house rule changing a field that is no house rule (marked so in the rules data: ``rules.fixed``): refused,
+    saying why."""
     return None if why is None else f"not overridable: {why}"
+
 
 _REPLACED_WHOLE = (
     ("classes", "*", "levels", "*", "hearts"),
@@ -30,7 +32,6 @@ _DICE_KEYS = frozenset({
 """Fields that hold a dice expression or a flat integer."""
 
 _NULLABLE_KEYS = frozenset({"price", "ammo", "skill", "armor", "random_pick"})
-
 
 
 def _expected(base: Any, key: Any) -> str:
@@ -49,8 +50,17 @@ def _expected(base: Any, key: Any) -> str:
     return "a value"
 
 
+_COUNTS_OR_ALL = frozenset({"spells_known"})
+"""Fields that hold a count, or ``all`` (every one of a list)."""
+
+
 def _type_problem(base: Any, new: Any, key: Any) -> str | None:
     """None if ``new`` may replace ``base`` (same kind of value); else the reason."""
+    if key in _COUNTS_OR_ALL and (base == ALL or _is_int(base)):
+        ok = new == ALL or _is_int(new)
+        return None if ok else f"expected a count or {ALL} (every one of the list), got {show(new)}"
+    if key == "random_pick" and new == NUMBERED:
+        return None
     if new is None:
         ok = base is None or key in _NULLABLE_KEYS
     elif base is None:
@@ -82,6 +92,10 @@ def _provenance_value_problem(key: str, value: Any) -> str | None:
     if key == "assumed":
         ok = isinstance(value, Mapping) and all(isinstance(k, str) and _is_text(v) for k, v in value.items())
         return None if ok else f"expected a mapping of field to reason, got {show(value)}"
+    if key == "reading":
+        ok = isinstance(value, Mapping) and all(
+            _is_text(v) or (isinstance(v, Mapping) and all(_is_text(w) for w in v.values())) for v in value.values())
+        return None if ok else f"expected a mapping of field to reason, got {show(value)}"
     return None if isinstance(value, str) else f"expected text, got {show(value)}"
 
 
@@ -97,7 +111,10 @@ def merge_overrides(base: Mapping, overrides: Any) -> tuple[dict, list[str], lis
     return merged, changed, p.items
 
 
-def _merge(base: Mapping, override: Any, parts: tuple, changed: list, p: _Problems) -> dict:
+def _merge(base: Mapping, override: Any, parts: tuple, changed: list, p: _Problems,
+           fixed: str | None = None, above: Mapping | None = None) -> dict:
+    """``override`` laid over ``base``; ``fixed``: why ``base`` (a field that lies in one so marked) is no house
+    rule; ``above``: the marks the mapping above wrote for ``base``'s fields (``fixed.marks_below``)."""
     merged = _thaw(base)
     if not isinstance(override, Mapping):
         p.add(parts, f"expected a mapping, got {show(override)}")
@@ -137,10 +154,11 @@ def _merge(base: Mapping, override: Any, parts: tuple, changed: list, p: _Proble
             merged[key] = _thaw(value)
             changed.append(dotted(here))
             continue
+        why = fixed or mark_of(base, key, above)
         if isinstance(old, Mapping):
-            merged[key] = _merge(old, value, here, changed, p)
+            merged[key] = _merge(old, value, here, changed, p, why, marks_below(base, key, above))
             continue
-        reason = _type_problem(old, value, key) or (_fixed(here) if _thaw(value) != _thaw(old) else None)
+        reason = _type_problem(old, value, key) or (_fixed(why) if _thaw(value) != _thaw(old) else None)
         if reason is not None:
             p.add(here, reason)
             continue

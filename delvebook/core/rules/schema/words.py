@@ -19,10 +19,16 @@ FORMAT_VERSION = 1
 FILES = ("core", "classes", "spells", "true_names", "gear", "bestiary")
 """The rules files, in load order; each becomes the top-level key of the same name."""
 
-PROVENANCE_KEYS = frozenset({"source", "quote", "reason", "assumed", "note"})
+PROVENANCE_KEYS = frozenset({"source", "quote", "reason", "assumed", "note", "reading"})
 """Keys that say where data came from; allowed in any mapping, never game data themselves."""
 
 SOURCES = ("text", "assumed", "house")
+
+ALL = "all"
+"""A count that stands for every one of a list (``spells_known: all``: "learn the remaining mage spell list"): what the
+list holds, however many that is, a house rule's additions included."""
+NUMBERED = "numbered"
+"""``random_pick: numbered``: a die with one face for each numbered spell of the list (d6 for six, d7 for seven)."""
 
 OPEN_TABLES = (
     ("gear",),
