@@ -1077,7 +1077,8 @@ def test_a_new_mage_and_a_new_namer_outcome_names_the_spells_and_true_names_the_
     camp.add_delver("Mira", "mage", "Zed", faces={"spell": [5], "spell#2": [1], "spell#3": [5], "spell#4": [2]})
     out = table_view(camp, ui)["outcome"]
     assert out["text"] == "Mira joins the party (mage, 11 hearts, player Zed)"
-    assert out["lines"] == ["Mira's spellbook: Invisibility, Light and Magic Missile"]
+    assert out["lines"] == ["Mira's spellbook: Invisibility, Light and Magic Missile",
+                            "Mira's starting choices: weapon: dagger (the first option)"]
     assert [r["label"] for r in out["rolls"]] == ["Mira's random spell roll", "Mira's 2nd random spell roll",
                                                   "Mira's 3rd random spell roll", "Mira's 4th random spell roll"]
     camp.add_delver("Nim", "namer", "Yu", faces={"true_name": [1, 2], "true_name#2": [6, 3], "true_name#3": [6, 5]})

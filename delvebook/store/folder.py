@@ -34,7 +34,8 @@ from typing import Any
 from ..core import statecheck
 from ..core.rules.schema import FORMAT_VERSION, show
 from ..core.cache import read_prepared, write_prepared
-from ..core.events import EVENT_VERSION, History, replay
+from ..core.declared import version_of
+from ..core.events import History, replay
 from ..core.rules.load import rules_digest
 from . import snapshot
 from .campaign_file import (CAMPAIGN_FILE, CAMPAIGN_KEYS, check_campaign_file, dump_campaign, parse_campaign,
@@ -463,7 +464,7 @@ class CampaignStore(LogGuard):
         self._events, self._line_map = read.events, read.line_map
         self.unsealed = [base + i for i in read.unsealed]
         self._end, self._lines = read.end, read.lines
-        self.upgraded = self._snapshots and any(e.get("v", 1) != EVENT_VERSION for e in read.events)
+        self.upgraded = self._snapshots and any(e.get("v", 1) != version_of(e.get("kind")) for e in read.events)
         if read.torn_line is not None:
             self.problems.append(set_aside(file, read, self.read_only))
         elif read.add_newline and not self.read_only:

@@ -68,16 +68,19 @@ class Found:
 
 
 def declarations() -> str:
-    """The events' format and the commands' declared roles, as text: a snapshot is made by one version of them."""
-    from ..core.events import EVENT_VERSION
-    from ..engine import ROLES
+    """The events' declarations (each kind's version, roles and fields, ``core.declared``), as text: a snapshot is
+    made by one version of them."""
+    from .. import engine  # noqa: F401  (every command's module declares its events as it is imported)
+    from ..core.declared import DECLARED
+
     def named(part: Any) -> Any:  # a role worked out by a function is named by it (a repr would hold its address)
         if isinstance(part, (tuple, list)):
             return [named(p) for p in part]
         return f"{part.__module__}.{part.__qualname__}" if callable(part) else part
 
-    declared = sorted((kind, named((roles.actor, roles.targets))) for kind, roles in ROLES.items())
-    return f"{EVENT_VERSION}\0{declared!r}"
+    declared = sorted((kind, cls.class_version, named((cls.roles.actor, cls.roles.targets)), sorted(cls.FIELDS))
+                      for kind, cls in DECLARED.items())
+    return repr(declared)
 
 
 def _identity(campaign_folder: Path, campaign_digest: str, rules_digest: str) -> str:
