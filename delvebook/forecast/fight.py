@@ -146,14 +146,14 @@ def fight_turns(table, policy: Policy, cache: dict | None = None, max_rounds: in
         actor = current_actor(state)
         act: Act | None = None
         if actor is not None:
+            if policy.retreat(view):  # asked before every turn: the party leaves once its habit says so
+                outcome = FLED
+                break
             d = delvers.get(actor)
             if d is not None:
                 if d["status"] == STATUS_DYING:
                     act = Act("death_save", {"who": actor})
                 elif d["status"] == STATUS_ALIVE:
-                    if policy.retreat(view):
-                        outcome = FLED
-                        break
                     act = policy.delver_turn(view, actor)
             elif foes[actor]["status"] == STATUS_ALIVE:
                 act = policy.foe_turn(view, actor)
