@@ -9,8 +9,9 @@
   alone), and among shares that agree as often, to the middle one;
 - **whom the foes and the delvers attack**: the named rule (``policy.FOE_TARGETS``, ``DELVER_TARGETS``) under
   which the targets chosen were likeliest, a rule followed with ``walk.EPSILON`` of picks off it, or ``random``;
-- **luck on a failed death save**: whether the table spent luck dice on one when any were at hand, how often,
-  and whether the other players chipped in.
+- **luck**: whether the table spent luck dice on a failed death save when any were at hand, how often, and
+  whether the other players chipped in; how often it spent one against a foe's hit on a delver, and on a delver's
+  missed attack (the documented default spends none there).
 
 A choice rests on enough of the log or keeps the documented default (``Policy()``) and says so: ``MIN_FIGHTS``
 finished fights for leaving (and for anything at all), ``MIN_ATTACKS`` attacks with a choice of target per side,
@@ -86,11 +87,14 @@ def _tally(r: FightRecord, rules: Sequence[tuple]) -> dict:
             t[(side, "share", rule)] = v
         for rule, v in got["ll"].items():
             t[(side, "ll", rule)] = v
+    for roll, (n, spent) in r.luck_rolls.items():
+        t[("rolls", roll)] = n
+        t[("rolls spent", roll)] = spent
     for total, own, table, dice, others in r.saves:
-        t["saves"] = t.get("saves", 0) + 1
-        t["spent"] = t.get("spent", 0) + (dice > 0)
+        at = "own" if own > 0 else "table"  # whose luck was at hand: the delver's own player's, or only others'
+        t[("saves", at)] = t.get(("saves", at), 0) + 1
+        t[("spent", at)] = t.get(("spent", at), 0) + (dice > 0)
         t["pooled"] = t.get("pooled", 0) + (others > 0)
-        t["dice"] = t.get("dice", 0) + dice
     return t
 
 
@@ -124,7 +128,8 @@ class Habits:
         return Policy(c.get("foes' targets") or "fewest_hearts",
                       delver_target=c.get("delvers' targets") or "likeliest_drop",
                       luck=luck.get("luck", True), luck_chance=luck.get("chance", 1.0),
-                      pool_luck=luck.get("pool", False), retreat_when_down=down, retreat_below=below)
+                      pool_luck=luck.get("pool", False), luck_on_hits=c.get("luck hit") or 0.0,
+                      luck_on_misses=c.get("luck miss") or 0.0, retreat_when_down=down, retreat_below=below)
 
     @property
     def learned(self) -> bool:
@@ -188,7 +193,14 @@ def _fit_targets(t: Mapping, side: str, keys: Mapping, words: Mapping, default: 
 
 
 def _fit_luck(t: Mapping) -> Choice:
-    saves, spent, pooled = t.get("saves", 0), t.get("spent", 0), t.get("pooled", 0)
+    """Luck on a failed death save: spent or not, how often, and by the delver's own player or the whole table
+    (pooled when others spent on at least half the saves luck lifted; then a save with only others' dice at hand
+    counts too)."""
+    own, table = t.get(("saves", "own"), 0), t.get(("saves", "table"), 0)
+    spent_own, spent_table, pooled = t.get(("spent", "own"), 0), t.get(("spent", "table"), 0), t.get("pooled", 0)
+    spent = spent_own + spent_table
+    pool = spent > 0 and pooled * 2 >= spent
+    saves, spent = (own + table, spent) if pool else (own, spent_own)
     default = {"luck": True, "chance": 1.0, "pool": False}
     if saves < MIN_SAVES:
         return Choice("luck", default, False, 0, saves,
@@ -197,14 +209,26 @@ def _fit_luck(t: Mapping) -> Choice:
                       f"{MIN_SAVES} needed).")
     share = spent / saves
     chance = 1.0 if share >= MOSTLY else round(share, 2)
-    pool = spent > 0 and pooled * 2 >= spent
     value = {"luck": spent > 0, "chance": chance if spent else 1.0, "pool": pool}
     if not spent:
         said = f"Luck dice on a failed death save: never spent, in {int(saves)} failed saves with a luck die at hand."
     else:
         said = (f"Luck dice on a failed death save: spent on {int(spent)} of {int(saves)} with a luck die at hand"
-                + (", by any player at the table" if pool else ", by the delver's own player") + ".")
+                + (", by any player at the table" if pool else " (the delver's own player's)") + ".")
     return Choice("luck", value, value != default, spent, saves, said)
+
+
+def _fit_luck_rolls(t: Mapping, roll: str) -> Choice:
+    n, spent = t.get(("rolls", roll), 0), t.get(("rolls spent", roll), 0)
+    what = ("against a foe's hit on a delver" if roll == "hit" else "on a delver's missed attack")
+    rolls = "foes' hits on a delver" if roll == "hit" else "delvers' missed attacks"
+    if n < MIN_ATTACKS:
+        return Choice(f"luck {roll}", 0.0, False, 0, n,
+                      f"Luck dice {what}: none, as the documented default says: {int(n)} {rolls} with a luck die at "
+                      f"the table are too few to learn from ({MIN_ATTACKS} needed).")
+    share = round(spent / n, 2)
+    return Choice(f"luck {roll}", share, share > 0, spent, n,
+                  f"Luck dice {what}: spent on {int(spent):,} of {int(n):,} {rolls} with a luck die at the table.")
 
 
 def _fit(t: Mapping, rules: Sequence[tuple]) -> Habits:
@@ -214,13 +238,15 @@ def _fit(t: Mapping, rules: Sequence[tuple]) -> Habits:
     choices["foes' targets"] = _fit_targets(t, "foes", FOE_TARGET_KEYS, FOE_TARGET_WORDS, "fewest_hearts")
     choices["delvers' targets"] = _fit_targets(t, "party", DELVER_TARGET_KEYS, DELVER_TARGET_WORDS, "likeliest_drop")
     choices["luck"] = _fit_luck(t)
+    choices["luck hit"] = _fit_luck_rolls(t, "hit")
+    choices["luck miss"] = _fit_luck_rolls(t, "miss")
     if n < MIN_FIGHTS:  # too little to learn anything from: the documented default, said so
         choices = {k: Choice(k, _DEFAULTS[k], False, 0, c.of, c.words) for k, c in choices.items()}
     return Habits(int(n), choices)
 
 
 _DEFAULTS = {"leaving": (None, None), "foes' targets": "fewest_hearts", "delvers' targets": "likeliest_drop",
-             "luck": {"luck": True, "chance": 1.0, "pool": False}}
+             "luck": {"luck": True, "chance": 1.0, "pool": False}, "luck hit": 0.0, "luck miss": 0.0}
 
 
 def _most_down(records: Iterable[FightRecord]) -> int:

@@ -12,7 +12,9 @@ The defaults (``Policy()``; ``Policy().describe()`` says them in words):
   ``most_hearts``, ``first`` (the foes' order) and ``random``;
 - a delver left below 1 heart makes its death save at once, and its player spends luck dice on a failed one, one
   at a time, while any are left (``pool_luck=True``: the other players chip in once the delver's own are gone;
-  ``luck_chance``: the share of such dice a table actually spends, 1 by default);
+  ``luck_chance``: the share of such dice a table actually spends, 1 by default); no luck dice on other rolls
+  (``luck_on_hits``: the share of foes' hits on a delver its player subtracts one from; ``luck_on_misses``: the
+  share of a delver's missed attacks its player adds one to);
 - below a third of its hearts, a delver spends grit: Second Wind as its action if it has it and the grit (2), and
   a Dodge against a foe's blow if it has Dodge and the grit (1);
 - the party never retreats (``retreat_when_down=N``: it leaves the fight once N delvers are down;
@@ -251,13 +253,16 @@ class Policy:
 
     def __init__(self, foe_target: str = "fewest_hearts", *, delver_target: str = "likeliest_drop",
                  grit_below: float = 1 / 3, luck: bool = True, luck_chance: float = 1.0, pool_luck: bool = False,
-                 retreat_when_down: int | None = None, retreat_below: float | None = None):
+                 luck_on_hits: float = 0.0, luck_on_misses: float = 0.0, retreat_when_down: int | None = None,
+                 retreat_below: float | None = None):
         if foe_target not in FOE_TARGETS:
             raise ValueError(f"no foe target rule {foe_target!r} (the rules: {', '.join(FOE_TARGETS)})")
         if delver_target not in DELVER_TARGETS:
             raise ValueError(f"no delver target rule {delver_target!r} (the rules: {', '.join(DELVER_TARGETS)})")
-        if not 0 <= luck_chance <= 1:
-            raise ValueError(f"luck_chance is a share from 0 to 1, not {luck_chance!r}")
+        for name, share in (("luck_chance", luck_chance), ("luck_on_hits", luck_on_hits),
+                            ("luck_on_misses", luck_on_misses)):
+            if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
+                raise ValueError(f"{name} is a share from 0 to 1, not {share!r}")
         if retreat_when_down is not None and (isinstance(retreat_when_down, bool) or
                                               not isinstance(retreat_when_down, int) or retreat_when_down < 1):
             raise ValueError(f"retreat_when_down is a whole number of delvers (at least 1) or None, not "
@@ -271,6 +276,8 @@ class Policy:
         self.luck = bool(luck)
         self.luck_chance = float(luck_chance)
         self.pool_luck = bool(pool_luck)
+        self.luck_on_hits = float(luck_on_hits)
+        self.luck_on_misses = float(luck_on_misses)
         self.retreat_when_down = retreat_when_down
         self.retreat_below = None if retreat_below is None else float(retreat_below)
 
@@ -281,15 +288,17 @@ class Policy:
 
     def retreat(self, fight: FightView) -> bool:
         """Whether the party leaves the fight now (asked before every turn, whichever side's): once
-        ``retreat_when_down`` of its delvers are down, or a standing one is below ``retreat_below`` of its hearts."""
+        ``retreat_when_down`` of its delvers are down (below 1 heart: dying, dead, or saved at 0 hearts), or a
+        standing one is below ``retreat_below`` of its hearts."""
         n, share = self.retreat_when_down, self.retreat_below
         if n is None and share is None:
             return False
         down = 0
         for name in fight.party:
-            if fight.status(name) != STATUS_ALIVE:
+            hearts = fight.hearts(name)
+            if hearts < 1 or fight.status(name) != STATUS_ALIVE:  # down: dying, dead, or saved at 0 hearts
                 down += 1
-            elif share is not None and fight.hearts(name) < share * fight.max_hearts(name):
+            elif share is not None and hearts < share * fight.max_hearts(name):
                 return True
         return n is not None and down >= n
 
@@ -352,7 +361,12 @@ class Policy:
     def luck_on_death_save(self, fight: FightView, who: str, total: int, needed: int) -> str | None:
         """The player who spends a luck die (+) on ``who``'s failed death save (``total`` against ``needed``), or
         None to let it stand: the delver's own player while it has any, then (``pool_luck``) the others."""
-        if not self.luck or (self.luck_chance < 1 and fight.rng.random() >= self.luck_chance):
+        return self._luck_of(fight, who, self.luck_chance) if self.luck else None
+
+    def _luck_of(self, fight: FightView, who: str, chance: float) -> str | None:
+        """The player who spends a luck die for delver ``who``, with ``chance``: its own player while it has any,
+        then (``pool_luck``) another; None to let the roll stand."""
+        if chance <= 0 or (chance < 1 and fight.rng.random() >= chance):
             return None
         own = fight.state["delvers"][who]["player"]
         if fight.luck(own) > 0:
@@ -363,6 +377,16 @@ class Policy:
                 if fight.luck(p) > 0:
                     return p
         return None
+
+    def luck_against_hit(self, fight: FightView, foe: str, target: str) -> str | None:
+        """The player who subtracts a luck die from ``foe``'s attack roll that harmed delver ``target`` (a share
+        ``luck_on_hits`` of such blows; none by default), or None."""
+        return self._luck_of(fight, target, self.luck_on_hits)
+
+    def luck_on_miss(self, fight: FightView, who: str, target: str) -> str | None:
+        """The player who adds a luck die to delver ``who``'s attack roll that did its target no harm (a share
+        ``luck_on_misses`` of such attacks; none by default), or None."""
+        return self._luck_of(fight, who, self.luck_on_misses)
 
     # ---- in words
     def describe(self) -> list[str]:
@@ -380,6 +404,10 @@ class Policy:
               else "no luck dice are spent on it.")),
             (f"{low[0].upper() + low[1:]}, a delver spends grit: Second Wind as its action, a Dodge against a blow."
              if low else "No grit is spent."),
+            *([f"Luck dice against a foe's hit on a delver: {_pct(self.luck_on_hits)} of the time."]
+              if self.luck_on_hits else []),
+            *([f"Luck dice on a delver's missed attack: {_pct(self.luck_on_misses)} of the time."]
+              if self.luck_on_misses else []),
             retreat_words(self.retreat_when_down, self.retreat_below),
         ]
         if type(self) is not Policy:
@@ -390,7 +418,8 @@ class Policy:
     def __repr__(self) -> str:
         return (f"Policy(foe_target={self.foe_target_rule!r}, delver_target={self.delver_target_rule!r}, "
                 f"grit_below={self.grit_below:.3g}, luck={self.luck}, luck_chance={self.luck_chance:.3g}, "
-                f"pool_luck={self.pool_luck}, retreat_when_down={self.retreat_when_down}, "
+                f"pool_luck={self.pool_luck}, luck_on_hits={self.luck_on_hits:.3g}, "
+                f"luck_on_misses={self.luck_on_misses:.3g}, retreat_when_down={self.retreat_when_down}, "
                 f"retreat_below={self.retreat_below if self.retreat_below is None else round(self.retreat_below, 3)})")
 
 
@@ -419,7 +448,7 @@ def _share(x: float) -> str:
 
 
 _DECISIONS = ("initiative", "retreat", "delver_turn", "second_wind", "delver_target", "weapon", "foe_turn",
-              "foe_target", "dodge", "luck_on_death_save")
+              "foe_target", "dodge", "luck_on_death_save", "luck_against_hit", "luck_on_miss")
 
 
 def _overridden(cls: type) -> list[str]:

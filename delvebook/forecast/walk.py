@@ -9,8 +9,9 @@ each action of a fight it notes, from the state just before it, what the forecas
   every action (the party stayed for it) and when the fight ended (did it leave with foes standing?);
 - **whom to attack**: at every attack with a choice of target, which target each named rule would have picked
   (``policy.ties``: its best equals) among the foes standing (the party's attacks) or the delvers (the foes');
-- **luck on a death save**: each failed death save, whether a luck die was at hand (the delver's player's, the
-  table's), how many were spent on it and by whom;
+- **luck**: each failed death save, whether a luck die was at hand (the delver's player's, the table's), how many
+  were spent on it and by whom; each foe's blow that harmed a delver and each delver's attack that did its foe no
+  harm while the table had luck dice, and whether one was spent against it (-) or on it (+);
 - and what the report tells beside the policy: abilities used, creatures' attacks, initiative chosen, ambushes.
 
 Only what stands counts: an action undone is left out, and an action a luck die (or typed dice) replaced is read
@@ -32,7 +33,7 @@ from ..core.collect.fights import Fights
 from ..core.collect.hearts import Hearts
 from ..core.events import History, clone
 from ..core.model import STATUS_ALIVE, present
-from ..core.roles import CREATURES, FOES, PARTY
+from ..core.roles import CREATURES, FOES, PARTY, damage_entries
 from .policy import DELVER_TARGET_KEYS, FOE_TARGET_KEYS, FightView, Policy, ties
 
 __all__ = ["walk", "Walk", "FightRecord", "EPSILON", "PLAYED"]
@@ -53,7 +54,7 @@ class FightRecord:
     ``"left"`` (it ended with foes standing), ``"wiped"`` (every delver dead), or None while it runs."""
 
     __slots__ = ("number", "session", "start_seq", "start", "party", "outcome", "rounds", "dropped", "died",
-                 "stay_down", "stay_low", "end_down", "end_low", "targets", "saves", "luck_elsewhere")
+                 "stay_down", "stay_low", "end_down", "end_low", "targets", "saves", "luck_rolls")
 
     def __init__(self, number: int, session: Any, start_seq: int, party: list[str], start: dict | None):
         self.number = number
@@ -73,7 +74,9 @@ class FightRecord:
         # targets it matched (a tie shared) and the log-likelihood of the targets chosen (EPSILON off the rule)
         self.targets: dict[str, dict] = {}
         self.saves: list[tuple] = []   # (failed total, the player's own luck at hand, the table's, dice spent, by others)
-        self.luck_elsewhere = 0        # luck dice spent in the fight on other rolls than a death save
+        # luck dice on attacks: per roll a die could turn ("hit": a foe's on a delver, "miss": a delver's), with a
+        # die at the table, [such rolls, those a luck die was spent on]
+        self.luck_rolls: dict[str, list] = {}
 
     def __repr__(self) -> str:
         return f"<FightRecord {self.number} (session {self.session}): {self.outcome}>"
@@ -105,7 +108,7 @@ def _standing_share(state: Mapping, party: Iterable[str]) -> tuple[int, float]:
         d = delvers.get(n)
         if d is None:
             continue
-        if d["status"] != STATUS_ALIVE:
+        if d["status"] != STATUS_ALIVE or d["hearts"] < 1:  # down: dying, dead, or saved at 0 hearts
             down += 1
         elif d["max_hearts"]:
             low = min(low, d["hearts"] / d["max_hearts"])
@@ -170,8 +173,17 @@ def walk(camp, *, starts: bool = False, policy: Policy | None = None,
                         cands = view.standing(PARTY) or view.dying()
                         pick = policy.foe_target(view, who) if len(cands) > 1 else None
                     target_note = (_target_note(view, side, who, targets[0], cands), pick == targets[0])
+                luck_at = None  # a roll a luck die could turn: a foe's blow that harmed a delver, a delver's
+                # attack that did its foe no harm (a luck die at the table)
+                if kind == "attack" and targets and sum(state["luck"].values()) > 0:
+                    harmed = any(d.get("target") == targets[0] and (d.get("dealt") or 0) > 0
+                                 for d, counter in damage_entries(e) if not counter)
+                    if side == FOES and harmed and targets[0] in state["delvers"]:
+                        luck_at = "hit"
+                    elif side == PARTY and not harmed:
+                        luck_at = "miss"
                 notes[seq] = ("act", enc["number"], *_standing_share(state, party), side, target_note,
-                              enc["side"] is None, kind == "attack")
+                              enc["side"] is None, kind == "attack", luck_at)
             elif kind == "attack" and side == CREATURES:
                 notes[seq] = ("creature", enc["number"])
         if kind == "death_save" and "replaces" not in e:
@@ -228,7 +240,7 @@ def _assemble(history: History, by_seq: Mapping, notes: Mapping, begun: Mapping,
             continue
         r = records.get(number)
         if note[0] == "act" and r is not None:
-            _, _, down, low, side, target_note, before_initiative, attack = note
+            _, _, down, low, side, target_note, before_initiative, attack, luck_at = note
             r.stay_down, r.stay_low = max(r.stay_down, down), min(r.stay_low, low)
             if attack and before_initiative:
                 played["before_initiative"] += 1
@@ -241,8 +253,12 @@ def _assemble(history: History, by_seq: Mapping, notes: Mapping, begun: Mapping,
                 for rule, (share, ll) in per_rule.items():
                     t["share"][rule] += share
                     t["ll"][rule] += ll
-            r.luck_elsewhere += sum(len(roll.get("luck") or ()) for name, roll in (e.get("rolls") or {}).items()
-                                    if name != "death_save")
+            if luck_at is not None:
+                dice = ((e.get("rolls") or {}).get("attack") or {}).get("luck") or ()
+                spent = any(d.get("sign") == (-1 if luck_at == "hit" else 1) for d in dice)
+                tally = r.luck_rolls.setdefault(luck_at, [0, 0])
+                tally[0] += 1
+                tally[1] += spent
         elif note[0] == "creature":
             played["creature_attacks"] += 1
         elif note[0] == "end" and r is not None:
