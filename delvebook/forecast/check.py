@@ -155,6 +155,11 @@ class Check:
         if not todo:
             self._finish()
 
+    @property
+    def parallel(self) -> bool:
+        """Whether worker processes play the forecasts (this process then only gathers them)."""
+        return self._pool is not None
+
     def _start_pool(self, workers: int) -> None:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
