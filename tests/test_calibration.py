@@ -178,4 +178,6 @@ def test_the_report_tells_whether_the_forecast_was_right(camp, tmp_path, monkeyp
     html = report.report_html(camp)
     assert "<h2>Was the forecast right?</h2>" in html and "<h3>What it shows</h3>" in html
     assert "<li>Leaving a fight: 1 of 3 fights (33%) ended with foes still standing" in html
+    assert "<h3>Brier scores (0 is best)" in html and "<th>always the base rate</th>" in html
+    assert "<h3>The reliability table: the fights binned by their forecast</h3>" in html
     assert "Was the forecast right?" not in report.report_html(camp, calibration=False)

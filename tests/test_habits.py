@@ -76,13 +76,21 @@ def test_the_calibration_says_the_habits_forecast_this_table_better_than_the_def
     # each session's fights are forecast by habits fitted on the other sessions: here the same rule every time
     assert len(p.habits) == FIGHTS // maker.PER_SESSION
     assert {repr(h.policy()) for h in p.habits.values()} == {repr(table.habits().policy())}
-    rows = check.Check(table.rules, p, fights=SIMULATED, workers=2).run().rows
-    s = check.scores(p, rows)
+    cal = db.analysis.calibration(table, fights=SIMULATED, workers=2, cache=False)
+    assert cal.policies == ["default", "habits"]
     for chance in ("win", "drop", "any_death"):
-        assert s["habits"][chance].brier < s["default"][chance].brier, chance
-        assert s["habits"][chance].brier < s["habits"][chance].reference, chance  # beats the base rate too
-    win = s["habits"]["win"]
+        habits_, default = cal.brier.loc[("habits", chance)], cal.brier.loc[("default", chance)]
+        assert habits_["brier"] < default["brier"], chance
+        assert habits_["brier"] < habits_["reference"], chance  # beats always saying the base rate too
+    win = cal.scores["habits"]["win"]
     assert win.on_diagonal >= len(win.bins) * 2 // 3
+    assert "This party leaves a fight once 2 of its delvers are down" in cal.habits[0]
+    fig = db.charts.calibration(cal)  # a series a policy in every panel
+    assert sorted({t.name for t in fig.data if t.mode == "markers"}) == [
+        "the documented default (fights on)", "this party's habits (held-out sessions)"]
+    brier = fig.layout.meta["tables"][0]
+    assert brier["head"] == ["chance", "happened", "by the documented default", "by this party's habits (held out)",
+                             "always the base rate"]
 
 
 def test_held_out_habits_never_see_their_own_sessions_fights(table):

@@ -12,7 +12,7 @@ from .. import analysis
 from ..analysis.calibrate import QUANTITIES
 from .common import ink_of, templated
 
-__all__ = ["calibration"]
+__all__ = ["calibration", "tables"]
 
 _STYLE = {"default": dict(color="#8c8c8c", symbol="circle-open"), "habits": dict(color="#1f77b4", symbol="circle")}
 _NAMES = {"default": "the documented default (fights on)", "habits": "this party's habits (held-out sessions)"}
@@ -83,5 +83,33 @@ def calibration(x: Any, template: Any = None) -> go.Figure:
              ("The forecast's documented default policy", cal.policy)]
     fig.update_layout(title="Forecast chance against what happened, fight by fight",
                       height=760, hovermode="closest", legend=dict(orientation="h", y=-0.1, x=0),
-                      meta={"notes": [[head, lines] for head, lines in notes if lines]})
+                      meta={"notes": [[head, lines] for head, lines in notes if lines], "tables": tables(cal)})
     return templated(fig, template)
+
+
+def tables(cal: "analysis.Calibration") -> list[dict]:
+    """The calibration as tables of plain text (``heading``, ``head``, ``rows``): each chance's Brier score by each
+    policy beside the base rate's, with how many reliability bins held what happened; then every bin."""
+    names = {"default": "the documented default", "habits": "this party's habits (held out)"}
+    brier = {"heading": "Brier scores (0 is best), and the bins whose mean forecast lies in the 95% interval of "
+                        "what happened",
+             "head": ["chance", "happened", *(f"by {names[w]}" for w in cal.policies), "always the base rate"],
+             "rows": []}
+    bins = {"heading": "The reliability table: the fights binned by their forecast",
+            "head": ["policy", "chance", "forecast", "how many", "said on average", "happened", "95% interval",
+                     "right?"], "rows": []}
+    for key, (words, unit) in QUANTITIES.items():
+        base = cal.scores["default"][key]
+        if not base.n:
+            continue
+        brier["rows"].append([words, f"{base.base_rate:.1%} of {base.n:,} "
+                                     f"{'delvers in fights' if unit == 'delvers' else 'fights'}",
+                              *(f"{cal.scores[w][key].brier:.4f} ({cal.scores[w][key].on_diagonal} of "
+                                f"{len(cal.scores[w][key].bins)} bins)" for w in cal.policies),
+                              f"{base.reference:.4f}"])
+        for w in cal.policies:
+            for b in cal.scores[w][key].bins:
+                bins["rows"].append([names[w], words, f"{b.lo:.0%}–{b.hi:.0%}", f"{b.n:,}", f"{b.forecast:.1%}",
+                                     f"{b.observed:.1%}", f"{b.ci_lo:.1%}–{b.ci_hi:.1%}",
+                                     "yes" if b.on_diagonal else "no"])
+    return [brier, bins]
