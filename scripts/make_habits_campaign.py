@@ -11,7 +11,7 @@ Three delvers fight goblins, bandits, orcs and now and then an ogre, every actio
 - luck dice go on failed death saves only, the delver's own player's, while they have any; never on an attack.
 
 Between fights the keeper heals the living to full and a fallen delver's player brings a new one; a session is four
-fights (luck dice come back at each). ``forecast.habits.learn`` should find these habits in the log, and the
+fights (luck dice come back at each). The next fight is left prepared: two orcs (``orc_pair``). ``forecast.habits.learn`` should find these habits in the log, and the
 calibration score them above the documented default (the test suite checks both on a small campaign it makes).
 """
 
@@ -116,9 +116,12 @@ def create(folder: Path, seed: int = 5) -> Campaign:
 
 
 def make(folder: Path, fights: int = 24, seed: int = 5) -> list[str]:
-    """A new campaign in ``folder`` played by the habits; returns how each fight ended."""
+    """A new campaign in ``folder`` played by the habits, with the next fight prepared (two orcs, for the encounter
+    builder); returns how each fight ended."""
     with create(folder, seed) as camp:
-        return play(camp, fights, seed)
+        ended = play(camp, fights, seed)
+        camp.prepare_encounter("The orc pair", {"orc": 2}, id="orc_pair", note="Two orcs hold the stair.")
+        return ended
 
 
 def main(argv=None) -> int:

@@ -92,10 +92,11 @@ def _est(e: Mapping | None) -> str:
 
 
 def _beside(mine: Mapping | None, theirs: Mapping | None, label: str) -> str:
-    """The other policy's chance in words where it differs by more than ``FEW`` ('38% if it fights on'), else ''."""
+    """The other policy's chance in words where it differs by more than ``FEW`` ('38% if it fights on'; '38%' with
+    no label), else ''."""
     if not mine or not theirs or abs(mine["p"] - theirs["p"]) <= FEW:
         return ""
-    return f"{theirs['p'] * 100:.0f}% {label}"
+    return f"{theirs['p'] * 100:.0f}%" + (f" {label}" if label else "")
 
 
 def _policies(f: Mapping, where: str) -> dict | None:
@@ -149,9 +150,11 @@ def forecast_view(f: Mapping | None, has_foes: bool, where: str) -> dict:
         stats.append(("the party leaves", "fled"))
     out = {"status": status, "text": text, "frac": frac, "done": done, "total": total,
            "delvers": [{"name": d["name"], "drops": _est(d.get("drops")), "dies": _est(d.get("dies")),
-                        "drops_other": _beside(d.get("drops"), theirs.get(d["name"], {}).get("drops"), their_label),
-                        "dies_other": _beside(d.get("dies"), theirs.get(d["name"], {}).get("dies"), their_label)}
+                        "drops_other": _beside(d.get("drops"), theirs.get(d["name"], {}).get("drops"), ""),
+                        "dies_other": _beside(d.get("dies"), theirs.get(d["name"], {}).get("dies"), "")}
                        for d in f.get("delvers", ())],
+           "heads": ["drops below 1", "dies"] if not other else
+           [f"drops below 1 (· {their_label})", f"dies (· {their_label})"],
            "party": [{"label": label, "value": _est(f.get(key)),
                       "other": _beside(f.get(key), (other or {}).get(key), their_label)}
                      for label, key in stats] if done else [],

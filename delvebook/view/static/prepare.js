@@ -89,7 +89,7 @@ function preparePanels(kit) {
     // a chance, and the other policy's beside it where they differ by more than a few points
     const chance = (value, other) => [text("b", null, value), other ? text("span", "db-fother", `\u00b7 ${other}`) : null];
     const table = h("table", { cls: "db-ftable" },
-      h("tr", null, text("th", null, ""), text("th", null, "drops below 1"), text("th", null, "dies")),
+      h("tr", null, text("th", null, ""), (f.heads || ["drops below 1", "dies"]).map((x) => text("th", null, x))),
       f.delvers.map((d) => h("tr", { data: { name: d.name } }, text("th", null, d.name),
         h("td", null, chance(d.drops, d.drops_other)), h("td", null, chance(d.dies, d.dies_other)))));
     const party = h("div", { cls: "db-row db-wrap db-fparty" },
