@@ -170,3 +170,18 @@ def test_luck_on_hits_and_misses_plays_the_same_fight_simulated_and_recorded():
         assert spent > 0
     finally:
         keep.close()
+
+
+def test_the_policy_says_its_learned_knobs_in_words_and_refuses_nonsense():
+    words = "\n".join(Policy("random", delver_target="first", retreat_when_down=1, retreat_below=0.4,
+                             luck_chance=0.67, pool_luck=True, luck_on_hits=0.26, luck_on_misses=0.28).describe())
+    assert "Foes attack a standing delver at random" in words
+    assert "A delver attacks, with its first weapon, the first standing foe in the foes' order." in words
+    assert "The party retreats once one of its delvers is down or one of them is below 40% of its hearts." in words
+    assert "while any are left (67% of the time), then the rest of the table does." in words
+    assert "Luck dice against a foe's hit on a delver: 26% of the time." in words
+    assert "Luck dice on a delver's missed attack: 28% of the time." in words
+    for bad in ({"delver_target": "the_wizard"}, {"luck_chance": 1.5}, {"luck_on_hits": -0.1},
+                {"retreat_when_down": 0}, {"retreat_below": 0}, {"retreat_below": 1.2}):
+        with pytest.raises(ValueError):
+            Policy(**bad)

@@ -11,35 +11,21 @@ import sys
 
 import pytest
 
-from conftest import REPO, LabServer, cannot_run, start_run_all
-from test_table_browser import Keeper
+from conftest import REPO, keeper_lab_making, start_run_all
+from test_table_browser import NOTEBOOK, H, W, Keeper
 from test_table_layout_browser import nothing_cut, readable, switch_theme
 
 pytestmark = pytest.mark.browser
 
-CAMPAIGN = "campaigns/habits-keep"
-PLAY = "examples/play/habits-keep"
-NOTEBOOK = "examples/run-a-session.ipynb"
-W, H = 1366, 768
+CAMPAIGN, PLAY = "campaigns/habits-keep", "examples/play/habits-keep"
 
 
 @pytest.fixture(scope="module")
 def habits_lab(tmp_path_factory):
     """`delvebook lab campaigns/habits-keep`, the campaign played by the script's habits first."""
-    try:
-        import jupyterlab  # noqa: F401
-    except ImportError as err:
-        cannot_run(f"jupyterlab is not installed ({err}); run `make test`")
-    server = LabServer(tmp_path_factory.mktemp("habitslab"), keeper=True, campaign=CAMPAIGN)
-    try:
-        server.start()
-        made = subprocess.run([sys.executable, str(REPO / "scripts" / "make_habits_campaign.py"),
-                               str(server.root / CAMPAIGN), "--fights", "12", "--seed", "6"],
-                              capture_output=True, text=True, timeout=300)
-        assert made.returncode == 0, made.stderr
-        yield server
-    finally:
-        server.stop()
+    yield from keeper_lab_making(tmp_path_factory, "habitslab", CAMPAIGN,
+                                 [sys.executable, str(REPO / "scripts" / "make_habits_campaign.py"), CAMPAIGN,
+                                  "--fights", "12", "--seed", "6"])
 
 
 def press(k: Keeper, locator) -> None:
