@@ -126,7 +126,8 @@ def fight_turns(table, policy: Policy, cache: dict | None = None, max_rounds: in
         enc = state["encounter"]
     party = list(enc["order"][PARTY])
     delvers = state["delvers"]
-    xp_before = [delvers[n]["xp"] for n in party]
+    sheets = [delvers[n] for n in party]  # (a fight changes a delver's sheet in place, never replaces it)
+    xp_before = [d["xp"] for d in sheets]
     dropped = [False] * len(party)
     luck_spent = refused = 0
     needed = death_save(state, table.rules).target
@@ -137,7 +138,7 @@ def fight_turns(table, policy: Policy, cache: dict | None = None, max_rounds: in
         if _all_dead(foes.values()):
             outcome = WON
             break
-        if _all_dead([delvers[n] for n in party]):
+        if _all_dead(sheets):
             outcome = WIPED
             break
         if enc["round"] > max_rounds:
@@ -170,10 +171,10 @@ def fight_turns(table, policy: Policy, cache: dict | None = None, max_rounds: in
                     table.do(act.kind, act.args)
             except Refused:
                 refused += 1
-        for i, n in enumerate(party):  # a delver the deed left below 1 heart makes its death save at once
-            if delvers[n]["status"] == STATUS_DYING:
+        for i, d in enumerate(sheets):  # a delver the deed left below 1 heart makes its death save at once
+            if d["status"] == STATUS_DYING:
                 dropped[i] = True
-                luck_spent += _death_save(table, policy, view, n, needed)
+                luck_spent += _death_save(table, policy, view, party[i], needed)
         table.do("next_turn", {})
         yield
     rounds = state["encounter"]["round"]

@@ -176,7 +176,8 @@ def _more_hearts(fight: FightView, attacker: str, target: str) -> Any:
 
 
 def _likeliest_drop(fight: FightView, attacker: str, target: str) -> Any:
-    hit = fight.hit_chance(attacker, target)
+    shape = fight._shape(attacker, target)
+    hit = 0.0 if shape is None else shape[0]
     return (fight.drop_chance(attacker, target) if hit else 0.0, -fight.hearts(target), hit)
 
 
