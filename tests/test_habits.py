@@ -185,3 +185,17 @@ def test_the_policy_says_its_learned_knobs_in_words_and_refuses_nonsense():
                 {"retreat_when_down": 0}, {"retreat_below": 0}, {"retreat_below": 1.2}):
         with pytest.raises(ValueError):
             Policy(**bad)
+
+
+@pytest.mark.slow
+def test_the_command_line_forecasts_as_the_party_plays_unless_told_the_default(tmp_path):
+    import subprocess
+    import sys
+    maker.make(tmp_path / "h", fights=10, seed=6)
+    run = [sys.executable, "-m", "delvebook", "danger", str(tmp_path / "h"), "orc_pair", "--fights", "60", "--seed",
+           "1", "--workers", "1", "--quiet", "--as-prepared"]
+    habits_ = subprocess.run(run, capture_output=True, text=True, timeout=120)
+    default = subprocess.run(run + ["--default-policy"], capture_output=True, text=True, timeout=120)
+    assert habits_.returncode == default.returncode == 0, habits_.stderr + default.stderr
+    assert "The party retreats once 2 of its delvers are down." in habits_.stdout
+    assert "The party never retreats." in default.stdout
