@@ -150,8 +150,8 @@ def open_long() -> float:
 def first_estimates(camp: Campaign, prepared: dict, cores: int, runs: int) -> None:
     """The time to a first estimate (±FIRST) and to ±2 points of each prepared encounter, on one process and on two
     (or every core), beside the open of the long delve measured in the same run."""
-    print(f"\ntime to a first estimate (±{FIRST * 100:g} points) and to ±2 points, a forecast played in slices as the "
-          f"table plays it, over {runs} runs; beside opening {LONG.name} (load average "
+    print(f"\ntime to a first estimate (±{FIRST * 100:g} points) and to ±2 points, a forecast played in slices as "
+          f"the table plays it, over {runs} runs; beside opening {LONG.name} (load average "
           f"{os.getloadavg()[0]:.1f} on {cores} cores):")
     opens = [open_long() for _ in range(runs + 2)]
     ref = statistics.median(opens)

@@ -11,8 +11,9 @@ Three delvers fight goblins, bandits, orcs and now and then an ogre, every actio
 - luck dice go on failed death saves only, the delver's own player's, while they have any; never on an attack.
 
 Between fights the keeper heals the living to full and a fallen delver's player brings a new one; a session is four
-fights (luck dice come back at each). The next fight is left prepared: two orcs (``orc_pair``). ``forecast.habits.learn`` should find these habits in the log, and the
-calibration score them above the documented default (the test suite checks both on a small campaign it makes).
+fights (luck dice come back at each). The next fight is left prepared: two orcs (``orc_pair``).
+``forecast.habits.learn`` should find these habits in the log, and the calibration score them above the documented
+default (the test suite checks both on a small campaign it makes).
 """
 
 from __future__ import annotations
@@ -131,7 +132,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=5)
     args = ap.parse_args(argv)
     ended = make(Path(args.folder), args.fights, args.seed)
-    print(f"{args.folder}: {len(ended)} fights: " + ", ".join(f"{k} {ended.count(k)}" for k in ("won", "left", "wiped")))
+    counts = ", ".join(f"{k} {ended.count(k)}" for k in ("won", "left", "wiped"))
+    print(f"{args.folder}: {len(ended)} fights: {counts}")
     return 0
 
 

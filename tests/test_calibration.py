@@ -91,7 +91,8 @@ def test_the_brier_score_and_the_reliability_bins_equal_a_hand_count(cal):
     pd_ = list(cal.delvers["p_death"])
     died = [1.0 if DELVERS[n][w][1] else 0.0 for n in (1, 2, 3) for w in ("Wren", "Brakka")]
     assert cal.brier.loc[("default", "death"), "n"] == 6
-    assert cal.brier.loc[("default", "death"), "brier"] == pytest.approx(sum((a - b) ** 2 for a, b in zip(pd_, died)) / 6)
+    death = cal.brier.loc[("default", "death")]
+    assert death["brier"] == pytest.approx(sum((a - b) ** 2 for a, b in zip(pd_, died)) / 6)
     rel = cal.reliability[cal.reliability["quantity"] == "win"]
     assert set(rel["policy"]) == {"default"}  # three fights are too few to learn habits from: one policy
     by_bin: dict[int, list] = {}

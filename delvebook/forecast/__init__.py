@@ -42,7 +42,8 @@ from .habits import Habits, learn
 from .run import (BLOCK, EVERY, PARALLEL_FROM, Progress, auto_progress, default_workers, forecast, notebook_progress,
                   text_progress)
 
-__all__ = ["forecast", "Job", "EVERY", "tune", "Tuner", "Candidate", "TARGETS", "Danger", "DelverDanger", "Estimate", "Rounds", "Progress", "Policy", "FightView", "Act",
-           "FOE_TARGETS", "DELVER_TARGETS", "Habits", "learn", "FightResult", "play_fight", "Plain", "Recorded", "wilson", "text_progress",
-           "notebook_progress", "auto_progress", "default_workers", "BLOCK", "PARALLEL_FROM", "OUTCOMES", "WON",
-           "WIPED", "FLED", "STALEMATE"]
+__all__ = ["forecast", "Job", "EVERY", "tune", "Tuner", "Candidate", "TARGETS", "Danger", "DelverDanger", "Estimate",
+           "Rounds", "Progress", "Policy", "FightView", "Act", "FOE_TARGETS", "DELVER_TARGETS", "Habits", "learn",
+           "FightResult", "play_fight", "Plain", "Recorded", "wilson", "text_progress", "notebook_progress",
+           "auto_progress", "default_workers", "BLOCK", "PARALLEL_FROM", "OUTCOMES", "WON", "WIPED", "FLED",
+           "STALEMATE"]

@@ -31,7 +31,8 @@ from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 from .policy import DELVER_TARGET_KEYS, DELVER_TARGET_WORDS, FOE_TARGET_KEYS, FOE_TARGET_WORDS, Policy, retreat_words
 from .walk import FightRecord, Walk, walk
 
-__all__ = ["Habits", "Choice", "learn", "policy_named", "fit", "held_out", "MIN_FIGHTS", "MIN_ATTACKS", "MIN_SAVES", "SHARES"]
+__all__ = ["Habits", "Choice", "learn", "policy_named", "fit", "held_out", "MIN_FIGHTS", "MIN_ATTACKS", "MIN_SAVES",
+           "SHARES"]
 
 MIN_FIGHTS = 10
 """Finished fights the habits need: with fewer, the forecast plays by the documented default."""
@@ -145,7 +146,8 @@ class Habits:
     def describe(self) -> list[str]:
         """The habits in a keeper's words, one choice a line, each with what it rests on."""
         if not self.enough:
-            have = "no finished fight" if not self.fights else f"only {_fights(self.fights).replace(' ', ' finished ', 1)}"
+            have = ("no finished fight" if not self.fights else
+                    f"only {_fights(self.fights).replace(' ', ' finished ', 1)}")
             return [f"This campaign has {have} yet; the forecast learns how a party plays from {MIN_FIGHTS}, so it "
                     "plays by the documented default."]
         return [c.words for c in self.choices.values()]

@@ -9,8 +9,9 @@ every interval is within ``±precision`` (or what ``stop_when`` asks): the same 
 ``job.step(seconds)`` plays (or, with worker processes, gathers) for about that long and returns: a table calls it
 between its messages, so the kernel keeps answering clicks while a forecast runs. With one process the fights are
 played a turn at a time (``fight_turns``), so even a fight of thousands of foes pauses at the end of a step; with
-several, the processes play chunks of ``CHUNK`` fights, each fight sent back as it ends. ``cancel()`` stops it at once: worker
-processes are ended (not waited for), and a worker whose parent is gone ends by itself, however the parent died.
+several, the processes play chunks of ``CHUNK`` fights, each fight sent back as it ends. ``cancel()`` stops it at
+once: worker processes are ended (not waited for), and a worker whose parent is gone ends by itself, however the
+parent died.
 Under Pyodide, or where processes cannot start, this process plays every fight.
 
 Standard library only.

@@ -73,7 +73,8 @@ class FightRecord:
         # per side ("party": the delvers' attacks, "foes": the foes'): attacks with a choice, and per rule the
         # targets it matched (a tie shared) and the log-likelihood of the targets chosen (EPSILON off the rule)
         self.targets: dict[str, dict] = {}
-        self.saves: list[tuple] = []   # (failed total, the player's own luck at hand, the table's, dice spent, by others)
+        # failed death saves: (total, the player's own luck at hand, the table's, dice spent, dice by others)
+        self.saves: list[tuple] = []
         # luck dice on attacks: per roll a die could turn ("hit": a foe's on a delver, "miss": a delver's), with a
         # die at the table, [such rolls, those a luck die was spent on]
         self.luck_rolls: dict[str, list] = {}

@@ -3,8 +3,9 @@ or drop), and the encounter builder: its foes with one more or one less in a cli
 forecast for the party as it stands refining live with its progress and Cancel (by how this party plays, learned
 from its fights and said in words, or by the documented default one click away; the other policy's chance beside
 where they differ by more than ``FEW``), the check of both against the campaign's fights (Brier scores, reliability
-bins), the tuner with each count's forecast, Save and Start fight. The forecast and the tuner run between the table's messages (``table.forecasting``
-writes ``ui.forecast`` and ``ui.tuning``); this module only lays them out."""
+bins), the tuner with each count's forecast, Save and Start fight. The forecasts, the tuner and the check run
+between the table's messages (``table.forecasting`` writes ``ui.forecast``, ``ui.tuning`` and
+``ui.builder["check"]``); this module only lays them out."""
 
 from __future__ import annotations
 
