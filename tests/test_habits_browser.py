@@ -1,7 +1,7 @@
 """The encounter builder of a party that keeps habits, in a real JupyterLab page at 1366x768, from `delvebook lab`:
 the habits said in words with the fights they rest on, the forecast as this party plays with the documented
-default's chance beside it where they differ, the default one click away (and back), in JupyterLab's light and dark
-themes. The campaign is played by scripts/make_habits_campaign.py (12 fights: the party leaves once two are down).
+default's chance beside it where they differ, the default one click away (and back), and both checked against the
+campaign's fights (Brier scores beside the base rate's), in JupyterLab's light and dark themes. The campaign is played by scripts/make_habits_campaign.py (16 fights: the party leaves once two are down).
 Screenshots: tests/artifacts/table-habits-*.png."""
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def habits_lab(tmp_path_factory):
     """`delvebook lab campaigns/habits-keep`, the campaign played by the script's habits first."""
     yield from keeper_lab_making(tmp_path_factory, "habitslab", CAMPAIGN,
                                  [sys.executable, str(REPO / "scripts" / "make_habits_campaign.py"), CAMPAIGN,
-                                  "--fights", "12", "--seed", "6"])
+                                  "--fights", "16", "--seed", "6"])
 
 
 def press(k: Keeper, locator) -> None:
@@ -54,8 +54,8 @@ def test_the_builder_shows_how_this_party_plays_and_both_chances(browser, habits
         habits = k.table.locator(".db-habits")
         k.in_view(habits, "how this party plays")
         said = habits.inner_text()
-        assert "HOW THIS PARTY PLAYS, LEARNED FROM 12 FIGHTS" in said, said  # (its heading, as headings show)
-        assert "This party leaves a fight once 2 of its delvers are down: 12 of 12 fights." in said, said
+        assert "HOW THIS PARTY PLAYS, LEARNED FROM 16 FIGHTS" in said, said  # (its heading, as headings show)
+        assert "This party leaves a fight once 2 of its delvers are down: 16 of 16 fights." in said, said
         assert "Its foes attack the standing delver with the most hearts" in said, said
         assert k.table.locator(".db-flabel").inner_text() == "as this party plays:"
         death = forecast.locator('.db-fstat[data-stat="a death"]')
@@ -80,11 +80,30 @@ def test_the_builder_shows_how_this_party_plays_and_both_chances(browser, habits
         press(k, habits.locator("button.db-policy", has_text="as this party plays"))
         k.table.locator(".db-flabel", has_text="as this party plays:").wait_for()
 
+        # whether to believe it: both policies checked against the campaign's own fights
+        press(k, k.table.locator("button.db-check"))
+        check = k.table.locator('.db-fcheck[data-status="done"]')
+        check.wait_for(timeout=300_000)
+        check.evaluate("e => e.scrollIntoView({block: 'start'})")
+        scores = check.locator(".db-fscores")
+        k.in_view(scores, "the Brier scores of both policies")
+        heads = scores.locator("tr").first.inner_text()
+        assert "Brier: this party's habits" in heads and "always the base rate" in heads, heads
+        win = scores.locator("tr", has_text="the party wins")
+        habits_score = float(win.locator('td[data-policy="habits"] b').inner_text())
+        default_score = float(win.locator('td[data-policy="default"] b').inner_text())
+        assert habits_score < default_score, (habits_score, default_score)
+        nothing_cut(k, "the check's tables")
+        k.shot("check-light")
+
         switch_theme(page, "JupyterLab Dark", light=False)
         forecast.evaluate("e => e.scrollIntoView({block: 'start'})")
         k.in_view(habits, "how this party plays (dark)")
         readable(k.table, "dark (the builder's habits)")
         k.shot("both-chances-dark")
+        check.evaluate("e => e.scrollIntoView({block: 'start'})")
+        readable(k.table, "dark (the check)")
+        k.shot("check-dark")
         switch_theme(page, "JupyterLab Light", light=True)
         assert [e["kind"] for e in k.events()] == k.expected, "looking at the forecast changed the log"
     except Exception:

@@ -205,10 +205,13 @@ def check_view(c: Mapping | None, f: Mapping | None, where: str) -> dict:
                 bins.append({"policy": POLICIES[w], "chance": words, "range": f"{lo * 100:.0f}–{hi * 100:.0f}%",
                              "n": f"{n:,}", "said": f"{said * 100:.1f}%", "happened": f"{seen * 100:.1f}%",
                              "interval": f"{ci_lo * 100:.1f}–{ci_hi * 100:.1f}%", "right": ci_lo <= said <= ci_hi})
+    from ..forecast.habits import MIN_FIGHTS
     return {"status": "done", "text": f"{c.get('fights', 0):,} fights forecast again from their start, "
                                       f"{c.get('simulated', 0)} simulated each" + (
                                           "; this party's habits learned from the other sessions' fights"
-                                          if "habits" in which else ""),
+                                          if "habits" in which else
+                                          f"; this party's habits are scored only on sessions whose other sessions "
+                                          f"hold {MIN_FIGHTS} finished fights, and none does yet" if learned else ""),
             "heads": ["chance", "happened", *(f"Brier: {POLICIES[w]}" for w in which), "always the base rate"],
             "rows": rows, "bins": bins, "ask": {"label": "Check again", "intent": {"do": "forecast_check",
                                                                                     "where": where}}}

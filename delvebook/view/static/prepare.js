@@ -127,11 +127,11 @@ function preparePanels(kit) {
           text("span", "db-muted", ` \u00b7 ${x.right}`))),
         text("td", null, r.reference))));
     const bins = h("details", { cls: "db-fbins" }, text("summary", "db-sub", "the reliability bins"),
-      h("table", { cls: "db-ftable" }, h("tr", null, ["policy", "chance", "forecast", "fights", "said", "happened", "95% interval"]
-        .map((x) => text("th", null, x))),
+      h("table", { cls: "db-ftable" }, h("tr", null, ["policy", "chance", "forecast", "how many", "said", "happened",
+        "95% interval", "right?"].map((x) => text("th", null, x))),
       (c.bins || []).map((b) => h("tr", { cls: b.right ? null : "db-off" }, text("td", null, b.policy), text("td", null, b.chance),
         text("td", null, b.range), text("td", null, b.n), text("td", null, b.said), text("td", null, b.happened),
-        text("td", null, b.interval)))));
+        text("td", null, b.interval), text("td", null, b.right ? "yes" : "no")))));
     return h("div", { cls: "db-fcheck", data: { status: c.status } }, head, scores, bins);
   }
 
