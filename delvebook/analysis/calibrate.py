@@ -302,7 +302,7 @@ def _played_lines(p: dict, f: Mapping[str, pd.DataFrame]) -> list[str]:
     if left:
         lines.append(f"Leaving a fight: {left:,} of {len(ended):,} fights ({left / len(ended):.0%}) ended with foes "
                      "still standing (the party withdrew, or kept a foe as a prisoner); the documented default fights "
-                     "on, the party's habits leave when it learned this party leaves.")
+                     "on, the party's habits leave when this party leaves.")
     for who, n, k in (("foes'", p["foe_attacks"], p["foe_as_policy"]),
                       ("delvers'", p["delver_attacks"], p["delver_as_policy"])):
         if n:
