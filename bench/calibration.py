@@ -73,9 +73,9 @@ def main() -> int:
           " ".join(f"{'Brier ' + w:>14} {'bins on diag.':>14}" for w in cal.policies))
     for (words, _), key in zip(QUANTITIES.values(), QUANTITIES):
         s = cal.scores["default"][key]
-        cells = " ".join(f"{cal.scores[w][key].brier:>14.4f} {cal.scores[w][key].on_diagonal:>6} of "
+        cells = " ".join(f"{cal.scores[w][key].brier:>14.5f} {cal.scores[w][key].on_diagonal:>6} of "
                          f"{len(cal.scores[w][key].bins):<4}" for w in cal.policies)
-        print(f"  {words:<30} {s.n:>6} {s.base_rate:>9.3f} {s.reference:>9.4f} {cells}")
+        print(f"  {words:<30} {s.n:>6} {s.base_rate:>9.3f} {s.reference:>9.5f} {cells}")
     for line in cal.habits:
         print("  habits (every fight):", line)
     return 0
