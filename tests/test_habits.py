@@ -199,3 +199,16 @@ def test_the_command_line_forecasts_as_the_party_plays_unless_told_the_default(t
     assert habits_.returncode == default.returncode == 0, habits_.stderr + default.stderr
     assert "The party retreats once 2 of its delvers are down." in habits_.stdout
     assert "The party never retreats." in default.stdout
+
+
+def test_habits_learned_again_after_more_events_are_the_habits_of_the_whole_log(tmp_path):
+    """The walk a campaign keeps open folds only the events the log grew by: what it learns is what a walk of the
+    whole log learns."""
+    camp = habits_table(tmp_path / "h", fights=12, seed=3)
+    first = camp.habits()
+    maker.play(camp, 4, seed=4)
+    camp.undo()  # the last event taken back: an event too
+    again = camp.habits()
+    whole = habits.fit(walk(camp).fights)
+    assert again is not first and again.fights == whole.fights == 16
+    assert again.describe() == whole.describe() and repr(again.policy()) == repr(whole.policy())

@@ -29,7 +29,7 @@ import weakref
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from .policy import DELVER_TARGET_KEYS, DELVER_TARGET_WORDS, FOE_TARGET_KEYS, FOE_TARGET_WORDS, Policy, retreat_words
-from .walk import FightRecord, Walk, walk
+from .walk import FightRecord, Walk, Walker, walk
 
 __all__ = ["Habits", "Choice", "learn", "policy_named", "fit", "held_out", "MIN_FIGHTS", "MIN_ATTACKS", "MIN_SAVES",
            "SHARES"]
@@ -283,7 +283,8 @@ _MEMO: "weakref.WeakKeyDictionary[Any, tuple]" = weakref.WeakKeyDictionary()
 
 def learn(camp) -> Habits:
     """How ``camp``'s party plays, learned from its log (a Campaign: its ``setup``, ``events``, ``rules``); kept
-    for the log as it stands (one more event, an undo included, learns again)."""
+    for the log as it stands, and its walk kept open, so the habits after a few more events (an undo included) cost
+    those events, not the whole log again."""
     events = camp.events
     key = (len(events), events[-1]["seq"] if events else 0)
     try:
@@ -291,7 +292,8 @@ def learn(camp) -> Habits:
     except TypeError:  # not weakly referable: learned each time
         return fit(walk(camp).fights)
     if memo is None or memo[0] != key:
-        memo = (key, fit(walk(camp).fights))
+        walker = memo[2] if memo is not None and memo[2].follows(events) else Walker(camp)
+        memo = (key, fit(walker.feed(events).result().fights), walker)
         _MEMO[camp] = memo
     return memo[1]
 

@@ -36,7 +36,7 @@ from ..core.model import STATUS_ALIVE, present
 from ..core.roles import CREATURES, FOES, PARTY, damage_entries
 from .policy import DELVER_TARGET_KEYS, FOE_TARGET_KEYS, FightView, Policy, ties
 
-__all__ = ["walk", "Walk", "FightRecord", "EPSILON", "PLAYED"]
+__all__ = ["walk", "Walker", "Walk", "FightRecord", "EPSILON", "PLAYED"]
 
 EPSILON = 0.1
 """How often a table that follows a rule for whom to attack is taken to pick another target (at random): what keeps
@@ -132,30 +132,54 @@ def _target_note(view: FightView, side: str, attacker: str, target: str, candida
     return out
 
 
-def walk(camp, *, starts: bool = False, policy: Policy | None = None,
-         each: Callable[[int], Any] | None = None) -> Walk:
-    """Walk ``camp``'s log (anything with ``setup``, ``events`` and ``rules``: a Campaign) once (see the module).
-    ``starts``: keep each fight's state at its start; ``policy``: the one ``played`` compares the targets with (the
-    documented default); ``each``: called with the count of events walked, every 1,000."""
-    policy = Policy() if policy is None else policy
-    rules = camp.rules
-    history = History(clone(camp.setup))
-    hearts, fights_seen = Hearts(), Fights()
-    follower = Follower([hearts, fights_seen])
-    follower.start(history.state)
-    rng = random.Random(0)
-    by_seq: dict[int, Mapping] = {}
-    notes: dict[int, tuple] = {}    # seq -> what was noted before it: (fight, kind, ...) (resolved to what stands)
-    begun: dict[int, tuple] = {}    # seq of a fight's start -> (number, session, party, state or None)
-    cache: dict = {}
-    fight_now = None
-    for i, e in enumerate(camp.events, 1):
+class Walker:
+    """The walk kept open over a log that grows: ``feed(events)`` folds the events past those it has seen (a log only
+    grows: an undo is an event too), ``result()`` says what all of them say (see the module). What a table keeps so
+    that learning from a long campaign again, after a few more events, costs those events, not the whole log."""
+
+    def __init__(self, camp, *, starts: bool = False, policy: Policy | None = None):
+        self.policy = Policy() if policy is None else policy
+        self.rules = camp.rules
+        self.starts = starts
+        self.history = History(clone(camp.setup))
+        self.hearts, self.fights_seen = Hearts(), Fights()
+        self.follower = Follower([self.hearts, self.fights_seen])
+        self.follower.start(self.history.state)
+        self.rng = random.Random(0)
+        self.by_seq: dict[int, Mapping] = {}
+        self.notes: dict[int, tuple] = {}  # seq -> what was noted before it (resolved to what stands at the end)
+        self.begun: dict[int, tuple] = {}  # a fight's start's seq -> (number, session, party, state or None)
+        self.cache: dict = {}
+        self.fight_now = None
+        self.seen: list[int] = []  # the seqs folded, in order
+
+    def follows(self, events: list) -> bool:
+        """Whether ``events`` begin with the events this walker folded (the same log, grown)."""
+        n = len(self.seen)
+        return len(events) >= n and (not n or events[n - 1]["seq"] == self.seen[-1])
+
+    def feed(self, events: list, each: Callable[[int], Any] | None = None) -> "Walker":
+        """Fold the events of ``events`` past those already folded (``follows`` must hold)."""
+        if not self.follows(events):
+            raise ValueError("the log is not the one this walk folded, grown: walk it again")
+        for i in range(len(self.seen), len(events)):
+            self._fold(events[i])
+            if each is not None and (i + 1) % 1000 == 0:
+                each(i + 1)
+        return self
+
+    def result(self) -> Walk:
+        return _assemble(self.history, self.by_seq, self.notes, self.begun, self.hearts, self.fights_seen)
+
+    def _fold(self, e: Mapping) -> None:
+        history, notes, rules, policy = self.history, self.notes, self.rules, self.policy
         seq, kind = e["seq"], e.get("kind")
-        by_seq[seq] = e
+        self.by_seq[seq] = e
+        self.seen.append(seq)
         state = history.state
         enc = state["encounter"]
-        if enc is not None and enc.get("number") != fight_now:
-            fight_now, cache = enc.get("number"), {}  # the policy's answers hold for one fight
+        if enc is not None and enc.get("number") != self.fight_now:
+            self.fight_now, self.cache = enc.get("number"), {}  # the policy's answers hold for one fight
         if enc is not None and "replaces" not in e:
             side = (e.get("sides") or {}).get(e.get("actor"))
             party = _party(state)
@@ -165,7 +189,7 @@ def walk(camp, *, starts: bool = False, policy: Policy | None = None,
                 target_note = None
                 targets = e.get("targets") or []
                 if kind == "attack" and targets and enc["side"] is not None:
-                    view = FightView(state, rules, rng, cache)
+                    view = FightView(state, rules, self.rng, self.cache)
                     who = e.get("actor")
                     if side == PARTY:
                         cands = view.standing(FOES)
@@ -194,14 +218,19 @@ def walk(camp, *, starts: bool = False, policy: Policy | None = None,
             notes[seq] = ("save", None if enc is None else enc["number"], e.get("session"), who, d.get("player"),
                           e.get("total"), bool(e.get("success")), own, sum(state["luck"].values()))
         touched = history.apply(e)
-        follower.follow(history, e, touched)
+        self.follower.follow(history, e, touched)
         if kind == "encounter":
             now = history.state
-            begun[seq] = (now["encounter"]["number"], e.get("session"), _party(now),
-                          clone(now) if starts else None)
-        if each is not None and i % 1000 == 0:
-            each(i)
-    return _assemble(history, by_seq, notes, begun, hearts, fights_seen)
+            self.begun[seq] = (now["encounter"]["number"], e.get("session"), _party(now),
+                               clone(now) if self.starts else None)
+
+
+def walk(camp, *, starts: bool = False, policy: Policy | None = None,
+         each: Callable[[int], Any] | None = None) -> Walk:
+    """Walk ``camp``'s log (anything with ``setup``, ``events`` and ``rules``: a Campaign) once (see the module).
+    ``starts``: keep each fight's state at its start; ``policy``: the one ``played`` compares the targets with (the
+    documented default); ``each``: called with the count of events walked, every 1,000."""
+    return Walker(camp, starts=starts, policy=policy).feed(camp.events, each).result()
 
 
 def _root(by_seq: Mapping[int, Mapping], seq: int) -> int:
