@@ -82,7 +82,8 @@ class FightView:
     def standing(self, side: str) -> list[str]:
         """Who on ``side`` (``"party"`` or ``"foes"``) is up and able to act, in order."""
         enc = self.state["encounter"]
-        return [n for n in enc["order"][side] if self.combatant(n)["status"] == STATUS_ALIVE]
+        sheets = self.state["delvers"] if side == PARTY else enc["foes"]
+        return [n for n in enc["order"][side] if sheets[n]["status"] == STATUS_ALIVE]
 
     def dying(self) -> list[str]:
         """Delvers of this fight below 1 heart with a death save to make."""
