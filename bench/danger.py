@@ -18,7 +18,7 @@ For the bundled campaign's prepared encounters (campaigns/the-sunken-keep/campai
   open, is retired: it would need a second implementation of the rules.)
 
 Each figure over --runs runs (the machine's cores are shared: read ranges). Asserts nothing.
-Run: .venv/bin/python bench/danger.py [--runs 3] [--fights 1000] [--only first]
+Run: .venv/bin/python bench/danger.py [--runs 3] [--fights 1000] [--only first] [--encounter bell_tower]
 """
 
 from __future__ import annotations
@@ -209,11 +209,12 @@ def main(argv=None) -> int:
     ap.add_argument("--fights", type=int, default=1000, help="fights a fights-per-second measure plays")
     ap.add_argument("--trials", type=int, default=40, help="fresh fights for the attack measure (24 attacks each)")
     ap.add_argument("--only", choices=("first",), help="only the time to a first estimate (beside the open)")
+    ap.add_argument("--encounter", action="append", help="only this prepared encounter (again for more)")
     args = ap.parse_args(argv)
     camp = Campaign.open(KEEP, read_only=True)
     with CampaignStore.open(KEEP, read_only=True) as store:
         data, events = clone(store.campaign), [clone(e) for e in store.events]
-    prepared = camp.prepared_encounters
+    prepared = {k: v for k, v in camp.prepared_encounters.items() if not args.encounter or k in args.encounter}
     cores = default_workers()
     print(f"python {sys.version.split()[0]}; {cores} cores; the party: {', '.join(camp.state['seats'])}")
     camp.danger("causeway_ambush", fights=100, seed=0, workers=1)  # warm: the rules' caches, the odds
