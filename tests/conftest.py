@@ -290,6 +290,23 @@ def keeper_lab(tmp_path_factory):
     yield from serving(LabServer(tmp_path_factory.mktemp("keeperlab"), keeper=True))
 
 
+def keeper_lab_making(tmp_path_factory, name: str, campaign: str, make: list[str]):
+    """For a module fixture: JupyterLab started as a keeper starts it on ``campaign`` (``delvebook lab CAMPAIGN``),
+    which the command ``make`` creates in the served folder once the server is up; stopped at the end."""
+    try:
+        import jupyterlab  # noqa: F401
+    except ImportError as err:
+        cannot_run(f"jupyterlab is not installed ({err}); run `make test`")
+    server = LabServer(tmp_path_factory.mktemp(name), keeper=True, campaign=campaign)
+    try:
+        server.start()
+        made = subprocess.run(make, cwd=server.root, capture_output=True, text=True, timeout=300)
+        assert made.returncode == 0, made.stderr
+        yield server
+    finally:
+        server.stop()
+
+
 ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 
 
