@@ -20,18 +20,18 @@ from test_table_browser import Keeper, save_notebook
 
 pytestmark = pytest.mark.browser
 
-NOTEBOOK = "examples/run-a-session.ipynb"
 CAMPAIGN = "campaigns/new-keep"
-PLAY = "examples/play/new-keep"
+NOTEBOOK = "new-keep.ipynb"  # the campaign's own table notebook, beside it (JupyterLab serves campaigns/)
+PLAY = CAMPAIGN  # which plays the campaign itself
 W, H = 1366, 768
 
 
 @pytest.fixture(scope="module")
 def new_keep_lab(tmp_path_factory):
-    """JupyterLab as a new keeper starts it: `delvebook new campaigns/new-keep`, then `delvebook lab
-    campaigns/new-keep` (the session notebook plays a copy of it, examples/play/new-keep)."""
+    """JupyterLab as a new keeper starts it: `delvebook new campaigns/new-keep` (the campaign and its table
+    notebook beside it, new-keep.ipynb), then `delvebook lab campaigns/new-keep`."""
     yield from keeper_lab_making(tmp_path_factory, "newkeeplab", CAMPAIGN,
-                                 [sys.executable, "-m", "delvebook", "new", CAMPAIGN])
+                                 [sys.executable, "-m", "delvebook", "new", CAMPAIGN], first=True)
 
 
 def open_new_table(page, server):
