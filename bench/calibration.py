@@ -1,11 +1,13 @@
 """The forecast's calibration of the bundled long campaign, against the time to open it, measured in one run.
 
 Prints: opening campaigns/the-long-delve read-only (the reference); the calibration played cold (every fight
-forecast again, no cache: wall time on every core, and the processor time it took, this process and its workers
-together, which is what a machine with free cores divides); then warm from the cache file (a new Campaign, so
-nothing is held in memory) and from the campaign's memory. The machine's cores are shared: the cold wall time
-moves with the load, the processor time much less. Target: cold within two minutes on this machine. Asserts
-nothing.
+forecast again by the documented default and by the party's habits learned from the other sessions, no cache: wall
+time on every core, and the processor time it took, this process and its workers together, which is what a machine
+with free cores divides); then warm from the cache file (a new Campaign, so nothing is held in memory) and from the
+campaign's memory; then what it found: per chance the Brier score of each policy beside the base rate's, and how
+many of each policy's reliability bins hold their mean forecast within the 95% interval of what happened. The
+machine's cores are shared: the cold wall time moves with the load, the processor time much less. Target: cold
+within two minutes on this machine. Asserts nothing.
 
 Run: .venv/bin/python bench/calibration.py [--fights 150] [--workers N]
 """
@@ -25,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from delvebook import Campaign  # noqa: E402
 from delvebook import analysis  # noqa: E402  (imports pandas, outside the timings)
-from delvebook.analysis.calibrate import FIGHTS  # noqa: E402
+from delvebook.analysis.calibrate import FIGHTS, QUANTITIES  # noqa: E402
 
 LONG = ROOT / "campaigns" / "the-long-delve"
 
@@ -66,6 +68,16 @@ def main() -> int:
               f"from memory: {from_memory:.2f} s ({Path(warm.cache).stat().st_size / 1e3:.0f} kB on disk)")
     camp.close()
     print("target: cold within 120 s:", "yes" if cold <= 120 else "no")
+    print("\nwhat it found (the habits scored on sessions they were not fitted on):")
+    print(f"  {'chance':<30} {'n':>6} {'base rate':>9} {'always it':>9} " +
+          " ".join(f"{'Brier ' + w:>14} {'bins on diag.':>14}" for w in cal.policies))
+    for (words, _), key in zip(QUANTITIES.values(), QUANTITIES):
+        s = cal.scores["default"][key]
+        cells = " ".join(f"{cal.scores[w][key].brier:>14.5f} {cal.scores[w][key].on_diagonal:>6} of "
+                         f"{len(cal.scores[w][key].bins):<4}" for w in cal.policies)
+        print(f"  {words:<30} {s.n:>6} {s.base_rate:>9.3f} {s.reference:>9.5f} {cells}")
+    for line in cal.habits:
+        print("  habits (every fight):", line)
     return 0
 
 

@@ -173,12 +173,16 @@ class LabServer:
         self.log_path = home / "jupyter.log"
         self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 90) -> None:
-        # A copy, so a notebook saved or a campaign changed in the browser never touches the repository.
+    def lay_out(self) -> None:
+        """The served files: a copy, so a notebook saved or a campaign changed in the browser never touches the
+        repository (started again: the same files)."""
         for folder in (EXAMPLES, CAMPAIGNS):
-            if folder.is_dir() and not (self.root / folder.name).exists():  # started again: the same files
+            if folder.is_dir() and not (self.root / folder.name).exists():
                 shutil.copytree(folder, self.root / folder.name,  # (a play copy left in the checkout stays out)
                                 ignore=shutil.ignore_patterns(".ipynb_checkpoints", "play"))
+
+    def start(self, timeout: float = 90) -> None:
+        self.lay_out()
         config = self.home / "config"
         # The news toast ("Would you like to receive official Jupyter news?") would cover the page.
         (config / "labconfig").mkdir(parents=True, exist_ok=True)
@@ -288,6 +292,32 @@ def keeper_lab(tmp_path_factory):
     """A JupyterLab started as a keeper starts it, ``delvebook lab``, for one test module (which may restart it);
     its config, runtime files and workspaces live in a temporary folder."""
     yield from serving(LabServer(tmp_path_factory.mktemp("keeperlab"), keeper=True))
+
+
+def keeper_lab_making(tmp_path_factory, name: str, campaign: str, make: list[str], first: bool = False):
+    """For a module fixture: JupyterLab started as a keeper starts it on ``campaign`` (``delvebook lab CAMPAIGN``),
+    which the command ``make`` creates in the served folder once the server is up (``first``: before it starts, as
+    a keeper runs `delvebook new` and then `delvebook lab`); stopped at the end."""
+    try:
+        import jupyterlab  # noqa: F401
+    except ImportError as err:
+        cannot_run(f"jupyterlab is not installed ({err}); run `make test`")
+    server = LabServer(tmp_path_factory.mktemp(name), keeper=True, campaign=campaign)
+
+    def making() -> None:
+        made = subprocess.run(make, cwd=server.root, capture_output=True, text=True, timeout=300)
+        assert made.returncode == 0, made.stderr
+
+    try:
+        if first:
+            server.lay_out()
+            making()
+        server.start()
+        if not first:
+            making()
+        yield server
+    finally:
+        server.stop()
 
 
 ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'

@@ -84,14 +84,17 @@ def test_each_forecast_is_the_forecast_from_the_state_at_the_fights_start(camp, 
 def test_the_brier_score_and_the_reliability_bins_equal_a_hand_count(cal):
     won = [1.0 if w else 0.0 for w, _, _ in HAPPENED]
     p = list(cal.fights["p_win"])
-    assert cal.brier.loc["win", "brier"] == pytest.approx(sum((a - b) ** 2 for a, b in zip(p, won)) / 3)
-    assert cal.brier.loc["win", "base_rate"] == pytest.approx(2 / 3)
-    assert cal.brier.loc["win", "reference"] == pytest.approx(2 / 3 * 1 / 3)
+    win = cal.brier.loc[("default", "win")]
+    assert win["brier"] == pytest.approx(sum((a - b) ** 2 for a, b in zip(p, won)) / 3)
+    assert win["base_rate"] == pytest.approx(2 / 3)
+    assert win["reference"] == pytest.approx(2 / 3 * 1 / 3)
     pd_ = list(cal.delvers["p_death"])
     died = [1.0 if DELVERS[n][w][1] else 0.0 for n in (1, 2, 3) for w in ("Wren", "Brakka")]
-    assert cal.brier.loc["death", "n"] == 6
-    assert cal.brier.loc["death", "brier"] == pytest.approx(sum((a - b) ** 2 for a, b in zip(pd_, died)) / 6)
+    assert cal.brier.loc[("default", "death"), "n"] == 6
+    death = cal.brier.loc[("default", "death")]
+    assert death["brier"] == pytest.approx(sum((a - b) ** 2 for a, b in zip(pd_, died)) / 6)
     rel = cal.reliability[cal.reliability["quantity"] == "win"]
+    assert set(rel["policy"]) == {"default"}  # three fights are too few to learn habits from: one policy
     by_bin: dict[int, list] = {}
     for q, w in zip(p, won):
         by_bin.setdefault(min(int(q * 10), 9), []).append((q, w))
@@ -109,7 +112,8 @@ def test_how_the_fights_were_played_is_told_beside_the_policy(cal):
     assert cal.policy[0].startswith("Initiative is rolled")
     words = "\n".join(cal.summary())
     assert "3 fights forecast again from the state at their start, 40 simulated fights each" in words
-    assert "The party wins: forecast" in words and "happened 67% of the time (3 fights)" in words
+    assert "The party wins: happened 67% of the time (3 fights); the forecast said" in words
+    assert cal.policies == ["default"] and "only 3 finished fights" in cal.habits[0]
 
 
 def test_processes_give_the_same_forecasts_as_one(camp, cal):
@@ -193,8 +197,9 @@ def test_the_reliability_chart_has_a_panel_per_chance_and_says_what_it_shows(cal
     titles = [a.text for a in fig.layout.annotations]
     assert titles[3].startswith("The party wins<br><sup>Brier ")
     heads = [head for head, _ in fig.layout.meta["notes"]]
-    assert heads == ["What it shows", "How the campaign's fights were played, beside the forecast's policy",
-                     "The forecast's policy"]
+    assert heads == ["What it shows", "How this party plays, learned from its fights (the forecast's habits)",
+                     "How the campaign's fights were played, beside the forecast's policy",
+                     "The forecast's documented default policy"]
 
 
 def test_the_report_tells_whether_the_forecast_was_right(camp, tmp_path, monkeypatch):
@@ -202,4 +207,6 @@ def test_the_report_tells_whether_the_forecast_was_right(camp, tmp_path, monkeyp
     html = report.report_html(camp)
     assert "<h2>Was the forecast right?</h2>" in html and "<h3>What it shows</h3>" in html
     assert "<li>Leaving a fight: 1 of 3 fights (33%) ended with foes still standing" in html
+    assert "<h3>Brier scores (0 is best)" in html and "<th>always the base rate</th>" in html
+    assert "<h3>The reliability table: the fights binned by their forecast</h3>" in html
     assert "Was the forecast right?" not in report.report_html(camp, calibration=False)

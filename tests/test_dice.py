@@ -6,7 +6,7 @@ import re
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import delvebook as db
 from delvebook.core.dice import MAX_DICE, MAX_SIDES, DiceError, parse
@@ -178,9 +178,15 @@ def valid_notation(draw):
 
 @settings(max_examples=300, deadline=None)
 @given(valid_notation(), st.integers(0, 2 ** 32))
+@example("6d100+d66+6d100", 0)  # rolled, but its odds are past the limit on working them out
 def test_any_valid_notation_rolls_inside_its_exact_bounds(text, seed):
     r = db.roll(text, rng=random.Random(seed))
-    d = distribution(text)
+    assert parse(text).min <= r.total <= parse(text).max
+    try:
+        d = distribution(text)
+    except DiceError as err:  # the limit on working odds out (a roll costs nothing): said so, never a wrong answer
+        assert "too large to work out exactly" in str(err), err
+        return
     assert d.min <= r.total <= d.max
     assert parse(text).min == d.min and parse(text).max == d.max
     assert d[r.total] > 0

@@ -262,6 +262,49 @@ def _in_a_thread_with_no_loop(play) -> None:
         raise failure[0]
 
 
+def test_the_builder_forecasts_as_this_party_plays_with_the_default_one_click_away(tmp_path, monkeypatch):
+    """A party that leaves once two are down (scripts/make_habits_campaign.py): the builder says its habits in
+    words with the fights they rest on, forecasts by them, sets the documented default's chance beside where they
+    differ, switches to the default in a click, and checks both against the campaign's fights."""
+    from test_habits import habits_table
+    from delvebook.table import forecasting
+    monkeypatch.setattr(forecasting, "FIGHTS", 200)  # (a budget: the test reads the words, not ±2 points)
+    monkeypatch.setattr(forecasting, "CHECK_FIGHTS", 20)
+    camp = habits_table(tmp_path / "h", fights=16)
+    ui = UI(panel="keeper", keeper_tab="encounters")
+    runner = forecasting.Runner(camp, lambda: ui)  # one table's: a forecast it finished is shown again at once
+    click(camp, ui, do="builder_open", where="keeper:encounters")
+    click(camp, ui, do="builder_add", where="keeper:builder", args={"foe": "orc", "count": "2"})
+    settle(camp, ui, runner)
+    f = section(table_view(camp, ui), "encounters")["builder"]["forecast"]
+    p = f["policies"]
+    assert p["title"] == "How this party plays, learned from 16 fights"
+    assert "This party leaves a fight once 2 of its delvers are down: 16 of 16 fights." in p["lines"]
+    assert [(c["label"], c["on"]) for c in p["choices"]] == [("as this party plays", True),
+                                                             ("by the documented default", False)]
+    death = next(x for x in f["party"] if x["label"] == "a death")
+    assert f["label"] == "as this party plays" and death["other"].endswith("% if it fights on")
+    assert float(death["value"].split("%")[0]) < float(death["other"].split("%")[0])  # leaving saves lives
+    click(camp, ui, do="forecast_policy", policy="default", where="keeper:builder")
+    assert runner.sync() is False  # both policies' forecasts of this draft were played already
+    f = section(table_view(camp, ui), "encounters")["builder"]["forecast"]
+    death = next(x for x in f["party"] if x["label"] == "a death")
+    assert f["label"] == "if it fights on" and death["other"].endswith("% as this party plays")
+    assert [c["on"] for c in f["policies"]["choices"]] == [False, True]
+    click(camp, ui, do="forecast_check", where="keeper:builder")
+    settle(camp, ui, runner)
+    c = section(table_view(camp, ui), "encounters")["builder"]["check"]
+    assert c["status"] == "done" and c["text"].startswith("16 fights forecast again from their start, 20 simulated")
+    assert c["heads"] == ["chance", "happened", "Brier: this party's habits", "Brier: the documented default",
+                          "always the base rate"]
+    win = next(r for r in c["rows"] if r["chance"] == "the party wins")
+    habits, default = win["cells"]
+    assert float(habits["brier"]) < float(default["brier"]) and habits["best"]
+    assert {b["policy"] for b in c["bins"]} == {"this party's habits", "the documented default"}
+    view = click(camp, ui, do="forecast_policy", policy="brave", where="keeper:builder")
+    assert "forecast by 'habits'" in ui.refusal["text"]
+
+
 def test_the_tuner_proposes_a_count_with_each_candidates_forecast_and_uses_it_in_one_click(keep):
     ui = UI(panel="keeper", keeper_tab="encounters")
     click(keep, ui, do="builder_open", id="causeway_ambush")

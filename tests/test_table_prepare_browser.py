@@ -15,34 +15,23 @@ import pytest
 
 from delvebook.store import read_log
 
-from conftest import LabServer, cannot_run, start_run_all
+from conftest import keeper_lab_making, start_run_all
 from test_table_browser import Keeper, save_notebook
 
 pytestmark = pytest.mark.browser
 
-NOTEBOOK = "examples/run-a-session.ipynb"
 CAMPAIGN = "campaigns/new-keep"
-PLAY = "examples/play/new-keep"
+NOTEBOOK = "new-keep.ipynb"  # the campaign's own table notebook, beside it (JupyterLab serves campaigns/)
+PLAY = CAMPAIGN  # which plays the campaign itself
 W, H = 1366, 768
 
 
 @pytest.fixture(scope="module")
 def new_keep_lab(tmp_path_factory):
-    """JupyterLab as a new keeper starts it: `delvebook new campaigns/new-keep`, then `delvebook lab
-    campaigns/new-keep` (the session notebook plays a copy of it, examples/play/new-keep)."""
-    try:
-        import jupyterlab  # noqa: F401
-    except ImportError as err:
-        cannot_run(f"jupyterlab is not installed ({err}); run `make test`")
-    server = LabServer(tmp_path_factory.mktemp("newkeeplab"), keeper=True, campaign=CAMPAIGN)
-    try:
-        server.start()
-        made = subprocess.run([sys.executable, "-m", "delvebook", "new", CAMPAIGN], cwd=server.root,
-                              capture_output=True, text=True, timeout=60)
-        assert made.returncode == 0, made.stderr
-        yield server
-    finally:
-        server.stop()
+    """JupyterLab as a new keeper starts it: `delvebook new campaigns/new-keep` (the campaign and its table
+    notebook beside it, new-keep.ipynb), then `delvebook lab campaigns/new-keep`."""
+    yield from keeper_lab_making(tmp_path_factory, "newkeeplab", CAMPAIGN,
+                                 [sys.executable, "-m", "delvebook", "new", CAMPAIGN], first=True)
 
 
 def open_new_table(page, server):

@@ -1,13 +1,15 @@
-"""Was the forecast right? Each fight of a campaign forecast again from the state at its start, beside what happened.
+"""Was the forecast right? Each fight of a campaign forecast again from the state at its start, by the documented
+default and by this party's habits, beside what happened: the forecast's check (``forecast.check``) as pandas frames.
 
-``calibration(camp)`` walks the log once with ``History``, keeping the state just after each fight in force began
-(before initiative), and plays the danger forecast (``delvebook.forecast``, its documented ``Policy`` unless given
-another) from each of those states. Each forecast is set beside the fight as the log tells it (the ``encounters``
-and ``hearts`` frames): whether a delver dropped below 1 heart, whether one died (a death save failed after the
-fight counts, as in the frames), whether the party won (every foe vanquished), how many rounds it lasted. For each
-chance the forecast gives, the fights are binned by the forecast (0-10%, 10-20%, ...) and each bin's share that
-happened is given with its 95% Wilson interval (the reliability table), with the Brier score (the mean squared gap
-between forecast and outcome, 0 best) beside the score of always forecasting the campaign's base rate.
+``calibration(camp)`` walks the log once (``forecast.walk``: the state just after each fight in force began, what
+happened in it: whether a delver dropped below 1 heart, whether one died (a death save failed after the fight
+counts, as in the frames), whether the party won (every foe vanquished), its rounds), fits the party's habits once
+per session on every other session's fights (``forecast.habits.held_out``) and plays the danger forecast from each
+start by both policies. For each chance the forecast gives, the fights are binned by the forecast (0-10%, 10-20%,
+...) and each bin's share that happened is given with its 95% Wilson interval (the reliability table), with the
+Brier score (the mean squared gap between forecast and outcome, 0 best) of each policy beside the score of always
+forecasting the campaign's base rate. The habits are scored on fights they were not fitted on (leave one session
+out): fitting and scoring on the same fights would flatter them.
 
 The same walk reads how the fights were played where the policy makes a choice (whom foes and delvers attack, which
 actions delvers take, luck dice, initiative, leaving a fight), so the report can say where the forecast's table and
@@ -28,100 +30,103 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import random
 import sys
 import time
-import warnings
 import weakref
-from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-import numpy as np
 import pandas as pd
 
 from ..campaign import Campaign
-from ..engine import Refused
 from ..core.cache import cache_folder
-from ..core.events import History, clone
-from ..forecast import FightView, Policy, default_workers, forecast, wilson
-from ..core.roles import CREATURES, FOES, PARTY
+from ..forecast import Policy, wilson
+from ..forecast.check import FIGHTS, POLICIES, QUANTITIES, Check, plan, score
 from ..store.careful import read_small
 from .fold import open_campaign, shared_frames
-from .tables import fight_of_hearts
 
-__all__ = ["calibration", "Calibration", "QUANTITIES", "FIGHTS", "cache_folder"]
+__all__ = ["calibration", "Calibration", "QUANTITIES", "POLICIES", "FIGHTS", "cache_folder"]
 
-FIGHTS = 100
-"""Simulated fights a forecast: each chance within about ±10 points (95%); the long delve's 606 fights in about 45 s
-of processor time (bench/calibration.py)."""
-
-QUANTITIES = {
-    "drop": ("a delver drops below 1 heart", "delvers", "p_drop", "dropped"),
-    "death": ("a delver dies", "delvers", "p_death", "died"),
-    "any_death": ("a death in the party", "fights", "p_any_death", "any_death"),
-    "win": ("the party wins", "fights", "p_win", "won"),
-}
-"""Each chance checked: (words, the frame it is read from, the forecast's column, what happened's column)."""
-
-BINS = np.linspace(0, 1, 11)
-_FORMAT = 1  # the cache file's layout
+_FORMAT = 2  # the cache file's layout
 _MEMO: "weakref.WeakKeyDictionary[Campaign, tuple[str, dict]]" = weakref.WeakKeyDictionary()
-_CODE = ("engine", "forecast", "rules", "dice.py", "distribution.py", "model.py", "events.py")
+_CODE = ("engine", "forecast", "core")  # the code that walks the log and plays the fights
+_FRAME = {"drop": "delvers", "death": "delvers", "any_death": "fights", "win": "fights"}
+_COLUMNS = {"drop": ("p_drop", "dropped"), "death": ("p_death", "died"), "any_death": ("p_any_death", "any_death"),
+            "win": ("p_win", "won")}
 
 
 # ---------------------------------------------------------------- the result
 
 class Calibration:
-    """Each fight's forecast beside what happened (``fights``: one row a fight; ``delvers``: one row per delver of
-    each fight), the ``reliability`` table (per chance and bin: ``n``, mean ``forecast``, ``observed`` share and its
-    95% interval ``lo``..``hi``), the ``brier`` table (per chance: ``n``, ``brier``, ``base_rate``, ``reference``:
-    the score of always forecasting the base rate, ``skill``: 1 - brier / reference), the ``policy`` the forecasts
-    played by, and ``played``: how the campaign's fights were played where the policy makes a choice."""
+    """Each fight's forecasts beside what happened (``fights``: one row a fight; ``delvers``: one row per delver of
+    each fight; the default policy's chances as ``p_*``, the habits' as ``habits_p_*``), the ``reliability`` table
+    (per ``policy``, chance and bin: ``n``, mean ``forecast``, ``observed`` share and its 95% interval ``lo``..``hi``),
+    the ``brier`` table (per ``policy`` and chance: ``n``, ``brier``, ``base_rate``, ``reference``: the score of
+    always forecasting the base rate, ``skill``: 1 - brier / reference), the ``policies`` checked (``"default"``, and
+    ``"habits"`` when the party's habits play otherwise), the default ``policy`` in words, the ``habits`` learned from
+    every fight in words, and ``played``: how the campaign's fights were played where the policy makes a choice."""
 
-    def __init__(self, fights: pd.DataFrame, delvers: pd.DataFrame, *, policy: list[str], played: list[str],
-                 fights_per_forecast: int, seconds: float, cache: Path | None, from_cache: bool):
+    def __init__(self, fights: pd.DataFrame, delvers: pd.DataFrame, *, policies: list[str], policy: list[str],
+                 habits: list[str], played: list[str], fights_per_forecast: int, seconds: float,
+                 cache: Path | None, from_cache: bool):
         self.fights = fights
         self.delvers = delvers
+        self.policies = policies
         self.policy = policy
+        self.habits = habits
         self.played = played
         self.fights_per_forecast = fights_per_forecast
         self.seconds = seconds
         self.cache = cache
         self.from_cache = from_cache
-        self.reliability = _reliability(self)
-        self.brier = _brier(self)
+        self.scores = {w: {q: score(list(zip(*(self.pairs(q, w)[c] for c in ("forecast", "happened")))))
+                           for q in QUANTITIES} for w in policies}
+        self.reliability = _reliability(self.scores)
+        self.brier = _brier(self.scores)
 
-    def pairs(self, quantity: str) -> pd.DataFrame:
-        """The (``forecast``, ``happened``) pairs of one chance (a key of ``QUANTITIES``), fights forecast only."""
-        _, frame, p, y = QUANTITIES[quantity]
-        df = getattr(self, frame)
-        df = df[df[p].notna()]
-        return pd.DataFrame({"forecast": df[p].astype(float).to_numpy(), "happened": df[y].astype(bool).to_numpy()})
+    def pairs(self, quantity: str, policy: str = "default") -> pd.DataFrame:
+        """The (``forecast``, ``happened``) pairs of one chance (a key of ``QUANTITIES``) by ``policy``, over the
+        fights forecast that ended."""
+        p, y = _COLUMNS[quantity]
+        df = getattr(self, _FRAME[quantity])
+        col = p if policy == "default" else f"habits_{p}"
+        df = df[df[col].notna() & df["ended"]]
+        return pd.DataFrame({"forecast": df[col].astype(float).to_numpy(), "happened": df[y].astype(bool).to_numpy()})
 
     def summary(self) -> list[str]:
-        """What the calibration shows, a line each: every chance's forecast against what happened, the rounds,
-        the policy's table against the campaign's."""
+        """What the calibration shows, a line each: every chance's forecast by each policy against what happened,
+        the rounds."""
         f = self.fights
         n = int(f["p_win"].notna().sum())
+        both = len(self.policies) > 1
         lines = [f"{n:,} fights forecast again from the state at their start, {self.fights_per_forecast} simulated "
-                 "fights each, beside what happened in them."]
-        for key, (words, frame, *_rest) in QUANTITIES.items():
-            b = self.brier.loc[key]
-            if not b["n"]:
+                 "fights each" + (" by the documented default and by this party's habits (each fight by the habits "
+                                  "learned from the other sessions' fights)" if both else "")
+                 + ", beside what happened in them."]
+        for key, (words, unit) in QUANTITIES.items():
+            s = self.scores["default"][key]
+            if not s.n:
                 continue
-            pairs = self.pairs(key)
-            said = pairs["forecast"].mean()
-            lo, hi = wilson(int(pairs["happened"].sum()), len(pairs))
-            verdict = ("the forecast said it more often than it happened" if said > hi else
-                       "the forecast said it less often than it happened" if said < lo else
-                       "about as often as the forecast said")
-            lines.append(f"{words[0].upper() + words[1:]}: forecast {_pct(said)} on average, happened "
-                         f"{_pct(b['base_rate'])} of the time ({int(b['n']):,} "
-                         f"{'delvers in fights' if frame == 'delvers' else 'fights'}): {verdict}. Brier score "
-                         f"{b['brier']:.3f}, against {b['reference']:.3f} for always saying {_pct(b['base_rate'])}"
-                         + (" (better than the base rate)." if b["skill"] > 0 else " (no better than the base rate)."))
-        played = f[f["p_win"].notna() & f["rounds"].notna()]
+            said = []
+            for w in self.policies:
+                got = self.pairs(key, w)
+                mean = got["forecast"].mean()
+                lo, hi = wilson(int(got["happened"].sum()), len(got))
+                verdict = ("more often than it happened" if mean > hi else "less often than it happened"
+                           if mean < lo else "about as often as it happened")
+                b = self.scores[w][key]
+                said.append(f"{'by ' + POLICIES[w] if both else 'the forecast'} said {_pct(mean)} on average, "
+                            f"{verdict}, Brier score {b.brier:.3f}, in {b.on_diagonal} of {len(b.bins)} bins within "
+                            "the 95% interval of what happened")
+            best = min(self.policies, key=lambda w: self.scores[w][key].brier)
+            lines.append(f"{words[0].upper() + words[1:]}: happened {_pct(s.base_rate)} of the time ({s.n:,} "
+                         f"{'delvers in fights' if unit == 'delvers' else 'fights'}); " + "; ".join(said)
+                         + f"; always saying {_pct(s.base_rate)} scores {s.reference:.3f}"
+                         + (f" ({'the habits' if best == 'habits' else 'the default'} score best"
+                            + (", better than the base rate)." if self.scores[best][key].skill > 0
+                               else ", no better than the base rate).") if both else
+                            (" (better than the base rate)." if s.skill > 0 else " (no better than the base rate).")))
+        played = f[f["p_win"].notna() & f["rounds"].notna() & f["ended"]]
         if len(played):
             within = (played["rounds"] <= played["rounds_p90"]).mean()
             lines.append(f"Rounds: the forecast's median {played['rounds_median'].median():.0f} against "
@@ -138,35 +143,18 @@ def _pct(p: float) -> str:
     return f"{p:.1%}" if p < 0.1 else f"{p:.0%}"
 
 
-def _reliability(cal: Calibration) -> pd.DataFrame:
-    rows = []
-    for key in QUANTITIES:
-        pairs = cal.pairs(key)
-        which = np.clip(np.digitize(pairs["forecast"], BINS[1:-1]), 0, len(BINS) - 2)
-        for b in range(len(BINS) - 1):
-            sub = pairs[which == b]
-            if sub.empty:
-                continue
-            hits = int(sub["happened"].sum())
-            lo, hi = wilson(hits, len(sub))
-            rows.append({"quantity": key, "bin_lo": BINS[b], "bin_hi": BINS[b + 1], "n": len(sub),
-                         "forecast": float(sub["forecast"].mean()), "observed": hits / len(sub), "lo": lo, "hi": hi})
-    return pd.DataFrame(rows, columns=["quantity", "bin_lo", "bin_hi", "n", "forecast", "observed", "lo", "hi"])
+def _reliability(scores: Mapping) -> pd.DataFrame:
+    rows = [{"policy": w, "quantity": q, "bin_lo": b.lo, "bin_hi": b.hi, "n": b.n, "forecast": b.forecast,
+             "observed": b.observed, "lo": b.ci_lo, "hi": b.ci_hi}
+            for w, by in scores.items() for q, s in by.items() for b in s.bins]
+    return pd.DataFrame(rows, columns=["policy", "quantity", "bin_lo", "bin_hi", "n", "forecast", "observed", "lo",
+                                       "hi"])
 
 
-def _brier(cal: Calibration) -> pd.DataFrame:
-    rows = []
-    for key in QUANTITIES:
-        pairs = cal.pairs(key)
-        n = len(pairs)
-        y = pairs["happened"].to_numpy(dtype=float)
-        p = pairs["forecast"].to_numpy(dtype=float)
-        base = float(y.mean()) if n else float("nan")
-        brier = float(((p - y) ** 2).mean()) if n else float("nan")
-        reference = base * (1 - base) if n else float("nan")
-        rows.append({"quantity": key, "n": n, "brier": brier, "base_rate": base, "reference": reference,
-                     "skill": 1 - brier / reference if n and reference > 0 else float("nan")})
-    return pd.DataFrame(rows).set_index("quantity")
+def _brier(scores: Mapping) -> pd.DataFrame:
+    rows = [{"policy": w, "quantity": q, "n": s.n, "brier": s.brier, "base_rate": s.base_rate,
+             "reference": s.reference, "skill": s.skill} for w, by in scores.items() for q, s in by.items()]
+    return pd.DataFrame(rows).set_index(["policy", "quantity"])
 
 
 # ---------------------------------------------------------------- the entry point
@@ -174,13 +162,14 @@ def _brier(cal: Calibration) -> pd.DataFrame:
 def calibration(x: Any, *, fights: int = FIGHTS, policy: Policy | None = None,
                 progress: Callable[[int, int], Any] | bool | None = None, workers: int | None = None,
                 cache: bool | str | os.PathLike = True) -> Calibration:
-    """Each fight in force of the campaign (a Campaign or a folder) forecast again from the state at its start,
-    beside what happened, with the reliability table and the Brier scores (see ``Calibration``).
+    """Each fight in force of the campaign (a Campaign or a folder) forecast again from the state at its start, by
+    the documented default and by the party's held-out habits, beside what happened, with the reliability tables and
+    the Brier scores (see ``Calibration``).
 
-    ``fights``: simulated fights a forecast; ``policy``: how the simulated table plays (the forecast's own by
-    default); ``progress``: called with (forecasts done, forecasts in all) as they finish (True: a bar in a notebook,
-    a line on stderr elsewhere); ``workers``: processes (default: every core); ``cache``: False to play every fight
-    again, a folder to keep the cache in, True for the user's cache folder (``cache_folder()``)."""
+    ``fights``: simulated fights a forecast; ``policy``: the default the habits are compared with (the forecast's
+    documented one); ``progress``: called with (forecasts done, forecasts in all) as they finish (True: a bar in a
+    notebook, a line on stderr elsewhere); ``workers``: processes (default: every core); ``cache``: False to play
+    every fight again, a folder to keep the cache in, True for the user's cache folder (``cache_folder()``)."""
     if isinstance(fights, bool) or not isinstance(fights, int) or fights < 1:
         raise ValueError(f"fights is a whole number of at least 1, not {fights!r}")
     policy = Policy() if policy is None else policy
@@ -194,9 +183,7 @@ def calibration(x: Any, *, fights: int = FIGHTS, policy: Policy | None = None,
         file = folder / "calibration" / f"{key}.json" if folder is not None else None
         raw, from_cache = _cached(camp, key, file) if cache is not False else (None, False)
         if raw is None:
-            starts, played = _walk(camp, policy)
-            raw = {"format": _FORMAT, "fights_per_forecast": fights, "played": played,
-                   "forecasts": _forecast_all(camp.rules, starts, fights, policy, workers, progress)}
+            raw = _checked(camp, fights, policy, workers, progress)
             _store(file, raw)
         elif progress:
             progress(len(raw["forecasts"]), len(raw["forecasts"]))
@@ -206,10 +193,23 @@ def calibration(x: Any, *, fights: int = FIGHTS, policy: Policy | None = None,
     finally:
         if opened:
             camp.close()
-    fights_df, delvers_df = _beside(raw["forecasts"], f)
-    return Calibration(fights_df, delvers_df, policy=policy.describe(), played=_played_lines(raw["played"], f),
+    fights_df, delvers_df = _beside(raw, f)
+    return Calibration(fights_df, delvers_df, policies=["default"] + (["habits"] if raw["learns"] else []),
+                       policy=policy.describe(), habits=raw["learned"], played=_played_lines(raw["played"], f),
                        fights_per_forecast=raw["fights_per_forecast"], seconds=time.perf_counter() - began,
                        cache=file, from_cache=from_cache)
+
+
+def _checked(camp: Campaign, fights: int, policy: Policy, workers: int | None,
+             progress: Callable[[int, int], Any] | None) -> dict:
+    """The check played (``forecast.check``), as the plain data the cache keeps."""
+    p = plan(camp, policy)
+    check = Check(camp.rules, p, fights=fights, workers=workers, progress=progress).run()
+    return {"format": _FORMAT, "fights_per_forecast": fights, "played": p.walk.played, "learns": p.learns,
+            "learned": p.learned.describe(), "forecasts": check.rows["default"], "habits": check.rows["habits"],
+            "happened": [{"seq": r.start_seq, "encounter": r.number, "outcome": r.outcome,
+                          "dropped": [r.dropped[n] for n in r.party], "died": [r.died[n] for n in r.party],
+                          "party": r.party} for r in p.fights]}
 
 
 # ---------------------------------------------------------------- the cache
@@ -255,6 +255,7 @@ _PLAYED = {"foe_attacks", "foe_as_policy", "delver_attacks", "delver_as_policy",
            "initiative_chosen", "before_initiative", "joined", "actions"}
 _FORECAST = {"seq", "encounter", "party", "p_drop", "p_death", "p_any_drop", "p_any_death", "p_win", "p_wipe",
              "rounds_median", "rounds_p90"}
+_HAPPENED = {"seq", "encounter", "outcome", "dropped", "died", "party"}
 
 
 def _whole(raw: Any) -> bool:
@@ -262,12 +263,17 @@ def _whole(raw: Any) -> bool:
     is read as untrusted input (a file cut short or edited, ``p_win: 7.5``, text where a number goes, is a miss,
     and its fights are played again)."""
     try:
-        played, forecasts = raw["played"], raw["forecasts"]
+        played, forecasts, habits, happened = raw["played"], raw["forecasts"], raw["habits"], raw["happened"]
         return (raw["format"] == _FORMAT and _count(raw["fights_per_forecast"]) and raw["fights_per_forecast"] > 0
                 and isinstance(played, dict) and set(played) == _PLAYED and isinstance(played["actions"], dict)
                 and all(_count(v) for k, v in played.items() if k != "actions")
                 and all(isinstance(k, str) and _count(v) for k, v in played["actions"].items())
-                and isinstance(forecasts, list) and all(_row(r) for r in forecasts)
+                and isinstance(raw["learns"], bool) and isinstance(raw["learned"], list)
+                and all(isinstance(x, str) for x in raw["learned"])
+                and isinstance(forecasts, list) and isinstance(habits, list) and isinstance(happened, list)
+                and len(forecasts) == len(habits) == len(happened)
+                and all(_row(r) for r in forecasts) and all(_row(r) for r in habits)
+                and all(map(_happened, happened))
                 and len({r["seq"] for r in forecasts}) == len(forecasts))
     except (TypeError, KeyError, AttributeError):
         return False
@@ -279,6 +285,17 @@ def _count(v: Any) -> bool:
 
 def _chance(v: Any) -> bool:
     return type(v) in (int, float) and 0 <= v <= 1  # (NaN is no chance: every comparison with it is false)
+
+
+def _happened(h: Any) -> bool:
+    """What happened in one fight as ``_raw`` writes it: the party, and for each whether they dropped and died."""
+    if not isinstance(h, dict) or set(h) != _HAPPENED or not _count(h["seq"]):
+        return False
+    party = h["party"]
+    return (isinstance(party, list) and all(isinstance(n, str) for n in party)
+            and (h["encounter"] is None or _count(h["encounter"])) and (h["outcome"] is None or isinstance(h["outcome"], str))
+            and all(isinstance(h[k], list) and len(h[k]) == len(party) and all(type(x) is bool for x in h[k])
+                    for k in ("dropped", "died")))
 
 
 def _row(r: Any) -> bool:
@@ -309,59 +326,7 @@ def _store(file: Path | None, raw: dict) -> None:
         pass
 
 
-# ---------------------------------------------------------------- one walk over the log
-
-def _walk(camp: Campaign, policy: Policy) -> tuple[list[tuple[int, dict]], dict]:
-    """The state just after each fight in force began, and how the fights were played where the policy chooses:
-    whom each attack with a choice of target went to (the policy's choice or another), the abilities and spells
-    delvers used in fights, creatures' attacks, initiative chosen, attacks before initiative, foes joining."""
-    standing = camp.standing
-    history = History(clone(camp.setup))
-    rules = camp.rules
-    starts: list[tuple[int, dict]] = []
-    played: dict = dict.fromkeys(_PLAYED, 0)
-    played["actions"] = Counter()
-    cache: dict = {}
-    rng = random.Random(0)
-    for e in camp.events:
-        kind = e.get("kind")
-        if standing.in_force(e["seq"]):
-            state = history.state
-            enc = state["encounter"]
-            side = (e.get("sides") or {}).get(e.get("actor"))
-            if kind == "attack" and enc is not None:
-                _note_attack(played, FightView(state, rules, rng, cache), policy, e, side)
-            elif kind in ("use", "cast") and enc is not None and side == PARTY:
-                played["actions"][e.get("ability_name") or e.get("spell_name") or e.get("ability")
-                                   or e.get("spell") or kind] += 1
-            elif kind == "initiative" and (e.get("args") or {}).get("first"):
-                played["initiative_chosen"] += 1
-            elif kind == "add_foes":
-                played["joined"] += 1
-        history.fold(e)
-        if kind == "encounter" and standing.in_force(e["seq"]):
-            starts.append((e["seq"], clone(history.state)))
-            cache = {}  # the policy's answers hold for one fight: sheets change between fights
-    played["actions"] = dict(played["actions"])
-    return starts, played
-
-
-def _note_attack(played: dict, view: FightView, policy: Policy, e: Mapping, side: str | None) -> None:
-    """Whether an attack went where the policy would send it (when its side had a choice of target)."""
-    attacker, targets = e.get("actor"), e.get("targets") or [None]
-    if view.state["encounter"]["side"] is None:
-        played["before_initiative"] += 1
-    elif side == PARTY:
-        if len(view.standing(FOES)) > 1:
-            played["delver_attacks"] += 1
-            played["delver_as_policy"] += policy.delver_target(view, attacker) == targets[0]
-    elif side == FOES:
-        if len(view.standing(PARTY)) > 1:
-            played["foe_attacks"] += 1
-            played["foe_as_policy"] += policy.foe_target(view, attacker) == targets[0]
-    elif side == CREATURES:
-        played["creature_attacks"] += 1
-
+# ---------------------------------------------------------------- how the fights were played
 
 def _played_lines(p: dict, f: Mapping[str, pd.DataFrame]) -> list[str]:
     """How the campaign's fights were played, against the policy, in words (only where they differ)."""
@@ -371,13 +336,13 @@ def _played_lines(p: dict, f: Mapping[str, pd.DataFrame]) -> list[str]:
     left = int(((ended["vanquished"] < ended["foes"]) & (ended["foes"] > 0)).sum())
     if left:
         lines.append(f"Leaving a fight: {left:,} of {len(ended):,} fights ({left / len(ended):.0%}) ended with foes "
-                     "still standing (the party withdrew, or kept a foe as a prisoner); the forecast's party fights "
-                     "on unless its policy says when to retreat.")
+                     "still standing (the party withdrew, or kept a foe as a prisoner); the documented default fights "
+                     "on, the party's habits leave when this party leaves.")
     for who, n, k in (("foes'", p["foe_attacks"], p["foe_as_policy"]),
                       ("delvers'", p["delver_attacks"], p["delver_as_policy"])):
         if n:
             lines.append(f"Whom to attack: {k / n:.0%} of the {who} {n:,} attacks with a choice of target went "
-                         "where the policy sends them.")
+                         "where the documented default sends them.")
     actions = p["actions"]
     if actions:
         top = sorted(actions.items(), key=lambda kv: -kv[1])
@@ -403,109 +368,56 @@ def _played_lines(p: dict, f: Mapping[str, pd.DataFrame]) -> list[str]:
     return lines
 
 
-# ---------------------------------------------------------------- the forecasts
-
-def _forecast_row(rules, policy: Policy, fights: int, seq: int, state: dict) -> dict:
-    """One fight's forecast from the state at its start, as plain data (what the cache keeps)."""
-    number = state["encounter"].get("number")
-    try:
-        d = forecast(rules, state, None, fights=fights, seed=seq, precision=0, workers=1, policy=policy)
-    except Refused as err:
-        return {"seq": seq, "encounter": number, "refused": str(err)}
-    return {"seq": seq, "encounter": number, "party": d.party,
-            "p_drop": [d.p_drop[n].p for n in d.party], "p_death": [d.p_death[n].p for n in d.party],
-            "p_any_drop": sum(any(r.dropped) for r in d.results) / d.fights, "p_any_death": d.p_any_death.p,
-            "p_win": d.p_win.p, "p_wipe": d.p_wipe.p, "rounds_median": d.rounds.median, "rounds_p90": d.rounds.p90}
-
-
-_JOB: tuple | None = None
-
-
-def _worker_init(job: tuple) -> None:
-    global _JOB
-    _JOB = job
-
-
-def _worker_row(item: tuple[int, dict]) -> dict:
-    return _forecast_row(*_JOB, *item)
-
-
-def _forecast_all(rules, starts: list[tuple[int, dict]], fights: int, policy: Policy, workers: int | None,
-                  progress: Callable[[int, int], Any] | None) -> list[dict]:
-    """Every start's forecast, in order: on every core where processes fork (their rules are the parent's), else
-    here."""
-    import multiprocessing as mp
-    total = len(starts)
-    workers = default_workers() if workers is None else max(1, int(workers))
-    rows: list[dict] = []
-
-    def took(row: dict) -> None:
-        rows.append(row)
-        if progress:
-            progress(len(rows), total)
-
-    fork = sys.platform.startswith("linux") and "fork" in mp.get_all_start_methods()
-    if workers > 1 and total > 1 and fork:
-        from concurrent.futures import ProcessPoolExecutor
-        with warnings.catch_warnings():
-            # forking from a notebook kernel (which has threads) warns on Python 3.12+; the children run the core
-            warnings.filterwarnings("ignore", message=r".*fork\(\).*", category=DeprecationWarning)
-            with ProcessPoolExecutor(min(workers, total), mp_context=mp.get_context("fork"),
-                                     initializer=_worker_init, initargs=((rules, policy, fights),)) as ex:
-                for row in ex.map(_worker_row, starts, chunksize=2):
-                    took(row)
-        return rows
-    for seq, state in starts:
-        took(_forecast_row(rules, policy, fights, seq, state))
-    return rows
-
-
 # ---------------------------------------------------------------- beside what happened
 
-def _beside(forecasts: list[dict], f: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The fights and the delvers' frames: each forecast beside the fight as the frames tell it."""
+def _beside(raw: Mapping, f: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The fights and the delvers' frames: each fight's forecasts beside what happened in it (the walk's reading,
+    kept with the forecasts), named as the encounters frame names it."""
     enc = f["encounters"].set_index("encounter")
-    h = f["hearts"]
-    h = h[h["side"] == "party"].assign(fight=fight_of_hearts(h[h["side"] == "party"], f["encounters"]))
-    fell = h[h["down"] | h["death_save"] | h["death"]].groupby(["fight", "who"], observed=True).size()
-    died = h[h["death"]].groupby(["fight", "who"], observed=True).size()
     fight_rows, delver_rows = [], []
-    for r in forecasts:
+    for r, h, g in zip(raw["forecasts"], raw["happened"], raw["habits"]):
         number = r["encounter"]
         e = enc.loc[number] if number in enc.index else None
         row = {"encounter": number, "start_seq": r["seq"],
                "name": None if e is None else e["name"], "session": None if e is None else e["session"],
                "foes": [] if e is None else list(e["foe_kinds"]), "refused": r.get("refused")}
-        party = r.get("party") or []
-        dropped = [bool(fell.get((number, n), 0)) for n in party]
-        deaths = [bool(died.get((number, n), 0)) for n in party]
         for k in ("p_any_drop", "p_any_death", "p_win", "p_wipe", "rounds_median", "rounds_p90"):
             row[k] = r.get(k)
-        row.update(any_drop=any(dropped), any_death=any(deaths),
-                   won=bool(e is not None and e["ended"] and e["foes"] > 0 and e["vanquished"] >= e["foes"]),
-                   wiped=bool(party) and all(deaths), rounds=None if e is None else e["rounds"],
-                   ended=bool(e is not None and e["ended"]))
+            row[f"habits_{k}"] = g.get(k)
+        party, dropped, deaths = h["party"], h["dropped"], h["died"]
+        row.update(any_drop=any(dropped), any_death=any(deaths), won=h["outcome"] == "won",
+                   wiped=h["outcome"] == "wiped", rounds=None if e is None else e["rounds"],
+                   ended=h["outcome"] is not None)
         fight_rows.append(row)
+        by_name = {n: i for i, n in enumerate(r.get("party") or ())}
+        by_name_h = {n: i for i, n in enumerate(g.get("party") or ())}
         for i, n in enumerate(party):
-            delver_rows.append({"encounter": number, "who": n, "p_drop": r["p_drop"][i], "p_death": r["p_death"][i],
-                                "dropped": dropped[i], "died": deaths[i]})
+            if n not in by_name:
+                continue
+            delver_rows.append({"encounter": number, "who": n, "p_drop": r["p_drop"][by_name[n]],
+                                "p_death": r["p_death"][by_name[n]],
+                                "habits_p_drop": g["p_drop"][by_name_h[n]] if n in by_name_h else None,
+                                "habits_p_death": g["p_death"][by_name_h[n]] if n in by_name_h else None,
+                                "dropped": dropped[i], "died": deaths[i], "ended": h["outcome"] is not None})
+    chances = ("p_any_drop", "p_any_death", "p_win", "p_wipe", "rounds_median", "rounds_p90")
     fights = pd.DataFrame(fight_rows, columns=[
-        "encounter", "start_seq", "name", "session", "foes", "refused", "p_any_drop", "p_any_death", "p_win",
-        "p_wipe", "rounds_median", "rounds_p90", "any_drop", "any_death", "won", "wiped", "rounds", "ended"])
+        "encounter", "start_seq", "name", "session", "foes", "refused", *chances,
+        *(f"habits_{k}" for k in chances), "any_drop", "any_death", "won", "wiped", "rounds", "ended"])
     for col in ("encounter", "start_seq", "session", "rounds"):
         fights[col] = pd.array(fights[col], dtype="Int64")
-    for col in ("p_any_drop", "p_any_death", "p_win", "p_wipe", "rounds_median", "rounds_p90"):
+    for col in (*chances, *(f"habits_{k}" for k in chances)):
         fights[col] = fights[col].astype(float)
     for col in ("any_drop", "any_death", "won", "wiped", "ended"):
         fights[col] = fights[col].astype(bool)
     fights["name"] = pd.array(fights["name"], dtype="string")
     fights["refused"] = pd.array(fights["refused"], dtype="string")
-    delvers = pd.DataFrame(delver_rows, columns=["encounter", "who", "p_drop", "p_death", "dropped", "died"])
+    delvers = pd.DataFrame(delver_rows, columns=["encounter", "who", "p_drop", "p_death", "habits_p_drop",
+                                                 "habits_p_death", "dropped", "died", "ended"])
     delvers["encounter"] = pd.array(delvers["encounter"], dtype="Int64")
     delvers["who"] = pd.Categorical(delvers["who"])
-    for col in ("p_drop", "p_death"):
+    for col in ("p_drop", "p_death", "habits_p_drop", "habits_p_death"):
         delvers[col] = delvers[col].astype(float)
-    for col in ("dropped", "died"):
+    for col in ("dropped", "died", "ended"):
         delvers[col] = delvers[col].astype(bool)
     return fights, delvers
 

@@ -112,6 +112,13 @@ class Preparing:
         return forecast(self.rules, self.state, foes, name=name, fights=fights, seed=seed,
                         campaign=self._store.campaign, **options)
 
+    def habits(self):
+        """How this party plays, learned from the campaign's own fights (``forecast.habits``: when it leaves a
+        fight, whom it attacks, how it spends luck), each with what it rests on; the documented default where the
+        log is too short. Every forecast plays by them unless given ``policy="default"`` (or a Policy)."""
+        from ..forecast.habits import learn
+        return learn(self)
+
     def danger_job(self, foes: Any = None, fights: int = 2000, seed: int | None = None, **options: Any):
         """The forecast ``danger`` gives, played a slice at a time (a ``forecast.Job``: ``job.step(seconds)``,
         ``job.danger()`` so far, ``job.cancel()``): what a view drives between its messages, so the kernel keeps
@@ -123,7 +130,10 @@ class Preparing:
                    **options)
 
     def _danger_foes(self, foes: Any, options: dict) -> tuple[list | None, str | None]:
-        """(the foes, the name) a forecast plays: a prepared encounter's (its darkness too, into ``options``)."""
+        """(the foes, the name) a forecast plays: a prepared encounter's (its darkness too, into ``options``); the
+        policy it plays by into ``options`` (by default how this party plays, ``habits``)."""
+        from ..forecast.habits import policy_named
+        options["policy"] = policy_named(self, options.get("policy"))
         name = options.pop("name", None)
         prepared = self.prepared_encounters
         if isinstance(foes, str):
@@ -152,6 +162,9 @@ class Preparing:
         fid = foe_id(self.state, self.rules, foe)
         if fid is None:
             raise Refused(f"there is no foe type {foe!r} in the bestiary")
+        if base is None:
+            from ..forecast.habits import policy_named
+            options["policy"] = policy_named(self, options.get("policy"))
         foes, name = self._danger_foes(base, options) if base is not None else ([], options.pop("name", None))
         return Tuner(self.rules, self.state, fid, target, foes, name=name, campaign=self._store.campaign,
                      **options)

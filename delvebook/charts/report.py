@@ -79,11 +79,17 @@ def _summary(camp, f) -> str:
 
 
 def _notes(fig) -> str:
-    """A chart's words (``layout.meta["notes"]``: [heading, lines] pairs) as headed lists, escaped."""
+    """A chart's words (``layout.meta["notes"]``: [heading, lines] pairs) as headed lists, and its tables
+    (``layout.meta["tables"]``: ``heading``, ``head``, ``rows``), escaped."""
     meta = fig.layout.meta
     notes = meta.get("notes") if isinstance(meta, dict) else None
-    return "".join(f"<h3>{esc(head)}</h3><ul>" + "".join(f"<li>{esc(line)}</li>" for line in lines) + "</ul>"
-                   for head, lines in notes or ())
+    tables = meta.get("tables") if isinstance(meta, dict) else None
+    return ("".join(f"<h3>{esc(head)}</h3><ul>" + "".join(f"<li>{esc(line)}</li>" for line in lines) + "</ul>"
+                    for head, lines in notes or ())
+            + "".join(f'<h3>{esc(t["heading"])}</h3><table class="numbers"><tr>'
+                      + "".join(f"<th>{esc(h)}</th>" for h in t["head"]) + "</tr>"
+                      + "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in t["rows"])
+                      + "</table>" for t in tables or ()))
 
 
 def _tenths(progress: Callable[[str], None] | None) -> Callable[[int, int], None] | None:

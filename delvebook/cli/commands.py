@@ -398,7 +398,7 @@ def _cmd_danger(args: argparse.Namespace) -> int:
         if args.encounter is not None and foes is not None:
             print("delvebook danger: a prepared encounter or --foes, not both", file=sys.stderr)
             return 2
-        if args.foe_target not in FOE_TARGETS:
+        if args.foe_target is not None and args.foe_target not in FOE_TARGETS:
             print(f"delvebook danger: --foe-target is one of {', '.join(FOE_TARGETS)}", file=sys.stderr)
             return 2
         for option, value, most in (("--fights", args.fights, MAX_FIGHTS), ("--workers", args.workers, 1024),
@@ -406,8 +406,11 @@ def _cmd_danger(args: argparse.Namespace) -> int:
             if value is not None and not 1 <= value <= most:
                 print(f"delvebook danger: {option} is 1 to {most:,}, not {number_shown(value)}", file=sys.stderr)
                 return 2
-        policy = Policy(args.foe_target, luck=not args.no_luck, pool_luck=args.pool_luck,
-                        retreat_when_down=args.retreat_when_down)
+        # how this party plays (learned from its fights), unless the documented default or a knob is asked for
+        knobs = args.foe_target is not None or args.no_luck or args.pool_luck or args.retreat_when_down is not None
+        policy = "default" if args.default_policy else None if not knobs else Policy(
+            args.foe_target or "fewest_hearts", luck=not args.no_luck, pool_luck=args.pool_luck,
+            retreat_when_down=args.retreat_when_down)
         progress = None if args.quiet else text_progress(sys.stderr)
         try:
             danger = camp.danger(args.encounter if foes is None else foes, fights=args.fights, seed=args.seed,
@@ -541,8 +544,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="stop once every interval is within ±POINTS percentage points (2; 0 plays every fight)")
     p.add_argument("--seed", type=int, default=None, help="seed the fights for a repeatable forecast")
     p.add_argument("--workers", type=int, default=None, help="processes (default: every core beyond 400 fights; never more than the cores)")
-    p.add_argument("--foe-target", default="fewest_hearts", metavar="RULE",
-                   help="whom foes attack: fewest_hearts (default), most_hearts, first, random")
+    p.add_argument("--default-policy", action="store_true",
+                   help="play by the documented policy, not by how this party plays (learned from its fights)")
+    p.add_argument("--foe-target", default=None, metavar="RULE",
+                   help="whom foes attack: fewest_hearts (the default policy's), most_hearts, first, random")
     p.add_argument("--no-luck", action="store_true", help="spend no luck dice on failed death saves")
     p.add_argument("--pool-luck", action="store_true", help="the whole table spends luck dice on a death save")
     p.add_argument("--retreat-when-down", type=int, default=None, metavar="N",

@@ -9,7 +9,11 @@ Every chance carries its 95% Wilson interval, and the forecast stops early once 
 
 The table plays by a written ``Policy`` (``policy.py`` says its defaults; a keeper passes their own): initiative
 rolled; foes attack the standing delver with the fewest hearts; delvers attack the foe they can most likely drop;
-luck dice on a failed death save; grit on Second Wind and Dodge below a third of their hearts; no retreat.
+luck dice on a failed death save; grit on Second Wind and Dodge below a third of their hearts; no retreat. A
+campaign's forecast plays by how its own party plays (``habits.py``: when it leaves a fight, whom it attacks, how it
+spends luck, fitted to its log by one walk, ``walk.py``), and by the documented default where the log is too short
+(``camp.danger(..., policy="default")`` asks for the default). ``check.py`` sets both beside what happened in the
+campaign's fights (reliability, Brier scores), the learned habits scored on fights they were not fitted on.
 
 Speed: a simulated fight runs each command with ``engine.play`` (no events, no checks of them, no copies, no log,
 no fsync), and more than a few hundred fights use every core (``run.py``: the same seed, the same forecast).
@@ -30,14 +34,16 @@ through a campaign (the cross-checks and ``bench/danger.py`` compare the two).
 from __future__ import annotations
 
 from .fight import FLED, OUTCOMES, STALEMATE, WIPED, WON, FightResult, Plain, Recorded, play_fight
-from .policy import FOE_TARGETS, Act, FightView, Policy
+from .policy import DELVER_TARGETS, FOE_TARGETS, Act, FightView, Policy
 from .result import Danger, DelverDanger, Estimate, Rounds, wilson
 from .job import Job
 from .tune import TARGETS, Candidate, Tuner, tune
+from .habits import Habits, learn
 from .run import (BLOCK, EVERY, PARALLEL_FROM, Progress, auto_progress, default_workers, forecast, notebook_progress,
                   text_progress)
 
-__all__ = ["forecast", "Job", "EVERY", "tune", "Tuner", "Candidate", "TARGETS", "Danger", "DelverDanger", "Estimate", "Rounds", "Progress", "Policy", "FightView", "Act",
-           "FOE_TARGETS", "FightResult", "play_fight", "Plain", "Recorded", "wilson", "text_progress",
-           "notebook_progress", "auto_progress", "default_workers", "BLOCK", "PARALLEL_FROM", "OUTCOMES", "WON",
-           "WIPED", "FLED", "STALEMATE"]
+__all__ = ["forecast", "Job", "EVERY", "tune", "Tuner", "Candidate", "TARGETS", "Danger", "DelverDanger", "Estimate",
+           "Rounds", "Progress", "Policy", "FightView", "Act", "FOE_TARGETS", "DELVER_TARGETS", "Habits", "learn",
+           "FightResult", "play_fight", "Plain", "Recorded", "wilson", "text_progress", "notebook_progress",
+           "auto_progress", "default_workers", "BLOCK", "PARALLEL_FROM", "OUTCOMES", "WON", "WIPED", "FLED",
+           "STALEMATE"]

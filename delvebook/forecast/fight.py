@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from ..core.dice import LuckDie
 from ..engine import Refused, play
-from ..engine.queries import death_save, luck_die_sides
+from ..engine.queries import death_save, luck_die_sides, luck_sign_refused
 from ..core.model import PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, current_actor
 from .policy import Act, FightView, Policy
 
@@ -59,12 +59,12 @@ class Plain:
     def do(self, kind: str, args: dict) -> None:
         self._last = (kind, args, play(self.state, self.rules, kind, args, self.rng))
 
-    def luck(self, player: str, roll: str) -> None:
-        """``player`` spends a luck die (+) on ``roll`` of the latest command: it is played again with the same
-        faces and the die, which costs the player one (``Engine.decide_luck``'s way)."""
+    def luck(self, player: str, roll: str, sign: int = 1) -> None:
+        """``player`` spends a luck die (``sign``: +1 added, -1 subtracted) on ``roll`` of the latest command: it is
+        played again with the same faces and the die, which costs the player one (``Engine.decide_luck``'s way)."""
         kind, args, ctx = self._last
         sides = luck_die_sides(self.rules)
-        luck = LuckDie(sides, self.rng.randrange(sides) + 1, 1, player)
+        luck = LuckDie(sides, self.rng.randrange(sides) + 1, sign, player)
         recorded = {k: r.to_dict() for k, r in ctx.roll_objects.items()}
         ctx.rollback()
         try:
@@ -96,8 +96,8 @@ class Recorded:
     def do(self, kind: str, args: dict) -> None:
         self._last = self.camp.act(kind, **args)
 
-    def luck(self, player: str, roll: str) -> None:
-        self._last = self.camp.spend_luck(player, 1, roll=roll)
+    def luck(self, player: str, roll: str, sign: int = 1) -> None:
+        self._last = self.camp.spend_luck(player, sign, roll=roll)
 
     def roll_total(self, roll: str) -> int:
         return self._last["rolls"][roll]["total"]
@@ -126,7 +126,8 @@ def fight_turns(table, policy: Policy, cache: dict | None = None, max_rounds: in
         enc = state["encounter"]
     party = list(enc["order"][PARTY])
     delvers = state["delvers"]
-    xp_before = [delvers[n]["xp"] for n in party]
+    sheets = [delvers[n] for n in party]  # (a fight changes a delver's sheet in place, never replaces it)
+    xp_before = [d["xp"] for d in sheets]
     dropped = [False] * len(party)
     luck_spent = refused = 0
     needed = death_save(state, table.rules).target
@@ -137,7 +138,7 @@ def fight_turns(table, policy: Policy, cache: dict | None = None, max_rounds: in
         if _all_dead(foes.values()):
             outcome = WON
             break
-        if _all_dead([delvers[n] for n in party]):
+        if _all_dead(sheets):
             outcome = WIPED
             break
         if enc["round"] > max_rounds:
@@ -146,14 +147,14 @@ def fight_turns(table, policy: Policy, cache: dict | None = None, max_rounds: in
         actor = current_actor(state)
         act: Act | None = None
         if actor is not None:
+            if policy.retreat(view):  # asked before every turn: the party leaves once its habit says so
+                outcome = FLED
+                break
             d = delvers.get(actor)
             if d is not None:
                 if d["status"] == STATUS_DYING:
                     act = Act("death_save", {"who": actor})
                 elif d["status"] == STATUS_ALIVE:
-                    if policy.retreat(view):
-                        outcome = FLED
-                        break
                     act = policy.delver_turn(view, actor)
             elif foes[actor]["status"] == STATUS_ALIVE:
                 act = policy.foe_turn(view, actor)
@@ -161,14 +162,19 @@ def fight_turns(table, policy: Policy, cache: dict | None = None, max_rounds: in
             try:
                 if act.kind == "death_save":
                     luck_spent += _death_save(table, policy, view, act.args["who"], needed)
+                elif act.kind == "attack" and (policy.luck_on_hits or policy.luck_on_misses):
+                    struck = view.combatant(act.args["target"])
+                    before = (struck["hearts"], struck["status"])
+                    table.do(act.kind, act.args)
+                    luck_spent += _luck_on_attack(table, policy, view, act.args, before)
                 else:
                     table.do(act.kind, act.args)
             except Refused:
                 refused += 1
-        for i, n in enumerate(party):  # a delver the deed left below 1 heart makes its death save at once
-            if delvers[n]["status"] == STATUS_DYING:
+        for i, d in enumerate(sheets):  # a delver the deed left below 1 heart makes its death save at once
+            if d["status"] == STATUS_DYING:
                 dropped[i] = True
-                luck_spent += _death_save(table, policy, view, n, needed)
+                luck_spent += _death_save(table, policy, view, party[i], needed)
         table.do("next_turn", {})
         yield
     rounds = state["encounter"]["round"]
@@ -189,6 +195,29 @@ def _all_dead(combatants) -> bool:
         if c["status"] != STATUS_DEAD:
             return False
     return True
+
+
+def _luck_on_attack(table, policy: Policy, view: FightView, args: dict, before: tuple) -> int:
+    """A luck die against a foe's attack that harmed a delver (-), or on a delver's attack that did its target no
+    harm (+), as the policy spends them; ``before``: the target's (hearts, status) before the attack. Returns how
+    many it spent (0 or 1)."""
+    attacker, target = args["attacker"], args["target"]
+    struck = view.combatant(target)
+    harmed = (struck["hearts"], struck["status"]) != before
+    delvers = table.state["delvers"]
+    if attacker in delvers:
+        player = None if harmed else policy.luck_on_miss(view, attacker, target)
+        sign = 1
+    else:
+        player = policy.luck_against_hit(view, attacker, target) if harmed and target in delvers else None
+        sign = -1
+    if player is None or luck_sign_refused(table.rules, sign):
+        return 0
+    try:
+        table.luck(player, "attack", sign)
+    except Refused:  # the attack stands as it was rolled
+        return 0
+    return 1
 
 
 def _death_save(table, policy: Policy, view: FightView, who: str, needed: int) -> int:

@@ -9,8 +9,9 @@ every interval is within ``±precision`` (or what ``stop_when`` asks): the same 
 ``job.step(seconds)`` plays (or, with worker processes, gathers) for about that long and returns: a table calls it
 between its messages, so the kernel keeps answering clicks while a forecast runs. With one process the fights are
 played a turn at a time (``fight_turns``), so even a fight of thousands of foes pauses at the end of a step; with
-several, the processes play whole blocks, each fight sent back as it ends. ``cancel()`` stops it at once: worker
-processes are ended (not waited for), and a worker whose parent is gone ends by itself, however the parent died.
+several, the processes play chunks of ``CHUNK`` fights, each fight sent back as it ends. ``cancel()`` stops it at
+once: worker processes are ended (not waited for), and a worker whose parent is gone ends by itself, however the
+parent died.
 Under Pyodide, or where processes cannot start, this process plays every fight.
 
 Standard library only.
@@ -38,7 +39,12 @@ from .result import Danger, wilson
 __all__ = ["Job", "Progress", "BLOCK", "PARALLEL_FROM", "default_workers", "check_seed"]
 
 BLOCK = 50
-"""Fights a block: the grain of early stopping and of the work handed to a process."""
+"""Fights a block: the grain of early stopping."""
+
+CHUNK = 10
+"""Fights handed to a worker process at a time, two in hand each, round the workers in turn: the prefix the
+estimates read grows at every worker's pace from the first fights (a first estimate on two cores is the two
+workers' work, not one's while the other's waits out of order)."""
 
 PARALLEL_FROM = 400
 """From this many fights asked, the forecast plays them on every core."""
@@ -131,8 +137,8 @@ def _watch_parent(parent: int) -> None:
 
 
 def _serve(conn, payload: dict, parent: int, others: list) -> None:
-    """A worker: plays the blocks it is sent (an index; None ends it), sending each fight as it ends, then the
-    block's end."""
+    """A worker: plays the chunks it is sent (an index; None ends it), sending each fight as it ends, then the
+    chunk's end."""
     for other in others:  # the parent's ends of the other workers' pipes, inherited by a fork: not ours to hold
         try:
             other.close()
@@ -150,7 +156,7 @@ def _serve(conn, payload: dict, parent: int, others: list) -> None:
             k = conn.recv()
             if k is None:
                 return
-            for i in range(k * BLOCK, min((k + 1) * BLOCK, budget)):
+            for i in range(k * CHUNK, min((k + 1) * CHUNK, budget)):
                 conn.send((i, player.fight(i)))
             conn.send((None, k))
     except (EOFError, OSError, KeyboardInterrupt):
@@ -163,7 +169,7 @@ def _serve(conn, payload: dict, parent: int, others: list) -> None:
 
 
 class _Pool:
-    """Worker processes playing blocks of one forecast; ended with ``close`` (or when the job is collected)."""
+    """Worker processes playing chunks of one forecast; ended with ``close`` (or when the job is collected)."""
 
     def __init__(self, payload: dict, workers: int, nblocks: int):
         mp_context, forks = _context()
@@ -195,9 +201,9 @@ class _Pool:
                 self.close()
                 raise
         self._closer = weakref.finalize(self, _end, list(self.procs), list(self.conns))
-        for w in range(len(self.conns)):
-            self._feed(w)
-            self._feed(w)
+        for _ in range(2):
+            for w in range(len(self.conns)):
+                self._feed(w)
 
     def _feed(self, w: int) -> None:
         if self.next_block < self.nblocks:
@@ -379,7 +385,7 @@ class Job:
             payload = {"rules": rules, "campaign": campaign, "start": self.start, "policy": self.policy,
                        "seed": self.seed, "budget": fights}
             try:
-                self._pool = _Pool(payload, self.workers, nblocks)
+                self._pool = _Pool(payload, self.workers, -(-fights // CHUNK))
             except Exception:  # processes could not start (a policy that cannot be pickled): this one plays them
                 self.workers = 1
 

@@ -5,15 +5,23 @@ The defaults (``Policy()``; ``Policy().describe()`` says them in words):
 
 - initiative is rolled (each side a D6, ties re-rolled, as the engine rolls it);
 - foes attack the standing delver with the fewest hearts (ties: the earlier in the party's order); when no delver
-  stands, the dying one with the fewest hearts. Other named rules: ``most_hearts``, ``first`` (the party's order:
-  the front rank) and ``random``;
+  stands, the dying one with the fewest hearts. Other named rules (``FOE_TARGETS``): ``most_hearts``, ``first``
+  (the party's order: the front rank) and ``random``;
 - a delver attacks, with its first weapon, the foe it can most likely drop with this attack (ties: the foe with
-  the fewest hearts, then the likelier hit);
+  the fewest hearts, then the likelier hit). Other named rules (``DELVER_TARGETS``): ``fewest_hearts``,
+  ``most_hearts``, ``first`` (the foes' order) and ``random``;
 - a delver left below 1 heart makes its death save at once, and its player spends luck dice on a failed one, one
-  at a time, while any are left (``pool_luck=True``: the other players chip in once the delver's own are gone);
+  at a time, while any are left (``pool_luck=True``: the other players chip in once the delver's own are gone;
+  ``luck_chance``: the share of such dice a table actually spends, 1 by default); no luck dice on other rolls
+  (``luck_on_hits``: the share of foes' hits on a delver its player subtracts one from; ``luck_on_misses``: the
+  share of a delver's missed attacks its player adds one to);
 - below a third of its hearts, a delver spends grit: Second Wind as its action if it has it and the grit (2), and
   a Dodge against a foe's blow if it has Dodge and the grit (1);
-- the party never retreats (``retreat_when_down=N``: it leaves the fight once N delvers are down).
+- the party never retreats (``retreat_when_down=N``: it leaves the fight once N delvers are down;
+  ``retreat_below=s``: once a standing delver is below that share of its hearts; asked before every turn).
+
+``habits.learn`` sets these knobs from a campaign's own fights (how that party plays); ``Policy()`` is the
+documented default the forecast falls back on.
 
 A decision returns an ``Act`` (a command of the engine and its arguments), a name, a flag or None; the fight runs
 every act through the engine's own commands, in the engine's turn order, so the rules decide what it does. An act
@@ -33,7 +41,8 @@ from ..engine.queries import ability_available, armor_in, plan_attack
 from ..core.dice import parse
 from ..core.model import FOES, PARTY, STATUS_ALIVE, STATUS_DYING
 
-__all__ = ["Act", "FightView", "Policy", "FOE_TARGETS"]
+__all__ = ["Act", "FightView", "Policy", "FOE_TARGETS", "DELVER_TARGETS", "FOE_TARGET_KEYS",
+           "DELVER_TARGET_KEYS", "FOE_TARGET_WORDS", "DELVER_TARGET_WORDS", "pick", "ties", "retreat_words"]
 
 
 class Act(NamedTuple):
@@ -73,7 +82,8 @@ class FightView:
     def standing(self, side: str) -> list[str]:
         """Who on ``side`` (``"party"`` or ``"foes"``) is up and able to act, in order."""
         enc = self.state["encounter"]
-        return [n for n in enc["order"][side] if self.combatant(n)["status"] == STATUS_ALIVE]
+        sheets = self.state["delvers"] if side == PARTY else enc["foes"]
+        return [n for n in enc["order"][side] if sheets[n]["status"] == STATUS_ALIVE]
 
     def dying(self) -> list[str]:
         """Delvers of this fight below 1 heart with a death save to make."""
@@ -153,36 +163,82 @@ class FightView:
         return 1.0 - (1.0 - one) ** n if n > 1 else one
 
 
-# ---------------------------------------------------------------- foes' targets
+# ---------------------------------------------------------------- whom to attack
 
-def _fewest_hearts(fight: FightView, foe: str, targets: list[str]) -> str:
-    return min(targets, key=fight.hearts)
+# A named rule for whom to attack is a key: the target is the candidate with the highest key (ties: the earlier in
+# its side's order); ``random`` has none. The same keys tell ``habits`` which targets each rule would have picked.
 
-
-def _most_hearts(fight: FightView, foe: str, targets: list[str]) -> str:
-    return max(targets, key=fight.hearts)
-
-
-def _first(fight: FightView, foe: str, targets: list[str]) -> str:
-    return targets[0]
+def _fewer_hearts(fight: FightView, attacker: str, target: str) -> Any:
+    return -fight.hearts(target)
 
 
-def _random(fight: FightView, foe: str, targets: list[str]) -> str:
-    return targets[fight.rng.randrange(len(targets))]
+def _more_hearts(fight: FightView, attacker: str, target: str) -> Any:
+    return fight.hearts(target)
+
+
+def _likeliest_drop(fight: FightView, attacker: str, target: str) -> Any:
+    shape = fight._shape(attacker, target)
+    hit = 0.0 if shape is None else shape[0]
+    return (fight.drop_chance(attacker, target) if hit else 0.0, -fight.hearts(target), hit)
+
+
+TargetKey = Callable[[FightView, str, str], Any]
+
+FOE_TARGET_KEYS: dict[str, TargetKey | None] = {"fewest_hearts": _fewer_hearts, "most_hearts": _more_hearts,
+                                                "first": None, "random": None}
+DELVER_TARGET_KEYS: dict[str, TargetKey | None] = {"likeliest_drop": _likeliest_drop, "fewest_hearts": _fewer_hearts,
+                                                   "most_hearts": _more_hearts, "first": None, "random": None}
+"""The named rules for whom a foe (a delver) attacks, each a key (None: ``first`` and ``random``, read off the
+order)."""
+
+
+def pick(rule: str, keys: Mapping[str, TargetKey | None], fight: FightView, attacker: str, targets: list[str]) -> str:
+    """The target ``rule`` picks among ``targets`` (in their side's order)."""
+    if rule == "random":
+        return targets[fight.rng.randrange(len(targets))]
+    key = keys[rule]
+    if key is None or len(targets) < 2:
+        return targets[0]
+    best, best_key = targets[0], key(fight, attacker, targets[0])
+    for t in targets[1:]:
+        k = key(fight, attacker, t)
+        if k > best_key:
+            best, best_key = t, k
+    return best
+
+
+def ties(rule: str, keys: Mapping[str, TargetKey | None], fight: FightView, attacker: str,
+         targets: list[str]) -> list[str] | None:
+    """Every target ``rule`` could pick among ``targets``, its best equals (None for ``random``: any of them)."""
+    if rule == "random":
+        return None
+    key = keys[rule]
+    if key is None:
+        return targets[:1]
+    scored = [(key(fight, attacker, t), t) for t in targets]
+    top = max(k for k, _ in scored)
+    return [t for k, t in scored if k == top]
 
 
 FOE_TARGETS: dict[str, Callable[[FightView, str, list], str]] = {
-    "fewest_hearts": _fewest_hearts,
-    "most_hearts": _most_hearts,
-    "first": _first,
-    "random": _random,
-}
+    rule: (lambda rule: lambda fight, foe, targets: pick(rule, FOE_TARGET_KEYS, fight, foe, targets))(rule)
+    for rule in FOE_TARGET_KEYS}
 """Named rules for whom a foe attacks, among the delvers it can reach (ties: the earlier in the party's order)."""
 
-_FOE_TARGET_WORDS = {"fewest_hearts": "the standing delver with the fewest hearts",
-                     "most_hearts": "the standing delver with the most hearts",
-                     "first": "the first standing delver in the party's order (the front rank)",
-                     "random": "a standing delver at random"}
+DELVER_TARGETS: dict[str, Callable[[FightView, str, list], str]] = {
+    rule: (lambda rule: lambda fight, who, targets: pick(rule, DELVER_TARGET_KEYS, fight, who, targets))(rule)
+    for rule in DELVER_TARGET_KEYS}
+"""Named rules for whom a delver attacks, among the standing foes (ties: the earlier in the foes' order)."""
+
+FOE_TARGET_WORDS = {"fewest_hearts": "the standing delver with the fewest hearts",
+                    "most_hearts": "the standing delver with the most hearts",
+                    "first": "the first standing delver in the party's order (the front rank)",
+                    "random": "a standing delver at random"}
+DELVER_TARGET_WORDS = {"likeliest_drop": "the foe it can most likely drop with this attack",
+                       "fewest_hearts": "the standing foe with the fewest hearts",
+                       "most_hearts": "the standing foe with the most hearts",
+                       "first": "the first standing foe in the foes' order",
+                       "random": "a standing foe at random"}
 
 
 # ---------------------------------------------------------------- the policy
@@ -197,15 +253,35 @@ class Policy:
     ``rng`` for a random choice), never what it kept from another fight: fights are played by several processes,
     in blocks, and the same seed must give the same forecast."""
 
-    def __init__(self, foe_target: str = "fewest_hearts", *, grit_below: float = 1 / 3, luck: bool = True,
-                 pool_luck: bool = False, retreat_when_down: int | None = None):
+    def __init__(self, foe_target: str = "fewest_hearts", *, delver_target: str = "likeliest_drop",
+                 grit_below: float = 1 / 3, luck: bool = True, luck_chance: float = 1.0, pool_luck: bool = False,
+                 luck_on_hits: float = 0.0, luck_on_misses: float = 0.0, retreat_when_down: int | None = None,
+                 retreat_below: float | None = None):
         if foe_target not in FOE_TARGETS:
             raise ValueError(f"no foe target rule {foe_target!r} (the rules: {', '.join(FOE_TARGETS)})")
+        if delver_target not in DELVER_TARGETS:
+            raise ValueError(f"no delver target rule {delver_target!r} (the rules: {', '.join(DELVER_TARGETS)})")
+        for name, share in (("luck_chance", luck_chance), ("luck_on_hits", luck_on_hits),
+                            ("luck_on_misses", luck_on_misses)):
+            if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
+                raise ValueError(f"{name} is a share from 0 to 1, not {share!r}")
+        if retreat_when_down is not None and (isinstance(retreat_when_down, bool) or
+                                              not isinstance(retreat_when_down, int) or retreat_when_down < 1):
+            raise ValueError(f"retreat_when_down is a whole number of delvers (at least 1) or None, not "
+                             f"{retreat_when_down!r}")
+        if retreat_below is not None and not 0 < retreat_below <= 1:
+            raise ValueError(f"retreat_below is a share of a delver's hearts above 0 and at most 1, or None, not "
+                             f"{retreat_below!r}")
         self.foe_target_rule = foe_target
+        self.delver_target_rule = delver_target
         self.grit_below = float(grit_below)
         self.luck = bool(luck)
+        self.luck_chance = float(luck_chance)
         self.pool_luck = bool(pool_luck)
+        self.luck_on_hits = float(luck_on_hits)
+        self.luck_on_misses = float(luck_on_misses)
         self.retreat_when_down = retreat_when_down
+        self.retreat_below = None if retreat_below is None else float(retreat_below)
 
     # ---- the fight
     def initiative(self, fight: FightView) -> str | None:
@@ -213,12 +289,20 @@ class Policy:
         return None
 
     def retreat(self, fight: FightView) -> bool:
-        """Whether the party leaves the fight now (asked at the start of each delver's turn)."""
-        n = self.retreat_when_down
-        if n is None:
+        """Whether the party leaves the fight now (asked before every turn, whichever side's): once
+        ``retreat_when_down`` of its delvers are down (below 1 heart: dying, dead, or saved at 0 hearts), or a
+        standing one is below ``retreat_below`` of its hearts."""
+        n, share = self.retreat_when_down, self.retreat_below
+        if n is None and share is None:
             return False
-        down = sum(1 for name in fight.party if fight.status(name) != STATUS_ALIVE)
-        return down >= n
+        down = 0
+        for name in fight.party:
+            hearts = fight.hearts(name)
+            if hearts < 1 or fight.status(name) != STATUS_ALIVE:  # down: dying, dead, or saved at 0 hearts
+                down += 1
+            elif share is not None and hearts < share * fight.max_hearts(name):
+                return True
+        return n is not None and down >= n
 
     # ---- a delver's turn
     def delver_turn(self, fight: FightView, who: str) -> Act | None:
@@ -242,17 +326,12 @@ class Policy:
         return self._low(fight, who) and fight.can_use(who, "second_wind")
 
     def delver_target(self, fight: FightView, who: str) -> str | None:
-        """The standing foe ``who`` can most likely drop with this attack (ties: fewest hearts, likelier hit)."""
+        """The standing foe ``who`` attacks, by the named rule (by default the one it can most likely drop with
+        this attack; ties: fewest hearts, likelier hit)."""
         foes = fight.standing(FOES)
-        if len(foes) < 2:  # nothing to choose
-            return foes[0] if foes else None
-        best, best_key = None, None
-        for f in foes:
-            hit = fight.hit_chance(who, f)
-            key = (fight.drop_chance(who, f) if hit else 0.0, -fight.hearts(f), hit)
-            if best_key is None or key > best_key:
-                best, best_key = f, key
-        return best
+        if not foes:
+            return None
+        return DELVER_TARGETS[self.delver_target_rule](fight, who, foes)
 
     def weapon(self, fight: FightView, who: str, target: str) -> Any:
         """The weapon ``who`` attacks with (None: its first, as the engine picks)."""
@@ -284,7 +363,12 @@ class Policy:
     def luck_on_death_save(self, fight: FightView, who: str, total: int, needed: int) -> str | None:
         """The player who spends a luck die (+) on ``who``'s failed death save (``total`` against ``needed``), or
         None to let it stand: the delver's own player while it has any, then (``pool_luck``) the others."""
-        if not self.luck:
+        return self._luck_of(fight, who, self.luck_chance) if self.luck else None
+
+    def _luck_of(self, fight: FightView, who: str, chance: float) -> str | None:
+        """The player who spends a luck die for delver ``who``, with ``chance``: its own player while it has any,
+        then (``pool_luck``) another; None to let the roll stand."""
+        if chance <= 0 or (chance < 1 and fight.rng.random() >= chance):
             return None
         own = fight.state["delvers"][who]["player"]
         if fight.luck(own) > 0:
@@ -296,23 +380,37 @@ class Policy:
                     return p
         return None
 
+    def luck_against_hit(self, fight: FightView, foe: str, target: str) -> str | None:
+        """The player who subtracts a luck die from ``foe``'s attack roll that harmed delver ``target`` (a share
+        ``luck_on_hits`` of such blows; none by default), or None."""
+        return self._luck_of(fight, target, self.luck_on_hits)
+
+    def luck_on_miss(self, fight: FightView, who: str, target: str) -> str | None:
+        """The player who adds a luck die to delver ``who``'s attack roll that did its target no harm (a share
+        ``luck_on_misses`` of such attacks; none by default), or None."""
+        return self._luck_of(fight, who, self.luck_on_misses)
+
     # ---- in words
     def describe(self) -> list[str]:
         """The policy in a keeper's words, one decision a line."""
         low = f"below {_share(self.grit_below)} of its hearts" if self.grit_below > 0 else None
+        chance = "" if self.luck_chance >= 1 else f" ({_pct(self.luck_chance)} of the time)"
         lines = [
             "Initiative is rolled (a D6 a side, ties re-rolled).",
-            f"Foes attack {_FOE_TARGET_WORDS[self.foe_target_rule]} (when none stands, the dying one with the "
+            f"Foes attack {FOE_TARGET_WORDS[self.foe_target_rule]} (when none stands, the dying one with the "
             "fewest hearts).",
-            "A delver attacks, with its first weapon, the foe it can most likely drop with this attack.",
+            f"A delver attacks, with its first weapon, {DELVER_TARGET_WORDS[self.delver_target_rule]}.",
             ("A delver below 1 heart makes its death save at once; " +
-             ("its player spends luck dice on a failed one while any are left" +
+             (f"its player spends luck dice on a failed one while any are left{chance}" +
               (", then the rest of the table does." if self.pool_luck else ".") if self.luck
               else "no luck dice are spent on it.")),
             (f"{low[0].upper() + low[1:]}, a delver spends grit: Second Wind as its action, a Dodge against a blow."
              if low else "No grit is spent."),
-            ("The party never retreats." if self.retreat_when_down is None else
-             f"The party retreats once {self.retreat_when_down} of its delvers are down."),
+            *([f"Luck dice against a foe's hit on a delver: {_pct(self.luck_on_hits)} of the time."]
+              if self.luck_on_hits else []),
+            *([f"Luck dice on a delver's missed attack: {_pct(self.luck_on_misses)} of the time."]
+              if self.luck_on_misses else []),
+            retreat_words(self.retreat_when_down, self.retreat_below),
         ]
         if type(self) is not Policy:
             lines.append(f"Decisions overridden by {type(self).__name__}: "
@@ -320,8 +418,28 @@ class Policy:
         return lines
 
     def __repr__(self) -> str:
-        return (f"Policy(foe_target={self.foe_target_rule!r}, grit_below={self.grit_below:.3g}, luck={self.luck}, "
-                f"pool_luck={self.pool_luck}, retreat_when_down={self.retreat_when_down})")
+        return (f"Policy(foe_target={self.foe_target_rule!r}, delver_target={self.delver_target_rule!r}, "
+                f"grit_below={self.grit_below:.3g}, luck={self.luck}, luck_chance={self.luck_chance:.3g}, "
+                f"pool_luck={self.pool_luck}, luck_on_hits={self.luck_on_hits:.3g}, "
+                f"luck_on_misses={self.luck_on_misses:.3g}, retreat_when_down={self.retreat_when_down}, "
+                f"retreat_below={self.retreat_below if self.retreat_below is None else round(self.retreat_below, 3)})")
+
+
+def retreat_words(down: int | None, below: float | None, who: str = "The party", verb: str = "retreats") -> str:
+    """When ``who`` leaves a fight, in words: 'The party never retreats.', 'The party retreats once 2 of its delvers
+    are down.', '... once one of its delvers is down or one of them is below 40% of its hearts.'"""
+    if down is None and below is None:
+        return f"{who} never {verb}."
+    parts = []
+    if down is not None:
+        parts.append("one of its delvers is down" if down == 1 else f"{down} of its delvers are down")
+    if below is not None:
+        parts.append(f"{'one of them' if parts else 'one of its delvers'} is below {_pct(below)} of its hearts")
+    return f"{who} {verb} once {' or '.join(parts)}."
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.0f}%"
 
 
 def _share(x: float) -> str:
@@ -332,7 +450,7 @@ def _share(x: float) -> str:
 
 
 _DECISIONS = ("initiative", "retreat", "delver_turn", "second_wind", "delver_target", "weapon", "foe_turn",
-              "foe_target", "dodge", "luck_on_death_save")
+              "foe_target", "dodge", "luck_on_death_save", "luck_against_hit", "luck_on_miss")
 
 
 def _overridden(cls: type) -> list[str]:

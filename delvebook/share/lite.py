@@ -200,8 +200,8 @@ _NOT_REPACKED = {"RECORD", "INSTALLER", "REQUESTED", "direct_url.json", "WHEEL"}
 
 
 def repack_installed(dest: Path) -> Path:
-    """A wheel of the installed delvebook: the files its installer recorded (the package, its data, its
-    dist-info: METADATA with the extras, entry points, the license), as they are on disk, with a WHEEL and a
+    """A wheel of the installed delvebook: the files its installer recorded (the package, its data, its data files
+    under ``etc/``, its dist-info: METADATA with the extras, entry points, the license), as they are on disk, with a WHEEL and a
     RECORD written anew. Compiled ``.pyc`` files are left out; the wheel is pure Python like the one installed."""
     from importlib.metadata import PackageNotFoundError, distribution
     try:
@@ -216,6 +216,18 @@ def repack_installed(dest: Path) -> Path:
     if info is None or Path(dist.locate_file("delvebook")).resolve() != package:
         raise LiteError(f"the installed delvebook's record does not list the package at {package}: reinstall it "
                         "(pip install --force-reinstall 'delvebook[lite]')")
+    # the data files (pyproject's data-files: the server config that switches the players' pages on) were
+    # installed under the environment's prefix, where a wheel's ``.data/data/`` puts them
+    prefix = Path(sys.prefix).resolve()
+    data = {}
+    for f in dist.files or ():
+        if f.parts and f.parts[0] == "..":
+            try:
+                under = Path(dist.locate_file(f)).resolve().relative_to(prefix)
+            except ValueError:
+                continue
+            if under.parts and under.parts[0] == "etc":
+                data[f"delvebook-{dist.version}.data/data/{under.as_posix()}"] = Path(dist.locate_file(f))
     wheel = dest / f"delvebook-{dist.version}-py3-none-any.whl"
     record = []
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
@@ -225,6 +237,8 @@ def repack_installed(dest: Path) -> Path:
             record.append(f"{name},sha256={digest},{len(data)}")
         for f in sorted(files, key=str):
             add(f.as_posix(), Path(dist.locate_file(f)).read_bytes())
+        for name, path in sorted(data.items()):
+            add(name, path.read_bytes())
         add(f"{info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: delvebook lite\nRoot-Is-Purelib: true\n"
                              b"Tag: py3-none-any\n")
         record.append(f"{info}/RECORD,,")

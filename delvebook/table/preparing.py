@@ -305,6 +305,28 @@ def _forecast_again(camp, ui: UI, i):
     ui.forecast = None  # the runner starts it afresh
 
 
+@prepares("forecast_policy", "encounters")
+def _forecast_policy(camp, ui: UI, i):
+    """Forecast by how this party plays (``habits``) or by the documented default (``default``)."""
+    b = _builder(ui)
+    if i.get("policy") not in ("habits", "default"):
+        raise FormError("forecast by 'habits' (how this party plays) or 'default' (the documented policy)")
+    b["policy"] = i["policy"]
+
+
+@prepares("forecast_check", "encounters")
+def _forecast_check(camp, ui: UI, i):
+    """Check the forecast against every fight of the campaign, by both policies (``forecast.check``)."""
+    _builder(ui)["check"] = {"status": "asked"}
+
+
+@prepares("check_cancel", "encounters")
+def _check_cancel(camp, ui: UI, i):
+    b = _builder(ui)
+    if (b.get("check") or {}).get("status") in ("asked", "running"):
+        b["check"] = {**b["check"], "status": "cancelled"}
+
+
 @prepares("tune", "encounters")
 def _tune(camp, ui: UI, i):
     _builder(ui)

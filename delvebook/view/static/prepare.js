@@ -67,7 +67,7 @@ function preparePanels(kit) {
         title: "the fight in darkness (whoever cannot see attacks with disadvantage), or lit" }) : null);
     const box = card(b.title, b.where, formEl(b.form, "db-inline db-prepform"), foes, formEl(b.add, "db-inline"), sitting,
       forecastEl(b.forecast), h("div", { cls: "db-tuner" }, text("b", "db-h", "Tune"), formEl(b.tune, "db-inline"),
-        tuningEl(b.tuning)));
+        tuningEl(b.tuning)), checkEl(b.check));
     const title = box.firstChild;  // the close button beside the card's title
     const row = h("div", { cls: "db-row" });
     box.insertBefore(row, title);
@@ -84,14 +84,55 @@ function preparePanels(kit) {
       text("span", "db-sub db-ftext", f.text),
       f.cancel ? button("Cancel", f.cancel, { cls: "db-mini db-fcancel" }) : null,
       f.again ? button("Forecast again", f.again, { cls: "db-mini" }) : null);
-    if (!(f.delvers || []).length || !f.done) return h("div", { cls: "db-forecast", data: { status: f.status } }, head);
+    const policies = policiesEl(f.policies);
+    if (!(f.delvers || []).length || !f.done) return h("div", { cls: "db-forecast", data: { status: f.status } }, head, policies);
+    // a chance, and the other policy's beside it where they differ by more than a few points
+    const chance = (value, other) => [text("b", null, value), other ? text("span", "db-fother", `\u00b7 ${other}`) : null];
     const table = h("table", { cls: "db-ftable" },
-      h("tr", null, text("th", null, ""), text("th", null, "drops below 1"), text("th", null, "dies")),
-      f.delvers.map((d) => h("tr", { data: { name: d.name } }, text("th", null, d.name), text("td", null, d.drops), text("td", null, d.dies))));
+      h("tr", null, text("th", null, ""), (f.heads || ["drops below 1", "dies"]).map((x) => text("th", null, x))),
+      f.delvers.map((d) => h("tr", { data: { name: d.name } }, text("th", null, d.name),
+        h("td", null, chance(d.drops, d.drops_other)), h("td", null, chance(d.dies, d.dies_other)))));
     const party = h("div", { cls: "db-row db-wrap db-fparty" },
-      (f.party || []).map((x) => h("span", { cls: "db-fstat", data: { stat: x.label } }, text("span", "db-label", x.label), text("b", null, x.value))),
-      f.rounds ? h("span", { cls: "db-fstat" }, text("span", "db-label", "rounds"), text("b", null, f.rounds)) : null);
-    return h("div", { cls: "db-forecast", data: { status: f.status } }, head, party, table);
+      f.label ? text("span", "db-sub db-flabel", `${f.label}:`) : null,
+      (f.party || []).map((x) => h("span", { cls: "db-fstat", data: { stat: x.label } }, text("span", "db-label", x.label),
+        chance(x.value, x.other))),
+      f.rounds ? h("span", { cls: "db-fstat" }, text("span", "db-label", "rounds"), text("b", null, f.rounds)) : null,
+      f.other_status ? text("span", "db-muted", f.other_status) : null);
+    return h("div", { cls: "db-forecast", data: { status: f.status } }, head, party, table, policies);
+  }
+
+  // how this party plays (learned from its fights, in words) and the switch to the documented default
+  function policiesEl(p) {
+    if (!p) return null;
+    return h("div", { cls: "db-habits" },
+      h("div", { cls: "db-row db-wrap" }, text("b", "db-h", p.title),
+        (p.choices || []).length ? text("span", "db-label", "forecast:") : null,
+        (p.choices || []).map((c) => button(c.label, c.intent, { cls: `db-mini db-policy${c.on ? " db-on" : ""}`,
+          data: { on: c.on ? "yes" : "no" } }))),
+      (p.lines || []).map((line) => text("div", "db-line db-habit", line)));
+  }
+
+  // whether to believe it: each policy's Brier score beside the base rate's, and its reliability bins (folded)
+  function checkEl(c) {
+    if (!c) return null;
+    const head = h("div", { cls: "db-row db-wrap" }, text("b", "db-h", "Was the forecast right?"),
+      c.status === "running" ? h("div", { cls: "db-progress db-running" }, h("div", { cls: "db-pfill", width: c.frac || 0 })) : null,
+      c.text ? text("span", "db-sub", c.text) : null,
+      c.cancel ? button("Cancel", c.cancel, { cls: "db-mini" }) : null,
+      c.ask ? button(c.ask.label, c.ask.intent, { cls: "db-mini db-check" }) : null);
+    if (c.status !== "done") return h("div", { cls: "db-fcheck", data: { status: c.status } }, head);
+    const scores = h("table", { cls: "db-ftable db-fscores" }, h("tr", null, (c.heads || []).map((x) => text("th", null, x))),
+      (c.rows || []).map((r) => h("tr", null, text("th", null, r.chance), text("td", null, `${r.happened} of ${r.n}`),
+        r.cells.map((x) => h("td", { cls: x.best ? "db-best" : null, data: { policy: x.policy } }, text("b", null, x.brier),
+          text("span", "db-muted", ` \u00b7 ${x.right}`))),
+        text("td", null, r.reference))));
+    const bins = h("details", { cls: "db-fbins" }, text("summary", "db-sub", "the reliability bins"),
+      h("table", { cls: "db-ftable" }, h("tr", null, ["policy", "chance", "forecast", "how many", "said", "happened",
+        "95% interval", "right?"].map((x) => text("th", null, x))),
+      (c.bins || []).map((b) => h("tr", { cls: b.right ? null : "db-off" }, text("td", null, b.policy), text("td", null, b.chance),
+        text("td", null, b.range), text("td", null, b.n), text("td", null, b.said), text("td", null, b.happened),
+        text("td", null, b.interval), text("td", null, b.right ? "yes" : "no")))));
+    return h("div", { cls: "db-fcheck", data: { status: c.status } }, head, scores, bins);
   }
 
   function tuningEl(t) {

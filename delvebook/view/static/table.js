@@ -27,6 +27,7 @@ function mount(model, el) {
   let cleared = null;            // the keys of the fields just forgotten, for the next redraw
   let lastWhere = null;
   let lastNotice = "[null,null]";
+  let lastTuned;  // the tuner's last answer shown (undefined until the first drawing: a reload scrolls nowhere)
   let lastSeq = null;
   let live = false;              // a kernel stands behind this table: it answered the page's hello, or sent a view
   let alone = null;              // what to say when none answers: "picture" (a saved table) or "silent" (a click)
@@ -240,6 +241,13 @@ function mount(model, el) {
       lastNotice = asked;
       const shown = root.querySelector(".db-notice");
       if (shown && shown.scrollIntoView) shown.scrollIntoView({ block: "nearest" });
+    }
+    const tuned = root.querySelector('.db-tuning[data-status="done"]');
+    const answer = tuned ? tuned.textContent : null;
+    if (answer !== lastTuned) {  // the tuner's count the keeper asked for: in view when it comes
+      const first = lastTuned === undefined;
+      lastTuned = answer;
+      if (!first && tuned && tuned.scrollIntoView) tuned.scrollIntoView({ block: "nearest" });
     }
   }
 
