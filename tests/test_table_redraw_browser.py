@@ -19,6 +19,7 @@ pytestmark = pytest.mark.browser
 
 TRIES = 20
 PRESS_MS = 120  # a person's click: press, a pause, release
+PAUSE_MS = 300  # and a person's pace: the next click a moment after the last was answered
 
 COUNT_REDRAWS = """() => {
     window.dbRedraws = 0;
@@ -76,9 +77,14 @@ def test_clicks_at_a_persons_speed_and_typing_are_never_lost_while_the_forecast_
         more.evaluate("e => { e.dbProbe = 'the button first drawn'; }")
 
         # ---- clicks: one more cultist, one fewer, in turn, each pressed for 120 ms while the forecast refines
+        # (at least TRIES presses; more, up to 3 TRIES, until TRIES // 2 of them fell into a redraw: a busy machine
+        # redraws less often, and a press no redraw fell into tries nothing)
         lost, during, running = [], [], 0
-        for i in range(TRIES):
+        for i in range(3 * TRIES):
+            if i >= TRIES and sum(1 for n in during if n > 0) >= TRIES // 2:
+                break
             k.wait_answered()
+            page.wait_for_timeout(PAUSE_MS)
             running += k.table.locator('.db-forecast[data-status="running"]').count()
             was = int(count.inner_text())
             up = was <= 2  # (two or three cultists: never none, whatever was lost)
@@ -89,11 +95,13 @@ def test_clicks_at_a_persons_speed_and_typing_are_never_lost_while_the_forecast_
                 lost.append(i)
         k.shot("clicks")
         pressed_in_redraw = sum(1 for n in during if n > 0)
-        print(f"clicks: {TRIES} pressed for {PRESS_MS} ms, {len(lost)} lost; a redraw fell into {pressed_in_redraw} "
-              f"presses ({sum(during)} redraws in all); the forecast was running at {running} of them")
+        print(f"clicks: {len(during)} pressed for {PRESS_MS} ms, {len(lost)} lost; a redraw fell into "
+              f"{pressed_in_redraw} presses ({sum(during)} redraws in all); the forecast was running at {running} "
+              "of them")
         assert not lost, f"clicks lost (tries {lost}); redraws during each press: {during}"
-        assert pressed_in_redraw >= TRIES // 4, \
-            f"only {pressed_in_redraw} of {TRIES} presses saw a redraw: the test did not try what it claims ({during})"
+        assert pressed_in_redraw >= TRIES // 4, (
+            f"only {pressed_in_redraw} of {len(during)} presses saw a redraw: the test did not try what it claims "
+            f"({during})")
         assert more.evaluate("e => e.dbProbe") == "the button first drawn", \
             "the '+' button was drawn anew: a redraw replaced a control that had not changed"
 
