@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # what the lazy names are, for readers and type checkers
 
 __all__ = ["Campaign", "Fight", "Outcome", "Refused", "DiceError", "Roll", "parse", "roll", "Distribution",
            "Opposed", "odds"]
-__version__ = "0.1.0"
+from .core import __version__  # noqa: E402  (the core's own, a module that imports nothing)
 
 _NAMES = {
     "Campaign": "campaign", "Fight": "campaign", "Outcome": "campaign", "Refused": "engine",

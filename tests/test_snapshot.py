@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import delvebook as db
+import delvebook.core
 from delvebook.engine import Refused
 from delvebook.core import cache
 from delvebook.store import CampaignStore, StoreError, snapshot, validate
@@ -256,7 +257,7 @@ def test_a_log_longer_than_its_snapshot_replays_only_its_tail(tmp_path, played):
 
 def test_a_snapshot_of_another_delvebook_version_is_not_used(tmp_path, monkeypatch, played):
     folder = _with_snapshot(tmp_path, played)
-    monkeypatch.setattr(db, "__version__", "99.0.0")
+    monkeypatch.setattr(delvebook.core, "__version__", "99.0.0")
     cache.code_identity.cache_clear()
     try:
         _reopen_is_full_replay(folder)

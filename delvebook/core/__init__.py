@@ -4,3 +4,7 @@ who did what to whom (``roles``), names, and the followers that add up what stan
 
 Standard library and PyYAML only: no store, no view, no third-party library, so a script, a bot or the danger
 forecast imports it fast. Nothing is imported here: ``import delvebook.dice`` loads the dice alone."""
+
+__version__ = "0.1.0"
+"""This delvebook's version (``delvebook.__version__``; pyproject.toml says the same): here, at the bottom, so what the
+core keeps in the user's cache is named by it without the core importing the package above it."""

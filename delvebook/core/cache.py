@@ -39,10 +39,10 @@ def cache_folder() -> Path:
 
 @functools.lru_cache(maxsize=1)
 def code_identity() -> str:
-    """This delvebook as installed: each source and data file of the package by path, size and modification time
-    (its version among them, in ``__init__.py``; a file edited, another install: another identity). What a
-    prepared form was made by."""
-    h = hashlib.sha256()
+    """This delvebook as installed: its version, and each source and data file of the package by path, size and
+    modification time (a file edited, another install: another identity). What a prepared form was made by."""
+    from . import __version__
+    h = hashlib.sha256(f"{__version__}\0".encode())
     stack, files = [str(_PACKAGE)], []
     while stack:
         with os.scandir(stack.pop()) as it:
