@@ -8,6 +8,9 @@ play and the fight is lit. The plan is kept by (attacker, target, arguments) and
 it spends nothing and rides no class option (nothing in it is changed by rolling it); the refusals that read the
 state now (the attacker able, the target living, whose turn it is) are made every time. Anything else (a condition
 in play, darkness, a keeper's override, an argument the policy does not give) is played by ``engine.play``.
+What it rests on: with no condition in play, the hooks that shape a plan (``effects``: edges, modifiers, sight, roll
+bonuses, skill boosts) are silent, and a fight changes no sheet's weapons, skills or class; a hook added that reads
+anything else while no condition is in play would need its key here (the differential test plays random fights).
 
 Worth it while bench/danger.py shows it: the bell tower's attacks ask the rules the same question some thirty times
 a fight.
