@@ -24,8 +24,8 @@ from .queries import (armor_in, attack_ready, attack_result, countered_after, ea
                       plan_attack_on, unarmed, weapon_of)
 
 __all__ = ["PARTY", "FOES", "current_actor", "deal_damage", "damage_roll", "heal", "attack",
-           "strike", "prepare_attack", "resolve_attack", "ATTACK_WORDS", "CLASS_OPTIONS", "Struck", "OnHitOption",
-           "Attack", "DamageByHand", "HealByHand"]
+           "strike", "prepare_attack", "attack_sides", "resolve_attack", "ATTACK_WORDS", "CLASS_OPTIONS", "Struck",
+           "OnHitOption", "Attack", "DamageByHand", "HealByHand"]
 
 
 # ---------------------------------------------------------------- damage and armor
@@ -115,9 +115,14 @@ CLASS_OPTIONS = ("smite", "sentry", "surprised", "thrown", "focus", "dodge")
 surprised target (Ambush), a thrown weapon, Focus on the roll, the target's Dodge."""
 
 
+_TAKES = frozenset(ATTACK_WORDS + CLASS_OPTIONS)
+
+
 def _check_options(ctx: Ctx, options: Mapping) -> None:
     """An attack made as part of another deed (``strike``) takes what the attack command takes."""
-    unknown = [k for k in options if k not in ATTACK_WORDS and k not in CLASS_OPTIONS]
+    if _TAKES.issuperset(options):
+        return
+    unknown = [k for k in options if k not in _TAKES]
     if unknown:
         ctx.refuse(f"attack takes no option {', '.join(map(repr, sorted(unknown)))} "
                    f"(its options: {', '.join(ATTACK_WORDS + CLASS_OPTIONS)})")
@@ -140,14 +145,21 @@ def prepare_attack(ctx: Ctx, attacker: str, target: str, weapon: Any = None, **a
     """An attack as the rules shape it, before any die: the options checked, the attacker able, the target
     there and living (``queries.plan_attack``)."""
     _check_options(ctx, asked)
+    a_side, a, t_side, t = attack_sides(ctx, attacker, target)
+    return plan_attack_on(ctx, attacker, a_side, a, target, t_side, t, weapon,
+                          {k: v for k, v in asked.items() if v is not None})
+
+
+def attack_sides(ctx: Ctx, attacker: str, target: str) -> tuple[str, dict, str, dict]:
+    """(attacker's side, attacker, target's side, target): the attacker able, the target there and living, and not
+    the attacker (what an attack refuses before it is planned)."""
     a_side, a = ctx.able_combatant(attacker, "attack")  # (no one by that name is refused first, as combatant refuses)
     t_side, t = ctx.combatant(target)
     if is_dead(t):
         ctx.refuse(f"{target} is already dead")
     if attacker == target:
         ctx.refuse("a combatant cannot attack itself")
-    return plan_attack_on(ctx, attacker, a_side, a, target, t_side, t, weapon,
-                          {k: v for k, v in asked.items() if v is not None})
+    return a_side, a, t_side, t
 
 
 def _counter_weapon(ctx: Ctx, target: str, t: Mapping, plan) -> tuple[dict | None, str | None]:

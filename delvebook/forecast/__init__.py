@@ -16,7 +16,8 @@ spends luck, fitted to its log by one walk, ``walk.py``), and by the documented 
 campaign's fights (reliability, Brier scores), the learned habits scored on fights they were not fitted on.
 
 Speed: a simulated fight runs each command with ``engine.play`` (no events, no checks of them, no copies, no log,
-no fsync), and more than a few hundred fights use every core (``run.py``: the same seed, the same forecast).
+no fsync), each attack planned once a forecast (``quick.py``, held to the plain path by a differential test), and
+more than a few hundred fights use every core (``run.py``: the same seed, the same forecast).
 
 For a view (the table's encounter builder): ``camp.danger_job(foes)`` is the same forecast played a slice at a time
 (``job.Job``: ``step(seconds)`` between the view's messages, ``danger()`` the answer so far, ``cancel()``); the

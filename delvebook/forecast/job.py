@@ -32,8 +32,9 @@ from typing import Any, Callable, NamedTuple, Sequence
 from ..engine import Refused, play
 from ..core.events import clone
 from ..core.model import PARTY, present
-from .fight import FightResult, Plain, fight_turns
+from .fight import FightResult, fight_turns
 from .policy import Policy
+from .quick import Quick
 from .result import Danger, wilson
 
 __all__ = ["Job", "Progress", "BLOCK", "PARALLEL_FROM", "default_workers", "check_seed"]
@@ -87,6 +88,7 @@ class _Player:
         self.policy = policy
         self.seed = seed
         self.cache: dict = {}  # the policy's questions answered once (attack shapes, abilities)
+        self.plans: dict = {}  # the attacks' plans (``quick.Quick``)
         # each fight begins on its own copy of the start: the state is JSON-like data, and pickle copies it at C
         # speed (twice as fast as events.clone on a five-delver party, the same values)
         self._start = pickle.dumps(start, protocol=pickle.HIGHEST_PROTOCOL)
@@ -95,7 +97,9 @@ class _Player:
         """Fight ``i``, a turn at a time (``fight_turns``)."""
         if len(self.cache) > _CACHE_LIMIT:
             self.cache.clear()
-        table = Plain(pickle.loads(self._start), self.rules, random.Random(self.seed * 2 ** 32 + i))
+        if len(self.plans) > _CACHE_LIMIT:
+            self.plans.clear()
+        table = Quick(pickle.loads(self._start), self.rules, random.Random(self.seed * 2 ** 32 + i), self.plans)
         return fight_turns(table, self.policy, self.cache)
 
     def fight(self, i: int) -> FightResult:

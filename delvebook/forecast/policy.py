@@ -149,10 +149,11 @@ class FightView:
         shape = self._shape(attacker, target)
         return 0.0 if shape is None else shape[0]
 
-    def drop_chance(self, attacker: str, target: str) -> float:
+    def drop_chance(self, attacker: str, target: str, shape: tuple | None | bool = False) -> float:
         """The chance one attack by ``attacker`` leaves ``target`` below 1 heart now (its intact armor counted; a
-        multi-attack's attacks counted as if each rolled alone)."""
-        shape = self._shape(attacker, target)
+        multi-attack's attacks counted as if each rolled alone). ``shape``: the attack's, when the caller has it."""
+        if shape is False:
+            shape = self._shape(attacker, target)
         if shape is None:
             return 0.0
         p_hit, survival, n = shape
@@ -179,7 +180,7 @@ def _more_hearts(fight: FightView, attacker: str, target: str) -> Any:
 def _likeliest_drop(fight: FightView, attacker: str, target: str) -> Any:
     shape = fight._shape(attacker, target)
     hit = 0.0 if shape is None else shape[0]
-    return (fight.drop_chance(attacker, target) if hit else 0.0, -fight.hearts(target), hit)
+    return (fight.drop_chance(attacker, target, shape) if hit else 0.0, -fight.hearts(target), hit)
 
 
 TargetKey = Callable[[FightView, str, str], Any]

@@ -117,8 +117,9 @@ class Rules:
     def data(self) -> Mapping:
         return self._data
 
-    @property
+    @cached_property
     def core(self) -> Mapping:
+        """The core numbers (kept: every rule reads them, many times a simulated fight)."""
         return self._data["core"]
 
     @cached_property
