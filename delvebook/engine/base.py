@@ -326,6 +326,8 @@ class Ctx(Reader):
 
     def end_conditions(self, keep: Callable[[dict], bool], why: str) -> list[dict]:
         """Remove every condition for which ``keep`` is false; record which ended and why."""
+        if not self.state["conditions"]:  # (asked at every turn and blow: most often there is none)
+            return []
         ended = [c for c in self.state["conditions"] if not keep(c)]
         if ended:
             self.set(["conditions"], [c for c in self.state["conditions"] if keep(c)])
@@ -336,7 +338,8 @@ class Ctx(Reader):
 
     def end_on_action(self, who: str, action: str) -> None:
         """End conditions on ``who`` that this action ends early (Invisibility ends on an attack or a cast)."""
-        self.end_conditions(lambda c: not (c["who"] == who and action in c["ends_when"]), f"{who} {action}s")
+        if self.state["conditions"]:
+            self.end_conditions(lambda c: not (c["who"] == who and action in c["ends_when"]), f"{who} {action}s")
 
     def advance_clock(self, seconds: int) -> None:
         now = self.state["clock"] + seconds
