@@ -275,9 +275,9 @@ class Engine:
 def _charge_luck(ctx: Ctx) -> None:
     """Every luck die on this action's rolls costs its player one luck die."""
     spent: dict[str, int] = {}
-    for r in ctx.rolls.values():
-        for l in r.get("luck", ()):
-            spent[l["who"]] = spent.get(l["who"], 0) + 1
+    for r in ctx.roll_objects.values():  # (``Play`` records no ``rolls``: the rolls themselves, for both)
+        for l in r.luck:
+            spent[l.who] = spent.get(l.who, 0) + 1
     for player, n in spent.items():
         have = ctx.state["luck"].get(player)
         if have is None:

@@ -326,6 +326,8 @@ class Ctx(Reader):
 
     def end_conditions(self, keep: Callable[[dict], bool], why: str) -> list[dict]:
         """Remove every condition for which ``keep`` is false; record which ended and why."""
+        if not self.state["conditions"]:  # (asked at every turn and blow: most often there is none)
+            return []
         ended = [c for c in self.state["conditions"] if not keep(c)]
         if ended:
             self.set(["conditions"], [c for c in self.state["conditions"] if keep(c)])
@@ -336,7 +338,8 @@ class Ctx(Reader):
 
     def end_on_action(self, who: str, action: str) -> None:
         """End conditions on ``who`` that this action ends early (Invisibility ends on an attack or a cast)."""
-        self.end_conditions(lambda c: not (c["who"] == who and action in c["ends_when"]), f"{who} {action}s")
+        if self.state["conditions"]:
+            self.end_conditions(lambda c: not (c["who"] == who and action in c["ends_when"]), f"{who} {action}s")
 
     def advance_clock(self, seconds: int) -> None:
         now = self.state["clock"] + seconds
@@ -358,8 +361,9 @@ class Play(Ctx):
     """A command played on a plain state for a simulation (the danger forecast): the same rules, but each change
     is made in place and kept, and nothing is recorded (no change list, no inverse, no clones of numbers, no roll
     records, no copies of the words said). A journal puts the state back if the command is refused (or on
-    ``rollback``). Faces typed, recorded rolls and luck dice take ``Ctx``'s own path, so a death save lifted by a
-    luck die is played as ``Engine.decide_luck`` plays it."""
+    ``rollback``). A re-run (``recorded`` faces and ``extra_luck``: a death save lifted by a luck die) reads the
+    faces back as ``Ctx.roll`` does, so it is played as ``Engine.decide_luck`` plays it, still recording nothing;
+    faces typed take ``Ctx``'s own path."""
 
     records = False
     faces = recorded = extra_luck = rolls = _NONE  # (read-only and empty unless a re-run sets its own)
@@ -368,7 +372,7 @@ class Play(Ctx):
     def __init__(self, state: dict, rules: Rules, rng: random.Random, kind: str, args: dict,
                  faces: Mapping[str, Any] | None = None, recorded: Mapping[str, dict] | None = None,
                  extra_luck: Mapping[str, list] | None = None):
-        if faces or recorded or extra_luck:  # a re-run or typed faces: ``Ctx``'s own roll path, which records
+        if faces:  # typed faces: ``Ctx``'s own roll path, which checks and records them
             Ctx.__init__(self, state, rules, rng, kind, args, faces, recorded, extra_luck)
         else:  # only what a simulated command reads or adds to (no inverse, no roll records, no copies)
             self.state = state
@@ -382,6 +386,9 @@ class Play(Ctx):
             self.fields = {}
             self.used = set()
             self.waived = []
+            if recorded or extra_luck:  # a re-run: the faces read back in ``roll``
+                self.recorded = recorded or _NONE
+                self.extra_luck = extra_luck or _NONE
         self._journal: list = []  # (node, key, what was there) in the order set; key None: an append to a list
 
     def set(self, path: list, value: Any) -> None:
@@ -417,7 +424,7 @@ class Play(Ctx):
         self.fields.update(fields)  # kept (a command may read what it said), never copied
 
     def roll(self, name: str, expr: str, who: str | None = None, why: str | None = None) -> Roll:
-        if self.rolls is not _NONE:  # typed faces, a re-run or luck dice (see __init__): rolled and recorded
+        if self.rolls is not _NONE:  # typed faces (see __init__): rolled and recorded
             return super().roll(name, expr, who, why)
         try:
             e = parse(expr)
@@ -428,7 +435,19 @@ class Play(Ctx):
         while key in objects:
             key = f"{name}#{n}"
             n += 1
-        r = objects[key] = e.roll(self.rng)
+        if self.recorded is _NONE and self.extra_luck is _NONE:
+            r = objects[key] = e.roll(self.rng)
+            return r
+        rec = self.recorded.get(key)  # a re-run: ``Ctx.roll``'s way, without its records
+        if rec is None or rec.get("expr") != e.text:
+            r = e.roll(self.rng)  # the situation changed (or the roll is new): rolled afresh
+        else:
+            r = e.roll(faces=rec["faces"])
+            for l in rec.get("luck", ()):
+                r = r.with_luck(l["sign"], face=l["face"], who=l.get("who"), sides=l["sides"])
+        for l in self.extra_luck.get(key, ()):
+            r = r.with_luck(l.sign, face=l.face, who=l.who, sides=l.sides)
+        objects[key] = r
         return r
 
 

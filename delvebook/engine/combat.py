@@ -101,7 +101,7 @@ def damage_roll(ctx: Ctx, who: str, w: Mapping, *, max_damage: bool, extra: list
     expr = e.text
     if max_damage or e.dice_count == 0:  # flat damage (unarmed 2) needs no roll
         return e.max, expr
-    return ctx.roll(name, expr, who=who, why=f"damage ({w['name']})").total, expr
+    return ctx.roll(name, e, who=who, why=f"damage ({w['name']})").total, expr
 
 
 # ---------------------------------------------------------------- attacks

@@ -283,6 +283,8 @@ class Options(dict):
 
     def now(self, state: Mapping, asked: Mapping) -> list[tuple[Callable, bool]]:
         conds = state["conditions"]
+        if not conds and not asked:  # nothing given, nothing readied
+            return []
         kinds = {c["kind"] for c in conds} if conds else ()
         return [(fn, given) for option, fn in self.items()
                 if (given := bool(asked.get(option))) or not self.readied_by[option].isdisjoint(kinds)]
