@@ -86,6 +86,16 @@ def kept(keep):
     camp.close()
 
 
+@pytest.fixture(scope="module")
+def sunken_keep():
+    """The bundled prepared campaign itself, opened read-only once for a test module (forecasts read it, never
+    write)."""
+    import delvebook as db
+    camp = db.Campaign.open(CAMPAIGNS / "the-sunken-keep", read_only=True)
+    yield camp
+    camp.close()
+
+
 def click(camp, ui, **intent) -> dict:
     """What a click on the table does: the intent performed, then the view the page gets (always JSON)."""
     import json

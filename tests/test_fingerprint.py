@@ -21,9 +21,7 @@ from delvebook.forecast.fight import Plain
 from delvebook.forecast.run import _start
 from delvebook.store import CampaignStore, MemoryStore
 
-from conftest import CAMPAIGNS
 
-KEEP = CAMPAIGNS / "the-sunken-keep"
 ENCOUNTERS = ("causeway_ambush", "flooded_chapel", "bell_tower")
 
 # sha256 of the fights below, as main played them when this test was written; PLAIN since a tie inside a
@@ -32,8 +30,8 @@ PLAIN = "2c74c59cb772311c1e26deb9b0e4d1332bac04906a3a4def716cf52a0f7ccfe9"
 RECORDED = "0866e674311ea270b44fd4a37ee8c49fc18c9880fcf6f3b100005dbc52f0234b"
 
 
-def _party_state(keep: db.Campaign) -> db.Campaign:
-    with CampaignStore.open(keep.path, read_only=True) as store:
+def _party_state(sunken_keep: db.Campaign) -> db.Campaign:
+    with CampaignStore.open(sunken_keep.path, read_only=True) as store:
         camp = db.Campaign.open(MemoryStore(clone(store.campaign), [clone(e) for e in store.events]))
     camp.start_session()
     return camp
@@ -43,15 +41,8 @@ def _digest(rows: list) -> str:
     return hashlib.sha256(json.dumps(rows, sort_keys=True, default=list).encode()).hexdigest()
 
 
-@pytest.fixture(scope="module")
-def keep():
-    camp = db.Campaign.open(KEEP, read_only=True)
-    yield camp
-    camp.close()
-
-
-def _plain_rows(keep) -> list:
-    camp = _party_state(keep)
+def _plain_rows(sunken_keep) -> list:
+    camp = _party_state(sunken_keep)
     rows = []
     for enc in ENCOUNTERS:
         foes = camp.prepared_encounters[enc]["foes"]
@@ -64,11 +55,11 @@ def _plain_rows(keep) -> list:
     return rows
 
 
-def _recorded_rows(keep) -> list:
+def _recorded_rows(sunken_keep) -> list:
     rows = []
     for enc in ENCOUNTERS:
         for i in range(20):
-            camp = _party_state(keep)
+            camp = _party_state(sunken_keep)
             camp.rng = random.Random(77 * ENCOUNTERS.index(enc) + i)
             camp.encounter(enc)
             result = play_fight(Recorded(camp), Policy())
@@ -76,9 +67,9 @@ def _recorded_rows(keep) -> list:
     return rows
 
 
-def test_fights_played_by_the_forecast_are_identical(keep):
-    assert _digest(_plain_rows(keep)) == PLAIN
+def test_fights_played_by_the_forecast_are_identical(sunken_keep):
+    assert _digest(_plain_rows(sunken_keep)) == PLAIN
 
 
-def test_fights_recorded_through_a_campaign_are_identical(keep):
-    assert _digest(_recorded_rows(keep)) == RECORDED
+def test_fights_recorded_through_a_campaign_are_identical(sunken_keep):
+    assert _digest(_recorded_rows(sunken_keep)) == RECORDED

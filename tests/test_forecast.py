@@ -25,13 +25,6 @@ from conftest import CAMPAIGNS
 KEEP = CAMPAIGNS / "the-sunken-keep"
 
 
-@pytest.fixture(scope="module")
-def keep() -> db.Campaign:
-    camp = db.Campaign.open(KEEP, read_only=True)
-    yield camp
-    camp.close()
-
-
 def _scratch(camp: db.Campaign) -> db.Campaign:
     """A writable copy of ``camp`` in memory."""
     with CampaignStore.open(camp.path, read_only=True) as store:
@@ -40,10 +33,10 @@ def _scratch(camp: db.Campaign) -> db.Campaign:
 
 # ---------------------------------------------------------------- the engine's fights
 
-def test_engine_play_changes_the_state_as_a_recorded_action_would_and_a_refusal_changes_nothing(keep):
+def test_engine_play_changes_the_state_as_a_recorded_action_would_and_a_refusal_changes_nothing(sunken_keep):
     """``engine.play`` (the forecast's fast path) leaves the state a decided and applied event leaves, for the
     commands a fight uses; a refused command leaves it as it was, even one refused after it began changing it."""
-    camp = _scratch(keep)
+    camp = _scratch(sunken_keep)
     camp.start_session()
     camp.encounter(["bog_goblin", "keep_sentinel"])
     state = clone(camp.state)
@@ -73,15 +66,15 @@ def test_engine_play_changes_the_state_as_a_recorded_action_would_and_a_refusal_
     assert not ctx.records and ctx.changes == [] and ctx.rolls == {}
 
 
-def test_a_simulated_fight_is_the_fight_the_engine_records(keep):
+def test_a_simulated_fight_is_the_fight_the_engine_records(sunken_keep):
     """The fast path (commands played on a plain state, nothing recorded) and a campaign recording every action
     (decided, logged, applied; luck dice spent through spend_luck) play the same fight from the same dice."""
     policy = Policy()
-    for eid, enc in keep.prepared_encounters.items():
-        start = run._start(keep.rules, keep.state, enc["foes"], enc["name"])
-        player = job_module._Player(keep.rules, start, policy, 11)
+    for eid, enc in sunken_keep.prepared_encounters.items():
+        start = run._start(sunken_keep.rules, sunken_keep.state, enc["foes"], enc["name"])
+        player = job_module._Player(sunken_keep.rules, start, policy, 11)
         for i in range(12):
-            camp = _scratch(keep)
+            camp = _scratch(sunken_keep)
             camp.act("encounter", foes=enc["foes"], name=enc["name"])
             assert camp.state == start
             camp.rng = random.Random(11 * 2 ** 32 + i)  # fight i's dice, as the forecast rolls them
@@ -90,11 +83,11 @@ def test_a_simulated_fight_is_the_fight_the_engine_records(keep):
             assert camp.events[-1]["kind"] == "end_encounter" or recorded.outcome != "won"
 
 
-def test_every_fight_goes_through_the_engines_turn_order(keep):
+def test_every_fight_goes_through_the_engines_turn_order(sunken_keep):
     """Each deed is the current actor's (or a death save, or a counter inside an attack), and each turn ends with
     the engine's next_turn."""
-    camp = _scratch(keep)
-    camp.act("encounter", foes=keep.prepared_encounters["flooded_chapel"]["foes"])
+    camp = _scratch(sunken_keep)
+    camp.act("encounter", foes=sunken_keep.prepared_encounters["flooded_chapel"]["foes"])
     acted = []
     real_act = camp.act
 
@@ -112,37 +105,37 @@ def test_every_fight_goes_through_the_engines_turn_order(keep):
 
 # ---------------------------------------------------------------- repeatable, on one core or two
 
-def test_the_same_seed_gives_the_same_forecast_on_one_core_or_two(keep):
-    one = keep.danger("flooded_chapel", fights=600, seed=3, workers=1, precision=0)
-    two = keep.danger("flooded_chapel", fights=600, seed=3, workers=2, precision=0)
+def test_the_same_seed_gives_the_same_forecast_on_one_core_or_two(sunken_keep):
+    one = sunken_keep.danger("flooded_chapel", fights=600, seed=3, workers=1, precision=0)
+    two = sunken_keep.danger("flooded_chapel", fights=600, seed=3, workers=2, precision=0)
     assert one.results == two.results and one.fights == two.fights == 600
     assert one.p_death == two.p_death and one.p_win == two.p_win and one.rounds == two.rounds
     assert one.workers == 1 and two.workers == (2 if run.default_workers() > 1 else 1)
     # stopping early stops at the same fight
-    a = keep.danger("causeway_ambush", fights=2000, seed=8, workers=1, precision=0.04)
-    b = keep.danger("causeway_ambush", fights=2000, seed=8, workers=2, precision=0.04)
+    a = sunken_keep.danger("causeway_ambush", fights=2000, seed=8, workers=1, precision=0.04)
+    b = sunken_keep.danger("causeway_ambush", fights=2000, seed=8, workers=2, precision=0.04)
     assert a.precise and b.precise and a.fights == b.fights < 2000 and a.results == b.results
 
 
-def test_a_forecast_without_processes_plays_the_same_fights(keep, monkeypatch):
+def test_a_forecast_without_processes_plays_the_same_fights(sunken_keep, monkeypatch):
     """Under Pyodide there are no processes; where they cannot start, one process plays every fight."""
-    want = keep.danger("causeway_ambush", fights=450, seed=4, workers=1, precision=0)
+    want = sunken_keep.danger("causeway_ambush", fights=450, seed=4, workers=1, precision=0)
     monkeypatch.setattr(sys, "platform", "emscripten")
     assert run.default_workers() == 1
-    pyodide = keep.danger("causeway_ambush", fights=450, seed=4, precision=0)
+    pyodide = sunken_keep.danger("causeway_ambush", fights=450, seed=4, precision=0)
     assert pyodide.workers == 1 and pyodide.results == want.results
     monkeypatch.undo()
 
     def no_processes(*a, **k):
         raise OSError("no processes here")
     monkeypatch.setattr(job_module, "_Pool", no_processes)
-    fallen = keep.danger("causeway_ambush", fights=450, seed=4, workers=2, precision=0)
+    fallen = sunken_keep.danger("causeway_ambush", fights=450, seed=4, workers=2, precision=0)
     assert fallen.workers == 1 and fallen.results == want.results
 
 
-def test_a_fresh_seed_is_kept_so_the_forecast_can_be_repeated(keep):
-    d = keep.danger("causeway_ambush", fights=100, workers=1)
-    again = keep.danger("causeway_ambush", fights=100, seed=d.seed, workers=1)
+def test_a_fresh_seed_is_kept_so_the_forecast_can_be_repeated(sunken_keep):
+    d = sunken_keep.danger("causeway_ambush", fights=100, workers=1)
+    again = sunken_keep.danger("causeway_ambush", fights=100, seed=d.seed, workers=1)
     assert again.results == d.results
 
 
@@ -174,15 +167,15 @@ def test_the_forecast_never_changes_the_campaign(tmp_path):
     assert (folder / "campaign.yaml").read_bytes() == files["campaign.yaml"]
 
 
-def test_a_read_only_campaign_can_be_forecast(keep):
-    assert keep.read_only
-    assert keep.danger(["bog_goblin"], fights=50, seed=1).fights >= 50
+def test_a_read_only_campaign_can_be_forecast(sunken_keep):
+    assert sunken_keep.read_only
+    assert sunken_keep.danger(["bog_goblin"], fights=50, seed=1).fights >= 50
 
 
 # ---------------------------------------------------------------- what it says
 
-def test_danger_gives_each_chance_with_its_wilson_interval(keep):
-    d = keep.danger("bell_tower", fights=250, seed=6, precision=0, workers=1)
+def test_danger_gives_each_chance_with_its_wilson_interval(sunken_keep):
+    d = sunken_keep.danger("bell_tower", fights=250, seed=6, precision=0, workers=1)
     assert d.fights == 250 and d.party == ["Wren", "Brakka", "Ilse", "Father Odo", "Sable"]
     assert set(d.p_death) == set(d.p_drop) == set(d.party)
     for e in [*d.p_death.values(), *d.p_drop.values(), d.p_any_death, d.p_wipe, d.p_win]:
@@ -205,17 +198,17 @@ def test_wilson_interval_is_the_textbook_one():
     assert wilson(50, 50)[1] == 1
 
 
-def test_it_stops_early_when_every_interval_is_within_two_points_and_says_how_many_fights(keep):
+def test_it_stops_early_when_every_interval_is_within_two_points_and_says_how_many_fights(sunken_keep):
     import inspect
     assert inspect.signature(forecast).parameters["precision"].default == 0.02  # ±2 points unless told
-    d = keep.danger("causeway_ambush", fights=5000, seed=2, workers=1, precision=0.04)
+    d = sunken_keep.danger("causeway_ambush", fights=5000, seed=2, workers=1, precision=0.04)
     assert d.precise and d.fights < 5000 and d.fights % run.BLOCK == 0
     assert d.widest <= 0.04 and counts_widest(d) > 0.04  # the block before did not get there
     assert f"stopped at ±4 points after {d.fights:,} fights" in str(d)
-    capped = keep.danger("bell_tower", fights=100, seed=2, workers=1)
+    capped = sunken_keep.danger("bell_tower", fights=100, seed=2, workers=1)
     assert not capped.precise and capped.fights == 100 and "100 fights (the budget)" in str(capped)
     # the caller may stop it (a table's time budget): a progress callback that returns False
-    stopped = keep.danger("bell_tower", fights=1000, seed=2, workers=1, progress=lambda p: p.done < 100)
+    stopped = sunken_keep.danger("bell_tower", fights=1000, seed=2, workers=1, progress=lambda p: p.done < 100)
     assert stopped.cancelled and not stopped.precise and stopped.fights == 100
     assert "stopped by its caller after 100 fights" in str(stopped)
 
@@ -242,8 +235,8 @@ def test_danger_shows_a_compact_table_with_every_name_escaped():
     assert page.count("<tr>") >= 2 and "drops below 1 heart" in page and "wipe" in page
 
 
-def test_frame_gives_every_fight_as_a_row(keep):
-    d = keep.danger("causeway_ambush", fights=100, seed=9, workers=1)
+def test_frame_gives_every_fight_as_a_row(sunken_keep):
+    d = sunken_keep.danger("causeway_ambush", fights=100, seed=9, workers=1)
     df = d.frame()
     assert len(df) == d.fights and list(df["fight"]) == list(range(d.fights))
     assert {"outcome", "rounds", "deaths", "Wren dropped", "Wren died", "Wren hearts", "Wren xp"} <= set(df.columns)
@@ -289,8 +282,8 @@ def _view(camp: db.Campaign, foes: list) -> FightView:
     return FightView(state, camp.rules, random.Random(1))
 
 
-def test_foes_attack_the_standing_delver_with_the_fewest_hearts(keep):
-    view = _view(keep, ["bog_goblin"])
+def test_foes_attack_the_standing_delver_with_the_fewest_hearts(sunken_keep):
+    view = _view(sunken_keep, ["bog_goblin"])
     view.state["delvers"]["Sable"]["hearts"] = 2
     view.state["delvers"]["Ilse"]["hearts"] = 1
     view.state["delvers"]["Ilse"]["status"] = "dying"  # down: not in reach of the default rule
@@ -304,8 +297,8 @@ def test_foes_attack_the_standing_delver_with_the_fewest_hearts(keep):
         Policy("the_wizard")
 
 
-def test_delvers_attack_the_foe_they_can_most_likely_drop(keep):
-    view = _view(keep, ["bog_goblin", "bog_goblin", "keep_sentinel"])
+def test_delvers_attack_the_foe_they_can_most_likely_drop(sunken_keep):
+    view = _view(sunken_keep, ["bog_goblin", "bog_goblin", "keep_sentinel"])
     view.state["encounter"]["foes"]["Bog goblin 2"]["hearts"] = 1
     assert Policy().delver_target(view, "Brakka") == "Bog goblin 2"
     assert view.drop_chance("Brakka", "Bog goblin 2") > view.drop_chance("Brakka", "Bog goblin 1") > 0
@@ -314,8 +307,8 @@ def test_delvers_attack_the_foe_they_can_most_likely_drop(keep):
     assert act == Act("attack", {"attacker": "Wren", "target": "Bog goblin 2"})
 
 
-def test_below_a_third_of_their_hearts_delvers_spend_grit_on_second_wind_and_dodge(keep):
-    view = _view(keep, ["bog_goblin"])
+def test_below_a_third_of_their_hearts_delvers_spend_grit_on_second_wind_and_dodge(sunken_keep):
+    view = _view(sunken_keep, ["bog_goblin"])
     d = view.state["delvers"]
     assert Policy().delver_turn(view, "Brakka").kind == "attack"
     d["Brakka"]["hearts"] = 6  # 19 hearts: below a third
@@ -331,16 +324,16 @@ def test_below_a_third_of_their_hearts_delvers_spend_grit_on_second_wind_and_dod
     assert "dodge" not in Policy(grit_below=0).foe_turn(view, "Bog goblin 1").args
 
 
-def test_luck_dice_go_to_failed_death_saves(keep):
-    with_luck = keep.danger("bell_tower", fights=200, seed=5, workers=1, precision=0)
-    without = keep.danger("bell_tower", fights=200, seed=5, workers=1, precision=0, policy=Policy(luck=False))
+def test_luck_dice_go_to_failed_death_saves(sunken_keep):
+    with_luck = sunken_keep.danger("bell_tower", fights=200, seed=5, workers=1, precision=0)
+    without = sunken_keep.danger("bell_tower", fights=200, seed=5, workers=1, precision=0, policy=Policy(luck=False))
     assert with_luck.luck_spent > 1 and without.luck_spent == 0
     assert sum(e.hits for e in with_luck.p_death.values()) < sum(e.hits for e in without.p_death.values())
     for r in with_luck.results:
         assert r.luck_spent <= 3 * 5
 
 
-def test_a_keepers_own_policy_decides_and_the_rules_still_rule(keep):
+def test_a_keepers_own_policy_decides_and_the_rules_still_rule(sunken_keep):
     class Bully(Policy):
         """Every foe goes for Brakka; the party only defends itself."""
 
@@ -349,28 +342,28 @@ def test_a_keepers_own_policy_decides_and_the_rules_still_rule(keep):
 
         def delver_turn(self, fight, who):
             return None
-    d = keep.danger("causeway_ambush", fights=200, seed=1, workers=1, policy=Bully(), precision=0)
+    d = sunken_keep.danger("causeway_ambush", fights=200, seed=1, workers=1, policy=Bully(), precision=0)
     assert all(d.p_drop[n].hits == 0 for n in d.party if n != "Brakka")
     assert "Decisions overridden by Bully: delver_turn, foe_target." in d.policy
 
     class Nonsense(Policy):
         def delver_turn(self, fight, who):
             return Act("cast", {"who": who, "spell": "no_such_spell"})
-    n = keep.danger("causeway_ambush", fights=50, seed=1, workers=1, policy=Nonsense(), precision=0)
+    n = sunken_keep.danger("causeway_ambush", fights=50, seed=1, workers=1, policy=Nonsense(), precision=0)
     assert n.refused > 0 and n.fights == 50  # each refused act cost its actor the turn
     assert "acts the rules refused" in str(n)
 
 
-def test_a_party_that_retreats_leaves_the_fight(keep):
-    d = keep.danger("bell_tower", fights=200, seed=1, workers=1, precision=0, policy=Policy(retreat_when_down=1))
+def test_a_party_that_retreats_leaves_the_fight(sunken_keep):
+    d = sunken_keep.danger("bell_tower", fights=200, seed=1, workers=1, precision=0, policy=Policy(retreat_when_down=1))
     assert d.p_fled.hits > 0 and d.p_fled.hits + d.p_win.hits + d.p_wipe.hits == 200
     assert "retreats" in str(d)
 
 
 # ---------------------------------------------------------------- the running fight, refusals, progress
 
-def test_the_fight_running_now_is_forecast_from_where_it_stands(keep):
-    camp = _scratch(keep)
+def test_the_fight_running_now_is_forecast_from_where_it_stands(sunken_keep):
+    camp = _scratch(sunken_keep)
     with pytest.raises(db.Refused, match="no fight is running"):
         camp.danger(fights=10)
     fight = camp.encounter(["bog_goblin"])
@@ -384,14 +377,14 @@ def test_the_fight_running_now_is_forecast_from_where_it_stands(keep):
     with pytest.raises(db.Refused, match="no prepared encounter 'nowhere'.*causeway_ambush"):
         camp.danger("nowhere")
     with pytest.raises(db.Refused, match="no 'dragon' in the bestiary"):
-        keep.danger(["dragon"], fights=10)
+        sunken_keep.danger(["dragon"], fights=10)
     with pytest.raises(ValueError, match="fights"):
-        keep.danger(["bog_goblin"], fights=0)
+        sunken_keep.danger(["bog_goblin"], fights=0)
 
 
-def test_progress_is_told_after_every_block_and_once_more_at_the_end(keep):
+def test_progress_is_told_after_every_block_and_once_more_at_the_end(sunken_keep):
     seen: list[Progress] = []
-    d = keep.danger("causeway_ambush", fights=300, seed=1, workers=1, precision=0, progress=seen.append,
+    d = sunken_keep.danger("causeway_ambush", fights=300, seed=1, workers=1, precision=0, progress=seen.append,
                     clock=lambda: 0.0)  # (a clock that stands still: only the calls after each block)
     assert [p.done for p in seen] == list(range(run.BLOCK, 301, run.BLOCK))
     assert all(p.total == 300 for p in seen) and seen[-1].final and not any(p.final for p in seen[:-1])
@@ -404,13 +397,14 @@ def test_progress_is_told_after_every_block_and_once_more_at_the_end(keep):
     assert out.getvalue().endswith("300/300  ±2.0 points\n") and "\r" in out.getvalue()
     # stopped by its callback while processes play: it stops there too, and a callback's own error is no reason to
     # fall back to one process (it propagates)
-    two = keep.danger("causeway_ambush", fights=1000, seed=1, workers=2, precision=0, progress=lambda p: p.done < 150)
+    two = sunken_keep.danger("causeway_ambush", fights=1000, seed=1, workers=2, precision=0,
+                             progress=lambda p: p.done < 150)
     assert two.cancelled and two.fights == 150 and two.results == d.results[:150]
 
     def broken(p):
         raise RuntimeError("the view broke")
     with pytest.raises(RuntimeError, match="the view broke"):
-        keep.danger("causeway_ambush", fights=1000, seed=1, workers=2, progress=broken)
+        sunken_keep.danger("causeway_ambush", fights=1000, seed=1, workers=2, progress=broken)
     log = io.StringIO()  # not a terminal: one line, at the end
     text_progress(log)(Progress(150, 300, 0.031))
     assert log.getvalue() == ""

@@ -23,13 +23,6 @@ from conftest import CAMPAIGNS, REPO
 KEEP = CAMPAIGNS / "the-sunken-keep"
 
 
-@pytest.fixture(scope="module")
-def keep():
-    camp = db.Campaign.open(KEEP, read_only=True)
-    yield camp
-    camp.close()
-
-
 def _ended(pid: int) -> bool:
     """The process is gone (or a zombie nobody has reaped yet: it runs nothing)."""
     try:
@@ -46,15 +39,15 @@ def _ended(pid: int) -> bool:
 
 
 @pytest.mark.parametrize("seed", ["42", 4.2, True, [1]])
-def test_a_seed_that_is_not_a_whole_number_is_refused_before_a_fight_is_played(keep, seed):
+def test_a_seed_that_is_not_a_whole_number_is_refused_before_a_fight_is_played(sunken_keep, seed):
     with pytest.raises(TypeError, match="seed is a whole number"):
-        keep.danger("causeway_ambush", seed=seed)
+        sunken_keep.danger("causeway_ambush", seed=seed)
     with pytest.raises(TypeError, match="seed is a whole number"):
-        keep.danger_job("causeway_ambush", seed=seed)
+        sunken_keep.danger_job("causeway_ambush", seed=seed)
 
 
-def test_never_more_workers_than_cores(keep):
-    job = keep.danger_job("causeway_ambush", fights=4000, seed=1, workers=40)
+def test_never_more_workers_than_cores(sunken_keep):
+    job = sunken_keep.danger_job("causeway_ambush", fights=4000, seed=1, workers=40)
     try:
         assert job.workers <= default_workers()
         procs = job._pool.procs if job._pool is not None else []
@@ -62,12 +55,12 @@ def test_never_more_workers_than_cores(keep):
     finally:
         job.cancel()
     with pytest.raises(ValueError, match="workers is a whole number"):
-        keep.danger("causeway_ambush", workers=0)
+        sunken_keep.danger("causeway_ambush", workers=0)
 
 
-def test_a_job_played_in_slices_gives_the_forecast_played_at_once(keep):
-    want = keep.danger("flooded_chapel", fights=400, seed=3, workers=1, precision=0)
-    job = keep.danger_job("flooded_chapel", fights=400, seed=3, workers=1, precision=0)
+def test_a_job_played_in_slices_gives_the_forecast_played_at_once(sunken_keep):
+    want = sunken_keep.danger("flooded_chapel", fights=400, seed=3, workers=1, precision=0)
+    job = sunken_keep.danger_job("flooded_chapel", fights=400, seed=3, workers=1, precision=0)
     seen = []
     while not job.done:
         seen.append(job.step(0.01).done)
@@ -76,11 +69,11 @@ def test_a_job_played_in_slices_gives_the_forecast_played_at_once(keep):
     assert p.final and p.done == 400 and p.rate > 0 and p.left == 0
 
 
-def test_the_estimate_so_far_is_made_of_the_first_fights_in_order_on_two_processes_too(keep):
+def test_the_estimate_so_far_is_made_of_the_first_fights_in_order_on_two_processes_too(sunken_keep):
     if default_workers() < 2:
         pytest.skip("one core: no second process to compare with")
-    want = keep.danger("causeway_ambush", fights=600, seed=5, workers=1, precision=0)
-    job = keep.danger_job("causeway_ambush", fights=600, seed=5, workers=2, precision=0)
+    want = sunken_keep.danger("causeway_ambush", fights=600, seed=5, workers=1, precision=0)
+    job = sunken_keep.danger_job("causeway_ambush", fights=600, seed=5, workers=2, precision=0)
     try:
         while not job.done:
             job.step(0.05)
@@ -121,33 +114,33 @@ def test_worker_processes_end_when_their_parent_dies_however_it_dies(tmp_path, h
 
 def test_a_fight_of_thousands_of_foes_stops_when_asked(tmp_path):
     shutil.copytree(KEEP, tmp_path / "keep")
-    keep = db.Campaign.open(tmp_path / "keep")
-    keep.prepare_foe("Gnat", 1, -20, 0)  # harmless: the fight runs to the round cap, 2000 foe turns a round
-    job = keep.danger_job(["gnat"] * 2000, fights=50, seed=1, workers=1)
+    camp = db.Campaign.open(tmp_path / "keep")
+    camp.prepare_foe("Gnat", 1, -20, 0)  # harmless: the fight runs to the round cap, 2000 foe turns a round
+    job = camp.danger_job(["gnat"] * 2000, fights=50, seed=1, workers=1)
     job.step(0.05)
     assert job.done_fights == 0 and not job.done, "one step pauses inside the first fight"
     job.cancel()
     assert job.done and job.cancelled and job.danger().fights == 0
     if default_workers() > 1:
-        job = keep.danger_job(["gnat"] * 2000, fights=500, seed=1, workers=2)
+        job = camp.danger_job(["gnat"] * 2000, fights=500, seed=1, workers=2)
         procs = list(job._pool.procs)
         job.step(0.05)
         job.cancel()
         assert job.cancelled and not any(p.is_alive() for p in procs)
-    keep.close()
+    camp.close()
 
 
-def test_what_if_a_delver_sits_the_fight_out(keep):
-    d = keep.danger("causeway_ambush", fights=100, seed=1, workers=1, sitting_out=["Wren"])
+def test_what_if_a_delver_sits_the_fight_out(sunken_keep):
+    d = sunken_keep.danger("causeway_ambush", fights=100, seed=1, workers=1, sitting_out=["Wren"])
     assert "Wren" not in d.party and len(d.party) == 4
     with pytest.raises(db.Refused, match="'Nobody' is not at the table"):
-        keep.danger("causeway_ambush", fights=50, sitting_out=["Nobody"])
+        sunken_keep.danger("causeway_ambush", fights=50, sitting_out=["Nobody"])
     with pytest.raises(db.Refused, match="everyone sits it out"):
-        keep.danger("causeway_ambush", fights=50, sitting_out=list(keep.state["seats"]))
+        sunken_keep.danger("causeway_ambush", fights=50, sitting_out=list(sunken_keep.state["seats"]))
 
 
-def test_the_tuner_proposes_the_most_foes_nobody_dies_against_with_each_candidates_forecast(keep):
-    t = keep.tune("Bog goblin", "nobody dies", seed=1, workers=1)
+def test_the_tuner_proposes_the_most_foes_nobody_dies_against_with_each_candidates_forecast(sunken_keep):
+    t = sunken_keep.tune("Bog goblin", "nobody dies", seed=1, workers=1)
     counts = [c.count for c in t.candidates]
     assert counts == list(range(1, len(counts) + 1))
     assert t.proposed is not None and all(c.meets for c in t.candidates[:t.proposed])
@@ -157,15 +150,15 @@ def test_the_tuner_proposes_the_most_foes_nobody_dies_against_with_each_candidat
     assert f"proposed: {t.proposed}" in str(t)
 
 
-def test_the_tuner_proposes_the_fewest_foes_that_make_a_real_threat(keep):
-    t = keep.tune("drowned_dead", "a real threat", base="flooded_chapel", seed=2, workers=1, most=6)
+def test_the_tuner_proposes_the_fewest_foes_that_make_a_real_threat(sunken_keep):
+    t = sunken_keep.tune("drowned_dead", "a real threat", base="flooded_chapel", seed=2, workers=1, most=6)
     assert t.proposed is None or (t.candidates[-1].meets and t.candidates[-1].count == t.proposed
                                   and t.candidates[-1].danger.p_win.p <= 0.8)
     assert all(not c.meets for c in t.candidates[:-1])
     with pytest.raises(ValueError, match="a target is one of"):
-        keep.tune("bog_goblin", "a walk in the park")
+        sunken_keep.tune("bog_goblin", "a walk in the park")
     with pytest.raises(db.Refused, match="no foe type 'dragon'"):
-        keep.tune("dragon")
+        sunken_keep.tune("dragon")
 
 
 def test_the_progress_line_says_the_rate_and_the_time_left():

@@ -9,23 +9,11 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import delvebook as db
 from delvebook.core.events import clone
 from delvebook.forecast import Policy
 from delvebook.forecast.fight import Plain, fight_turns
 from delvebook.forecast.job import start_of
 from delvebook.forecast.quick import Quick
-
-from conftest import CAMPAIGNS
-
-KEEP = CAMPAIGNS / "the-sunken-keep"
-
-
-@pytest.fixture(scope="module")
-def keep():
-    camp = db.Campaign.open(KEEP, read_only=True)
-    yield camp
-    camp.close()
 
 
 def _same_fights(rules, start: dict, policy: Policy, seeds) -> int:
@@ -69,21 +57,23 @@ POLICIES = [Policy(), Policy(luck_on_hits=0.5, luck_on_misses=0.5, pool_luck=Tru
 
 @pytest.mark.parametrize("encounter", ["causeway_ambush", "flooded_chapel", "bell_tower"])
 @pytest.mark.parametrize("dark", [False, True])
-def test_the_quick_path_plays_the_prepared_encounters_as_the_plain_path(keep, encounter, dark):
+def test_the_quick_path_plays_the_prepared_encounters_as_the_plain_path(sunken_keep, encounter, dark):
+    keep = sunken_keep
     start = start_of(keep.rules, keep.state, keep.prepared_encounters[encounter]["foes"], encounter, dark=dark)
     for k, policy in enumerate(POLICIES):
-        assert _same_fights(keep.rules, start, policy, range(100 * k, 100 * k + 25)) > 0
+        assert _same_fights(sunken_keep.rules, start, policy, range(100 * k, 100 * k + 25)) > 0
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_the_quick_path_plays_any_fight_as_the_plain_path(keep, data):
-    foes = data.draw(st.lists(st.sampled_from(sorted(keep.rules.bestiary)), min_size=1, max_size=4), label="foes")
-    out = data.draw(st.lists(st.sampled_from(keep.state["seats"]), max_size=3, unique=True), label="sitting out")
-    if len(out) == len(keep.state["seats"]):
+def test_the_quick_path_plays_any_fight_as_the_plain_path(sunken_keep, data):
+    bestiary = sorted(sunken_keep.rules.bestiary)
+    foes = data.draw(st.lists(st.sampled_from(bestiary), min_size=1, max_size=4), label="foes")
+    out = data.draw(st.lists(st.sampled_from(sunken_keep.state["seats"]), max_size=3, unique=True), label="sitting out")
+    if len(out) == len(sunken_keep.state["seats"]):
         out = out[1:]
     dark = data.draw(st.booleans(), label="dark")
     policy = data.draw(st.sampled_from(POLICIES), label="policy")
     seed = data.draw(st.integers(0, 2 ** 32), label="seed")
-    start = start_of(keep.rules, keep.state, foes, None, sitting_out=out, dark=dark)
-    _same_fights(keep.rules, start, policy, range(seed, seed + 4))
+    start = start_of(sunken_keep.rules, sunken_keep.state, foes, None, sitting_out=out, dark=dark)
+    _same_fights(sunken_keep.rules, start, policy, range(seed, seed + 4))
