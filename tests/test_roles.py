@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 import delvebook as db
 from delvebook import narrate
 from delvebook.core import declared
-from delvebook.core.declared import Action, DECLARED, upcast
+from delvebook.core.declared import Action, BASE_VERSION, DECLARED, upcast
 from delvebook.core.records import Damage
 from delvebook.engine import COMMANDS, Refused, command
 from delvebook.engine.combat import deal_damage
-from delvebook.core.events import EVENT_VERSION, clone, replay
+from delvebook.core.events import clone, replay
 from delvebook.core.roles import KEEPER, SIDES, dealt_entries
 from delvebook.store.playcheck import play_problems
 
@@ -141,7 +141,7 @@ def test_whose_turn_begins_is_turn_of_and_the_turn_is_moved_by_the_keeper(camp):
 
 def test_every_event_of_the_long_delve_names_each_role_on_a_side():
     with db.Campaign.open(CAMPAIGNS / "the-long-delve", read_only=True) as long:
-        assert {e["v"] for e in long.events} == {EVENT_VERSION}
+        assert {e["v"] for e in long.events} == {BASE_VERSION}
         for e in long.events:
             _named_in_sides(e)
 
@@ -158,7 +158,7 @@ def test_a_log_of_format_1_opens_in_format_2_as_todays_engine_makes_each_event()
     raw = _raw(V1_LOG)
     assert {e.get("v") for e in raw} == {1}
     with db.Campaign.open(V1_LOG, read_only=True) as old:
-        assert {e["v"] for e in old.events} == {EVENT_VERSION}
+        assert {e["v"] for e in old.events} == {BASE_VERSION}
         for e in old.events:
             _named_in_sides(e)
         # each event, upgraded, is the one the rules make now, field for field (what validate checks)
@@ -181,7 +181,7 @@ def test_upgrading_v1_splits_the_dealer_from_what_dealt_it_and_names_whose_turn_
               "counter": {"by": "Bog goblin 2", "damage": {"target": "Brakka", "source": "Bog goblin 2 (attack, counter)"}},
               "changes": []}
     up = upcast(attack, state)
-    assert up is attack and up["v"] == EVENT_VERSION
+    assert up is attack and up["v"] == BASE_VERSION
     assert (up["damage"][0]["by"], up["damage"][0]["source"]) == ("Brakka", "Sword")
     assert (up["counter"]["damage"]["by"], up["counter"]["damage"]["source"]) == ("Bog goblin 2", "attack")
     assert list(up)[:6] == ["seq", "kind", "v", "actor", "targets", "sides"]
@@ -196,8 +196,8 @@ def test_upgrading_v1_splits_the_dealer_from_what_dealt_it_and_names_whose_turn_
 
 
 def test_an_event_of_todays_format_or_an_unknown_one_is_left_as_it_is():
-    now = {"seq": 1, "kind": "rest", "v": EVENT_VERSION, "changes": []}
-    newer = {"seq": 1, "kind": "rest", "v": EVENT_VERSION + 1, "changes": []}
+    now = {"seq": 1, "kind": "rest", "v": BASE_VERSION, "changes": []}
+    newer = {"seq": 1, "kind": "rest", "v": BASE_VERSION + 1, "changes": []}
     assert upcast(clone(now), {}) == now and upcast(clone(newer), {}) == newer
 
 
@@ -216,7 +216,7 @@ def test_a_v1_event_a_hand_broke_is_upgraded_as_far_as_it_goes_and_never_refused
     if "v" in event:
         event["v"] = 1
     up = upcast(event, state)
-    assert up["v"] == EVENT_VERSION and isinstance(up["actor"], str) and isinstance(up["sides"], dict)
+    assert up["v"] == BASE_VERSION and isinstance(up["actor"], str) and isinstance(up["sides"], dict)
 
 
 # ---------------------------------------------------------------- a new command touches its own files only

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from delvebook import store as st
-from delvebook.core.events import EVENT_VERSION
+from delvebook.core.declared import BASE_VERSION
 from delvebook.store import (
     FORMAT_VERSION,
     CampaignStore,
@@ -315,7 +315,7 @@ def test_a_log_written_without_event_versions_opens_and_v1_passes_through(tmp_pa
 
 def test_an_event_from_a_newer_delvebook_says_to_upgrade(tmp_path):
     folder = write_campaign_yaml(tmp_path / "c", "format: 1\nname: C\n",
-                                 log_of(event(1, v=EVENT_VERSION + 1), event(2)))
+                                 log_of(event(1, v=BASE_VERSION + 1), event(2)))
     err = open_error(folder)
     assert err.line == 2 and "newer delvebook" in err.reason and "upgrade delvebook" in err.reason
 

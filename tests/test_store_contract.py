@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import delvebook as db
-from delvebook.core.events import EVENT_VERSION
+from delvebook.core.declared import BASE_VERSION
 from delvebook.store import FORMAT_VERSION, CampaignStore, MemoryStore, StoreError
 
 CAMPAIGN = {
@@ -92,7 +92,7 @@ def test_append_takes_only_the_next_seq_and_a_kind(stores):
     ({"faces": {1, 2}}, r"faces: cannot be written to the log: set is not JSON data"),
     ({"luck": float("nan")}, "no NaN"),
     ({"by_level": {2: "x"}}, r"by_level: .*key 2 is not text"),
-    ({"v": EVENT_VERSION + 1}, "newer delvebook"),
+    ({"v": BASE_VERSION + 1}, "newer delvebook"),
 ])
 def test_an_event_the_log_cannot_hold_is_refused_and_nothing_is_recorded(stores, bad, says):
     store = stores.create(CAMPAIGN)

@@ -28,11 +28,8 @@ from typing import Any, Iterable
 from .touched import Touched
 
 __all__ = ["apply_changes", "revert", "History", "Ledger", "Standing", "Touched", "replay", "standing", "clone",
-           "get_path", "EVENT_VERSION", "UNDO", "REDO", "KEPT_INVERSES"]
+           "get_path", "UNDO", "REDO", "KEPT_INVERSES"]
 
-EVENT_VERSION = 2
-"""The format of the events delvebook writes: 2 names every event's roles (``roles``); 1 (or no ``v``) is read
-through ``engine.upgrade_event``."""
 UNDO = "undo"
 REDO = "redo"
 _MISSING = object()
