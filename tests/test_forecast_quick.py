@@ -77,3 +77,35 @@ def test_the_quick_path_plays_any_fight_as_the_plain_path(sunken_keep, data):
     seed = data.draw(st.integers(0, 2 ** 32), label="seed")
     start = start_of(sunken_keep.rules, sunken_keep.state, foes, None, sitting_out=out, dark=dark)
     _same_fights(sunken_keep.rules, start, policy, range(seed, seed + 4))
+
+
+def test_the_quick_turn_changes_and_death_saves_are_the_ones_played_and_leave_the_rest_to_the_plain_path(
+        sunken_keep, monkeypatch):
+    """The turn changes, death saves and their luck dice the differential tests compare are the quick ones (not the
+    plain path's every time), and where the plain path must answer (a delver in the order who has retired) the quick
+    table refuses as it does."""
+    from delvebook.engine import Refused
+    from delvebook.forecast import quick
+
+    taken, saves = [], []
+    kept, apply = quick._next_turn, quick._Save.apply
+    monkeypatch.setattr(quick, "_next_turn", lambda state, secs: taken.append(kept(state, secs)) or taken[-1])
+    monkeypatch.setattr(quick._Save, "apply", lambda save: saves.append(len(save.roll.luck)) or apply(save))
+    keep = sunken_keep
+    start = start_of(keep.rules, keep.state, keep.prepared_encounters["bell_tower"]["foes"], "bell_tower")
+    assert _same_fights(keep.rules, start, Policy(pool_luck=True), range(8)) > 0
+    assert taken.count(True) > 50 and taken.count(True) > 4 * taken.count(False)
+    assert saves.count(0) > 10 and sum(1 for n in saves if n > 0) > 10 and max(saves) >= 2
+
+    for table in (Plain(clone(start), keep.rules, random.Random(1)), Quick(clone(start), keep.rules,
+                                                                             random.Random(1))):
+        table.do("initiative", {"first": "foes"})
+        enc = table.state["encounter"]
+        who = enc["order"]["party"][0]
+        table.state["delvers"][who]["retired"] = True
+        enc["turn"] = len(enc["order"]["foes"]) - 1  # the last foe acts, the others have: the party's turn next
+        enc["acted"] = enc["order"]["foes"][:-1]
+        before = clone(table.state)
+        with pytest.raises(Refused, match="has retired"):
+            table.do("next_turn", {})
+        assert table.state == before

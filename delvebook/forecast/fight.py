@@ -57,7 +57,11 @@ class Plain:
         self._last = None  # the latest command (kind, args, its Play context), for a luck die on its roll
 
     def do(self, kind: str, args: dict) -> None:
-        self._last = (kind, args, play(self.state, self.rules, kind, args, self.rng))
+        self._last = (kind, args, self._play(kind, args))
+
+    def _play(self, kind: str, args: dict, recorded: dict | None = None, extra_luck: dict | None = None):
+        """The command played on the state (``engine.play``), its context returned."""
+        return play(self.state, self.rules, kind, args, self.rng, recorded=recorded, extra_luck=extra_luck)
 
     def luck(self, player: str, roll: str, sign: int = 1) -> None:
         """``player`` spends a luck die (``sign``: +1 added, -1 subtracted) on ``roll`` of the latest command: it is
@@ -68,9 +72,9 @@ class Plain:
         recorded = {k: r.to_dict() for k, r in ctx.roll_objects.items()}
         ctx.rollback()
         try:
-            ctx = play(self.state, self.rules, kind, args, self.rng, recorded=recorded, extra_luck={roll: [luck]})
+            ctx = self._play(kind, args, recorded, {roll: [luck]})
         except Refused:  # the command stands as it was rolled
-            self._last = (kind, args, play(self.state, self.rules, kind, args, self.rng, recorded=recorded))
+            self._last = (kind, args, self._play(kind, args, recorded))
             raise
         self._last = (kind, args, ctx)
 
