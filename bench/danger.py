@@ -3,8 +3,9 @@
 For the bundled campaign's prepared encounters (campaigns/the-sunken-keep/campaign.yaml), prints:
 
 - fights per second, one process and every core, every fight played (no early stop), as the forecast plays them
-  (``engine.play`` on a plain state, each attack planned once a forecast: ``forecast/quick.py``; worth about 1.2x
-  the fights a second of the plain path alone in the bell tower);
+  (``engine.play`` on a plain state, each attack planned once a forecast, the turn changes and death saves made on
+  the state itself while no condition is in play: ``forecast/quick.py``; worth about 1.55x the fights a second of
+  the plain path alone in the bell tower);
 - a simulated attack against a recorded one: the same attacks from the same dice, played with ``engine.play`` on a
   plain state (the forecast's fast path) and with ``Campaign.act`` on an in-memory store (decided, its event built
   and checked, logged in memory, applied: everything but the fsync). Target: simulated <= 1/4 of recorded;
