@@ -69,6 +69,11 @@ c.Spawner.cmd = [{str(bin_ / "jupyterhub-singleuser")!r}]
 c.Spawner.args = ["--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
                   *{["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []!r}]
 c.Spawner.start_timeout = 120
+# the hub stops each server with SIGINT, then SIGTERM, then SIGKILL, waiting 30 s at each by default: a server that
+# hung on its way out (once in CI: "Interrupted..." on the SIGINT, "stopping" on the SIGTERM 32 s later, and still
+# running) would outlast the minute ``stop`` gives the hub, so its SIGKILL comes within that minute here
+c.Spawner.interrupt_timeout = 10
+c.Spawner.term_timeout = 10
 c.Spawner.http_timeout = 120
 c.Spawner.environment = {{"PATH": {str(bin_) + os.pathsep + os.environ.get("PATH", "")!r}}}
 """)
