@@ -47,7 +47,7 @@ from .base import COMMANDS, Ctx, Invalid, Overridable, Play, Reader, Refused, co
 from .queries import coin_talons, luck_die_sides, luck_sign_refused
 
 __all__ = ["Engine", "Refused", "Overridable", "Invalid", "Reader", "Play", "COMMANDS", "command", "play",
-           "refusal", "redecide", "charge_luck", "Unrecorded", "OVERRIDE", "ASKED_BY", "Undo", "Redo"]
+           "played", "refusal", "redecide", "Unrecorded", "OVERRIDE", "ASKED_BY", "Undo", "Redo"]
 
 for _module in pkgutil.iter_modules(__path__):  # every module registers its commands as it is imported
     importlib.import_module(f"{__name__}.{_module.name}")
@@ -128,7 +128,7 @@ class Engine:
         try:
             fn(ctx, **call)
             ctx.check_faces_used()
-            charge_luck(ctx)
+            _charge_luck(ctx)
         finally:  # refused, or a programming error (which propagates as itself): nothing stays changed
             ctx.rollback()
         return ctx
@@ -272,7 +272,7 @@ class Engine:
                      "what": target["kind"]}, Redo.roles, self.state)
 
 
-def charge_luck(ctx: Ctx) -> None:
+def _charge_luck(ctx: Ctx) -> None:
     """Every luck die on this action's rolls costs its player one luck die."""
     spent: dict[str, int] = {}
     for r in ctx.roll_objects.values():  # (``Play`` records no ``rolls``: the rolls themselves, for both)
@@ -304,10 +304,18 @@ def play(state: dict, rules: Rules, kind: str, args: Mapping[str, Any], rng: ran
     _bind(kind, fn, args)
     ctx = Play(state, rules, rng, kind, args, recorded=recorded, extra_luck=extra_luck)
     ctx.override = override
+    return played(ctx, fn, args)
+
+
+def played(ctx: Play, fn, args: Mapping[str, Any]) -> Play:
+    """``fn(ctx, **args)`` on a simulation's context, what ``play`` runs once it has found the command: a re-run's
+    luck dice (``ctx.recorded``, ``ctx.extra_luck``) charged to their players; refused, the state as it was. A body
+    that does what the command does, faster, runs through it too (the forecast's kept attack plans). Returns
+    ``ctx``."""
     try:
         fn(ctx, **args)
-        if recorded or extra_luck:
-            charge_luck(ctx)
+        if ctx.recorded or ctx.extra_luck:
+            _charge_luck(ctx)
     except BaseException:
         ctx.rollback()
         raise

@@ -23,7 +23,7 @@ the same dice left in the stream).
   its record (a save 6 us against 17 us, a luck die on it 11 us against 30 us).
 
 A change to whose turn comes next (``encounters``), to what a death save does (``checks.resolve_death_save``) or to how
-luck dice are charged (``engine.charge_luck``) needs its twin here: the differential test plays random fights, and
+luck dice are charged (``engine._charge_luck``) needs its twin here: the differential test plays random fights, and
 parts at the first turn whose state differs.
 
 Worth it while bench/danger.py shows it: the bell tower's attacks ask the rules the same question some thirty times
@@ -39,7 +39,7 @@ import random
 
 from ..core.dice import LuckDie, parse
 from ..core.model import FOES, PARTY, STATUS_ALIVE, STATUS_DEAD, STATUS_DYING, combatant
-from ..engine import Refused, charge_luck, play
+from ..engine import Refused, play, played
 from ..engine.base import Play
 from ..engine.combat import attack_sides, prepare_attack, resolve_attack
 from ..engine.queries import death_save, luck_die_sides, weapon_of
@@ -99,21 +99,17 @@ class Quick(Plain):
     def _play(self, kind: str, args: dict, recorded: dict | None = None, extra_luck: dict | None = None):
         if kind != "attack" or not _ARGS.issuperset(args):
             return play(self.state, self.rules, kind, args, self.rng, recorded=recorded, extra_luck=extra_luck)
-        ctx = Play(self.state, self.rules, self.rng, kind, args, recorded=recorded, extra_luck=extra_luck)
-        try:
-            _attack(ctx, self._plans, **args)
-            if recorded or extra_luck:
-                charge_luck(ctx)
-        except BaseException:
-            ctx.rollback()
-            raise
-        return ctx
+        return played(Play(self.state, self.rules, self.rng, kind, args, recorded=recorded, extra_luck=extra_luck),
+                      self._attack, args)
+
+    def _attack(self, ctx: Play, **args) -> None:
+        _attack(ctx, self._plans, **args)
 
 
 class _Save:
     """A death save while no condition is in play (``checks.resolve_death_save``: meeting the target defies death at
     the rules' hearts, else the delver dies; nothing can end), its luck dice charged to their players as
-    ``engine.charge_luck`` charges them. What the fight reads of it is a ``Play``'s: ``roll_objects``, ``rollback``."""
+    ``engine._charge_luck`` charges them. What the fight reads of it is a ``Play``'s: ``roll_objects``, ``rollback``."""
 
     __slots__ = ("state", "who", "roll", "rule", "_undo")
 
